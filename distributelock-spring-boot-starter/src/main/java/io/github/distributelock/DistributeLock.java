@@ -1,0 +1,84 @@
+package io.github.distributelock;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A distributed lock over the store chosen by {@code distributelock.type}.
+ * <p>
+ * Two styles are offered. The handle style returns a {@link LockHandle} to close, ideally
+ * in a try-with-resources block; it is reentrant for the thread that took it and carries
+ * a fencing token. The value style of the original {@code cn.dslcode} starter
+ * ({@link #tryLock(String, String, int, int)} and {@link #releaseLock(String, String)})
+ * is owned by the value the caller passes, so only that value releases it.
+ * <p>
+ * Every store failure surfaces as {@link DistributeLockException}; no call waits past its
+ * wait time by more than one store round trip.
+ *
+ * @author distributelock
+ * @since 1.0.0
+ */
+public interface DistributeLock {
+
+	/**
+	 * Tries to take the lock, waiting up to {@code waitTime}.
+	 * <p>
+	 * If the calling thread already holds {@code lockKey} through a handle, a new handle
+	 * for the same lock is returned at once; the lock is released when the outermost
+	 * handle is closed.
+	 * @param lockKey the lock key
+	 * @param waitTime how long to wait; {@link Duration#ZERO} makes one attempt
+	 * @param leaseTime a fixed lease that is never renewed, or {@code null} for a lease
+	 * that a watchdog renews until the handle is closed
+	 * @return the handle, or empty if the lock was not taken within {@code waitTime}
+	 * @throws DistributeLockException if the store fails
+	 * @throws InterruptedException if the thread is interrupted while waiting
+	 */
+	Optional<LockHandle> tryAcquire(String lockKey, Duration waitTime, @Nullable Duration leaseTime)
+			throws InterruptedException;
+
+	/**
+	 * Tries to take the lock, owned by {@code lockValue}.
+	 * @param lockKey the lock key
+	 * @param lockValue the owner of the lock: only this value releases it
+	 * @param waitTimeMs how long to wait in milliseconds; {@code 0} makes one attempt
+	 * @param timeoutMs a fixed lease in milliseconds, or {@code -1} for a lease renewed
+	 * until {@link #releaseLock(String, String)}
+	 * @return whether the lock was taken
+	 * @throws DistributeLockException if the store fails
+	 * @throws InterruptedException if the thread is interrupted while waiting
+	 */
+	boolean tryLock(String lockKey, String lockValue, int waitTimeMs, int timeoutMs) throws InterruptedException;
+
+	/**
+	 * Releases a lock taken with {@link #tryLock(String, String, int, int)}, if
+	 * {@code lockValue} still owns it. The value may come from another thread or
+	 * instance.
+	 * @param lockKey the lock key
+	 * @param lockValue the owner passed to {@code tryLock}
+	 * @return {@code true} if this value held the lock and it is now released,
+	 * {@code false} if it was not (or no longer) held by this value
+	 * @throws DistributeLockException if the store fails
+	 */
+	boolean releaseLock(String lockKey, String lockValue);
+
+	/**
+	 * Runs {@code onLocked} under the lock, or {@code onFailed} if the lock was not taken
+	 * within {@code waitTimeMs}; the lock is released when {@code onLocked} returns or
+	 * throws.
+	 * @param <T> the type of the result
+	 * @param lockKey the lock key
+	 * @param waitTimeMs how long to wait in milliseconds
+	 * @param timeoutMs a fixed lease in milliseconds, or {@code -1} for a renewed lease
+	 * @param onLocked the work to run under the lock
+	 * @param onFailed the work to run when the lock was not taken
+	 * @return the result of whichever callback ran
+	 * @throws Exception what the callback throws, or {@link DistributeLockException} if
+	 * the store fails
+	 */
+	<T extends @Nullable Object> T tryLockAndCallBack(String lockKey, int waitTimeMs, int timeoutMs,
+			CallBackExecutor<T> onLocked, CallBackExecutor<T> onFailed) throws Exception;
+
+}

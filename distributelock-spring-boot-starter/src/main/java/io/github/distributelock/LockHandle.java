@@ -1,0 +1,54 @@
+package io.github.distributelock;
+
+import java.util.function.Consumer;
+
+/**
+ * A held distributed lock, released by {@link #close()}.
+ * <p>
+ * A handle belongs to its owner token, not to a thread: it may be closed from any thread,
+ * which suits asynchronous code and virtual threads.
+ *
+ * @author distributelock
+ * @since 1.0.0
+ */
+public interface LockHandle extends AutoCloseable {
+
+	/**
+	 * The lock key as passed by the caller (before any store prefix).
+	 * @return the lock key
+	 */
+	String key();
+
+	/**
+	 * A number that grows with every acquisition of this key, so that a resource that
+	 * remembers the highest token it has seen can reject writes from a holder that was
+	 * paused past its lease.
+	 * @return the fencing token of this acquisition
+	 */
+	long fencingToken();
+
+	/**
+	 * Whether the lock is still held: false once it is closed, once its lease ran out, or
+	 * once the store reported it lost.
+	 * @return whether the lock is still held
+	 */
+	boolean isHeld();
+
+	/**
+	 * Registers a listener told once, from a background thread, when the lock is lost
+	 * before it is closed; called at once if it is lost already.
+	 * @param listener the listener, given this handle
+	 * @return this handle
+	 */
+	LockHandle onLost(Consumer<LockHandle> listener);
+
+	/**
+	 * Releases the lock. Closing twice does nothing the second time.
+	 * @throws LockLostException if the lock was lost before it was closed and
+	 * {@code distributelock.throw-on-lost} is set
+	 * @throws DistributeLockException if the store fails
+	 */
+	@Override
+	void close();
+
+}

@@ -1,0 +1,78 @@
+package io.github.distributelock;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the annotated method only while this instance holds a distributed lock.
+ * <p>
+ * The lock key is {@link #key()} followed, for each entry of {@link #fields()}, by the
+ * separator ({@code _} by default) and the value of that entry evaluated against the
+ * method's arguments. {@code @Lockable(key = "order.addOder", fields = {"product.id",
+ * "token"})} called with a product whose id is 42 and the token {@code "abc"} locks
+ * {@code order.addOder_42_abc}, the same key the original {@code cn.dslcode} starter
+ * used.
+ * <p>
+ * The lock is taken before, and released after, any {@code @Transactional} on the same
+ * method, so other instances only see the data once it is committed. A nested call on the
+ * same thread for a key this thread already holds enters at once.
+ * <p>
+ * <b>Note:</b> like every Spring proxy-based annotation, it applies only to calls made
+ * through the bean's proxy: a call from another method of the same object is not locked.
+ *
+ * @author distributelock
+ * @since 1.0.0
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface Lockable {
+
+	/**
+	 * The name of the lock, the fixed part of the lock key.
+	 * @return the lock name
+	 */
+	String key();
+
+	/**
+	 * How long to wait for the lock in milliseconds; {@code 0} makes one attempt and
+	 * fails at once if another holder has the lock.
+	 * @return the longest wait in milliseconds
+	 */
+	int waitTimeMs() default 0;
+
+	/**
+	 * The lease in milliseconds. A positive value is a fixed lease that is never renewed:
+	 * the lock expires after that time even if the method still runs. The default,
+	 * {@code -1}, is a lease renewed by a watchdog while the method runs (see
+	 * {@code distributelock.watchdog-lease}). ZooKeeper has no lease: a lock lives as
+	 * long as the session that holds it.
+	 * @return the lease in milliseconds, or {@code -1} for an auto-renewed lease
+	 */
+	int timeoutMs() default -1;
+
+	/**
+	 * Expressions whose values are appended to the key, evaluated against the method's
+	 * arguments: a property path rooted at a parameter name such as {@code "product.id"}
+	 * (getters, public fields and inherited properties, any depth, {@code null} anywhere
+	 * on the path gives {@code "null"}), or any SpEL expression such as {@code "#p0"} or
+	 * {@code "#user.id + '-' + #type"}. A path whose root names no parameter fails at
+	 * startup.
+	 * @return the expressions appended to the key, in order
+	 */
+	String[] fields() default {};
+
+	/**
+	 * The failure message and optional code, as {@code "message|code"}, carried by the
+	 * {@link LockFailedException} thrown when the lock cannot be taken. Empty uses
+	 * {@code distributelock.fail-message}.
+	 * @return the failure message and code
+	 */
+	String failMsg() default "";
+
+}

@@ -1,0 +1,62 @@
+package io.github.distributelock.aop;
+
+import java.lang.reflect.Method;
+
+/**
+ * Thrown at startup for a {@link io.github.distributelock.Lockable @Lockable} method
+ * whose key or fields cannot work.
+ *
+ * @author distributelock
+ * @since 1.0.0
+ */
+public class InvalidLockableException extends IllegalStateException {
+
+	private final Method method;
+
+	private final String problem;
+
+	private final String fix;
+
+	InvalidLockableException(Method method, String problem, String fix, Throwable cause) {
+		super("@Lockable on " + describe(method) + ": " + problem + ". " + fix, cause);
+		this.method = method;
+		this.problem = problem;
+		this.fix = fix;
+	}
+
+	InvalidLockableException(Method method, String problem, String fix) {
+		super("@Lockable on " + describe(method) + ": " + problem + ". " + fix);
+		this.method = method;
+		this.problem = problem;
+		this.fix = fix;
+	}
+
+	static String describe(Method method) {
+		return method.getDeclaringClass().getName() + "." + method.getName();
+	}
+
+	/**
+	 * The annotated method.
+	 * @return the method
+	 */
+	public Method getMethod() {
+		return this.method;
+	}
+
+	/**
+	 * What is wrong with the annotation.
+	 * @return the problem
+	 */
+	public String getProblem() {
+		return this.problem;
+	}
+
+	/**
+	 * What to change.
+	 * @return the fix
+	 */
+	public String getFix() {
+		return this.fix;
+	}
+
+}

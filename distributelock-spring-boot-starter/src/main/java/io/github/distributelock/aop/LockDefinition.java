@@ -1,0 +1,108 @@
+package io.github.distributelock.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+
+import io.github.distributelock.LockFailedException;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+
+/**
+ * A {@link io.github.distributelock.Lockable @Lockable} method, checked and compiled
+ * once: how to build its key from a call's arguments, how long to wait, which lease to
+ * take and what to throw when the lock is not taken.
+ *
+ * @author distributelock
+ * @since 1.0.0
+ */
+public final class LockDefinition {
+
+	private final Method method;
+
+	private final String name;
+
+	private final String separator;
+
+	private final Expression[] fields;
+
+	private final String[] fieldSources;
+
+	private final Map<String, Integer> argumentIndexByName;
+
+	private final Duration waitTime;
+
+	private final @Nullable Duration leaseTime;
+
+	private final String failMessage;
+
+	LockDefinition(Method method, String name, String separator, Expression[] fields, String[] fieldSources,
+			Map<String, Integer> argumentIndexByName, Duration waitTime, @Nullable Duration leaseTime,
+			String failMessage) {
+		this.method = method;
+		this.name = name;
+		this.separator = separator;
+		this.fields = fields;
+		this.fieldSources = fieldSources;
+		this.argumentIndexByName = argumentIndexByName;
+		this.waitTime = waitTime;
+		this.leaseTime = leaseTime;
+		this.failMessage = failMessage;
+	}
+
+	/**
+	 * The lock key for one call: the name, then each field's value after the separator.
+	 * @param arguments the call's arguments
+	 * @return the lock key
+	 */
+	public String lockKey(@Nullable Object[] arguments) {
+		if (this.fields.length == 0) {
+			return this.name;
+		}
+		ArgumentsEvaluationContext context = new ArgumentsEvaluationContext(this.argumentIndexByName, arguments);
+		StringBuilder key = new StringBuilder(this.name.length() + 16 * this.fields.length).append(this.name);
+		for (int i = 0; i < this.fields.length; i++) {
+			Object value;
+			try {
+				value = this.fields[i].getValue(context);
+			}
+			catch (EvaluationException ex) {
+				throw new IllegalArgumentException("@Lockable on " + InvalidLockableException.describe(this.method)
+						+ ": could not evaluate field '" + this.fieldSources[i] + "': " + ex.getMessage(), ex);
+			}
+			key.append(this.separator).append(value);
+		}
+		return key.toString();
+	}
+
+	/**
+	 * The lock name, the fixed part of the key.
+	 * @return the lock name
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * How long to wait for the lock.
+	 * @return the wait time
+	 */
+	public Duration waitTime() {
+		return this.waitTime;
+	}
+
+	/**
+	 * The fixed lease, or {@code null} for a lease renewed by the watchdog.
+	 * @return the lease
+	 */
+	public @Nullable Duration leaseTime() {
+		return this.leaseTime;
+	}
+
+	LockFailedException failure(String lockKey) {
+		return LockFailedException.of(this.failMessage, lockKey);
+	}
+
+}

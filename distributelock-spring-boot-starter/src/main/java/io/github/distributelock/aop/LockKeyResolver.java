@@ -1,0 +1,179 @@
+package io.github.distributelock.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+
+import io.github.distributelock.Lockable;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelCompilerMode;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.ast.CompoundExpression;
+import org.springframework.expression.spel.ast.PropertyOrFieldReference;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+/**
+ * Finds the {@link Lockable @Lockable} of a method and compiles it into a
+ * {@link LockDefinition} once, checking its fields against the method's parameters so
+ * that a mistake fails at startup rather than at the first call.
+ *
+ * @author distributelock
+ * @since 1.0.0
+ */
+public class LockKeyResolver {
+
+	private static final Pattern PROPERTY_PATH = Pattern.compile("[A-Za-z_$][\\w$]*(\\.[A-Za-z_$][\\w$]*)*");
+
+	private static final Pattern INDEXED_ARGUMENT = Pattern.compile("[pa]\\d+");
+
+	private final SpelExpressionParser parser = new SpelExpressionParser(
+			new SpelParserConfiguration(SpelCompilerMode.MIXED, LockKeyResolver.class.getClassLoader()));
+
+	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+	private final Map<MethodClassKey, Optional<LockDefinition>> definitions = new ConcurrentHashMap<>();
+
+	private final String separator;
+
+	private final String defaultFailMessage;
+
+	/**
+	 * Creates a resolver.
+	 * @param separator the text between the key and each field value
+	 * @param defaultFailMessage the {@code "message|code"} of annotations without
+	 * {@code failMsg}
+	 */
+	public LockKeyResolver(String separator, String defaultFailMessage) {
+		this.separator = separator;
+		this.defaultFailMessage = defaultFailMessage;
+	}
+
+	/**
+	 * The definition of a method's lock, or {@code null} if it is not
+	 * {@link Lockable @Lockable}.
+	 * @param method the invoked method
+	 * @param targetClass the class of the target, or {@code null}
+	 * @return the definition, or {@code null}
+	 * @throws InvalidLockableException if the annotation cannot work on this method
+	 */
+	public @Nullable LockDefinition definition(Method method, @Nullable Class<?> targetClass) {
+		return this.definitions
+			.computeIfAbsent(new MethodClassKey(method, targetClass),
+					(key) -> compile(AopUtils.getMostSpecificMethod(method, targetClass)))
+			.orElse(null);
+	}
+
+	private Optional<LockDefinition> compile(Method method) {
+		Lockable lockable = AnnotatedElementUtils.findMergedAnnotation(method, Lockable.class);
+		if (lockable == null) {
+			return Optional.empty();
+		}
+		if (lockable.key().isBlank()) {
+			throw new InvalidLockableException(method, "key is blank",
+					"Give the lock a name, such as " + "@Lockable(key = \"order.create\")");
+		}
+		if (lockable.waitTimeMs() < 0) {
+			throw new InvalidLockableException(method, "waitTimeMs is " + lockable.waitTimeMs(),
+					"Use 0 for a single attempt or a positive wait in milliseconds");
+		}
+		if (lockable.timeoutMs() <= 0 && lockable.timeoutMs() != -1) {
+			throw new InvalidLockableException(method, "timeoutMs is " + lockable.timeoutMs(),
+					"Use a positive lease in milliseconds, or -1 (the default) for a lease renewed while the method runs");
+		}
+		Map<String, Integer> indexByName = argumentIndexByName(method);
+		String[] sources = lockable.fields();
+		Expression[] fields = new Expression[sources.length];
+		for (int i = 0; i < sources.length; i++) {
+			fields[i] = compileField(method, sources[i].trim(), indexByName);
+		}
+		String failMessage = lockable.failMsg().isEmpty() ? this.defaultFailMessage : lockable.failMsg();
+		Duration lease = (lockable.timeoutMs() == -1) ? null : Duration.ofMillis(lockable.timeoutMs());
+		return Optional.of(new LockDefinition(method, lockable.key(), this.separator, fields, sources, indexByName,
+				Duration.ofMillis(lockable.waitTimeMs()), lease, failMessage));
+	}
+
+	private Map<String, Integer> argumentIndexByName(Method method) {
+		Map<String, Integer> indexByName = new HashMap<>();
+		String[] names = this.parameterNames.getParameterNames(method);
+		for (int i = 0; i < method.getParameterCount(); i++) {
+			indexByName.put("p" + i, i);
+			indexByName.put("a" + i, i);
+			if (names != null) {
+				indexByName.put(names[i], i);
+			}
+		}
+		return Map.copyOf(indexByName);
+	}
+
+	private Expression compileField(Method method, String source, Map<String, Integer> indexByName) {
+		String expression = source;
+		if (PROPERTY_PATH.matcher(source).matches()) {
+			String root = source.split("\\.", 2)[0];
+			if (!indexByName.containsKey(root) || INDEXED_ARGUMENT.matcher(root).matches()) {
+				throw unknownParameter(method, source, root);
+			}
+			// A null anywhere on a plain path gives "null" rather than an error.
+			expression = "#" + source.replace(".", "?.");
+		}
+		SpelExpression parsed;
+		try {
+			parsed = (SpelExpression) this.parser.parseExpression(expression);
+		}
+		catch (ParseException ex) {
+			throw new InvalidLockableException(method,
+					"field '" + source + "' is not a valid SpEL expression (" + ex.getMessage() + ")",
+					"Use a property path such as \"product.id\" or a SpEL expression "
+							+ "such as \"#product.id + '-' + #token\"",
+					ex);
+		}
+		checkReferences(method, source, parsed.getAST(), indexByName, true);
+		return parsed;
+	}
+
+	private void checkReferences(Method method, String source, SpelNode node, Map<String, Integer> indexByName,
+			boolean first) {
+		if (node instanceof VariableReference) {
+			String name = node.toStringAST().substring(1);
+			if (!indexByName.containsKey(name) && !name.equals("root") && !name.equals("this")) {
+				throw unknownParameter(method, source, name);
+			}
+		}
+		if (first && node instanceof PropertyOrFieldReference reference) {
+			throw new InvalidLockableException(method,
+					"field '" + source + "' starts with '" + reference.getName() + "', which is not a variable",
+					"Start a SpEL expression with a parameter, such as #" + reference.getName()
+							+ ", or write a plain property path such as \"product.id\"");
+		}
+		for (int i = 0; i < node.getChildCount(); i++) {
+			checkReferences(method, source, node.getChild(i), indexByName,
+					first && i == 0 && node instanceof CompoundExpression);
+		}
+	}
+
+	private InvalidLockableException unknownParameter(Method method, String source, String root) {
+		String[] names = this.parameterNames.getParameterNames(method);
+		String known = (names != null) ? Arrays.toString(names) : "unknown";
+		String fix = "Start the path with one of the parameter names " + known + " (or #p0, #p1, ...)";
+		if (names == null || Arrays.stream(names).anyMatch((name) -> name.matches("arg\\d+"))) {
+			fix += "; parameter names are only known when the code is compiled with -parameters";
+		}
+		return new InvalidLockableException(method, "field '" + source + "' names no parameter ('" + root + "')", fix);
+	}
+
+}

@@ -1,0 +1,40 @@
+package io.github.distributelock.autoconfigure;
+
+import io.github.distributelock.DistributeLock;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.LockEventListener;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+
+/**
+ * Auto-configuration of a {@link DistributeLock} over the store named by
+ * {@code distributelock.type}, and of
+ * {@link io.github.distributelock.Lockable @Lockable}.
+ *
+ * @author distributelock
+ * @since 1.0.0
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+		"org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration" })
+@ConditionalOnBooleanProperty(name = "distributelock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(DistributeLockProperties.class)
+@Import({ RedisLockConfiguration.class, UnavailableLockBackendConfiguration.class, LockableAdvisorConfiguration.class })
+public final class DistributeLockAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(DistributeLock.class)
+	DefaultDistributeLock distributeLock(LockBackend backend, DistributeLockProperties properties,
+			ObjectProvider<LockEventListener> eventListener) {
+		return new DefaultDistributeLock(backend, properties.getWatchdogLease(), properties.isThrowOnLost(),
+				eventListener.getIfUnique(() -> LockEventListener.NONE), null);
+	}
+
+}

@@ -1,0 +1,285 @@
+package io.github.distributelock.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+
+/**
+ * Configuration properties for distributelock.
+ *
+ * @author distributelock
+ * @since 1.0.0
+ */
+@ConfigurationProperties("distributelock")
+public class DistributeLockProperties {
+
+	/**
+	 * Whether to enable the distributed lock.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Store that holds the locks: redis, zookeeper or jdbc.
+	 */
+	private @Nullable String type;
+
+	/**
+	 * Lease of locks taken without a fixed lease, renewed every third of it while the
+	 * holder lives.
+	 */
+	private Duration watchdogLease = Duration.ofSeconds(30);
+
+	/**
+	 * Whether releasing a lock that was lost while held throws LockLostException instead
+	 * of logging it.
+	 */
+	private boolean throwOnLost;
+
+	/**
+	 * Message and optional code, as "message|code", of the LockFailedException thrown by
+	 * a @Lockable method without failMsg.
+	 */
+	private String failMessage = "Please do not submit twice|2101";
+
+	/**
+	 * Text between the lock name and each field value in a @Lockable lock key.
+	 */
+	private String separator = "_";
+
+	/**
+	 * Order of the @Lockable advisor; it must run before (outside) the transaction
+	 * advisor so the lock is released after commit.
+	 */
+	private int order = Ordered.LOWEST_PRECEDENCE - 100;
+
+	private final Redis redis = new Redis();
+
+	private final Zookeeper zookeeper = new Zookeeper();
+
+	private final Jdbc jdbc = new Jdbc();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public @Nullable String getType() {
+		return this.type;
+	}
+
+	public void setType(@Nullable String type) {
+		this.type = type;
+	}
+
+	public Duration getWatchdogLease() {
+		return this.watchdogLease;
+	}
+
+	public void setWatchdogLease(Duration watchdogLease) {
+		this.watchdogLease = watchdogLease;
+	}
+
+	public boolean isThrowOnLost() {
+		return this.throwOnLost;
+	}
+
+	public void setThrowOnLost(boolean throwOnLost) {
+		this.throwOnLost = throwOnLost;
+	}
+
+	public String getFailMessage() {
+		return this.failMessage;
+	}
+
+	public void setFailMessage(String failMessage) {
+		this.failMessage = failMessage;
+	}
+
+	public String getSeparator() {
+		return this.separator;
+	}
+
+	public void setSeparator(String separator) {
+		this.separator = separator;
+	}
+
+	public int getOrder() {
+		return this.order;
+	}
+
+	public void setOrder(int order) {
+		this.order = order;
+	}
+
+	public Redis getRedis() {
+		return this.redis;
+	}
+
+	public Zookeeper getZookeeper() {
+		return this.zookeeper;
+	}
+
+	public Jdbc getJdbc() {
+		return this.jdbc;
+	}
+
+	/**
+	 * Redis backend properties; the connection itself is configured by Spring Boot's
+	 * spring.data.redis properties.
+	 */
+	public static class Redis {
+
+		/**
+		 * Text before each lock key in Redis.
+		 */
+		private String keyPrefix = "lock:";
+
+		/**
+		 * How long the fencing counter of a key is kept after its last acquisition.
+		 */
+		private Duration fenceIdleTimeout = Duration.ofMinutes(1);
+
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
+		public Duration getFenceIdleTimeout() {
+			return this.fenceIdleTimeout;
+		}
+
+		public void setFenceIdleTimeout(Duration fenceIdleTimeout) {
+			this.fenceIdleTimeout = fenceIdleTimeout;
+		}
+
+	}
+
+	/**
+	 * ZooKeeper backend properties, used when the application defines no CuratorFramework
+	 * bean.
+	 */
+	public static class Zookeeper {
+
+		/**
+		 * Comma-separated host:port pairs of the ZooKeeper ensemble.
+		 */
+		private @Nullable String connectString;
+
+		/**
+		 * Parent node of the lock nodes.
+		 */
+		private String root = "/locks";
+
+		/**
+		 * Session timeout; a holder whose session expires loses its locks.
+		 */
+		private Duration sessionTimeout = Duration.ofSeconds(60);
+
+		/**
+		 * Connection timeout.
+		 */
+		private Duration connectionTimeout = Duration.ofSeconds(15);
+
+		/**
+		 * Initial sleep between connection retries, doubled at each retry.
+		 */
+		private Duration baseSleep = Duration.ofSeconds(1);
+
+		/**
+		 * Maximum number of connection retries.
+		 */
+		private int maxRetries = 3;
+
+		/**
+		 * Digest authentication as "user:password".
+		 */
+		private @Nullable String digest;
+
+		public @Nullable String getConnectString() {
+			return this.connectString;
+		}
+
+		public void setConnectString(@Nullable String connectString) {
+			this.connectString = connectString;
+		}
+
+		public String getRoot() {
+			return this.root;
+		}
+
+		public void setRoot(String root) {
+			this.root = root;
+		}
+
+		public Duration getSessionTimeout() {
+			return this.sessionTimeout;
+		}
+
+		public void setSessionTimeout(Duration sessionTimeout) {
+			this.sessionTimeout = sessionTimeout;
+		}
+
+		public Duration getConnectionTimeout() {
+			return this.connectionTimeout;
+		}
+
+		public void setConnectionTimeout(Duration connectionTimeout) {
+			this.connectionTimeout = connectionTimeout;
+		}
+
+		public Duration getBaseSleep() {
+			return this.baseSleep;
+		}
+
+		public void setBaseSleep(Duration baseSleep) {
+			this.baseSleep = baseSleep;
+		}
+
+		public int getMaxRetries() {
+			return this.maxRetries;
+		}
+
+		public void setMaxRetries(int maxRetries) {
+			this.maxRetries = maxRetries;
+		}
+
+		public @Nullable String getDigest() {
+			return this.digest;
+		}
+
+		public void setDigest(@Nullable String digest) {
+			this.digest = digest;
+		}
+
+	}
+
+	/**
+	 * JDBC backend properties; the database is the application's DataSource.
+	 */
+	public static class Jdbc {
+
+		/**
+		 * Name of the lock table.
+		 */
+		private String tableName = "distributelock";
+
+		public String getTableName() {
+			return this.tableName;
+		}
+
+		public void setTableName(String tableName) {
+			this.tableName = tableName;
+		}
+
+	}
+
+}

@@ -1,0 +1,39 @@
+package io.github.distributelock.autoconfigure;
+
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.redis.RedisLockBackend;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * The Redis backend, on the application's {@link RedisConnectionFactory}.
+ *
+ * @author distributelock
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass({ RedisConnectionFactory.class, io.lettuce.core.RedisClient.class })
+@ConditionalOnProperty(name = "distributelock.type", havingValue = "redis")
+class RedisLockConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(LockBackend.class)
+	RedisLockBackend redisLockBackend(ObjectProvider<RedisConnectionFactory> connectionFactory,
+			DistributeLockProperties properties) {
+		RedisConnectionFactory factory = connectionFactory.getIfAvailable();
+		if (factory == null) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.type=redis needs a RedisConnectionFactory bean, and the application has none.",
+					"Add org.springframework.boot:spring-boot-starter-data-redis, which configures one from "
+							+ "the spring.data.redis.* properties, or define a RedisConnectionFactory bean.");
+		}
+		DistributeLockProperties.Redis redis = properties.getRedis();
+		return new RedisLockBackend(factory, redis.getKeyPrefix(), redis.getFenceIdleTimeout());
+	}
+
+}

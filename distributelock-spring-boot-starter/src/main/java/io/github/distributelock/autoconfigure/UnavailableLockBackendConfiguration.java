@@ -1,0 +1,48 @@
+package io.github.distributelock.autoconfigure;
+
+import io.github.distributelock.core.LockBackend;
+
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Reached when no backend configuration created a {@link LockBackend}: explains why, so
+ * that the application fails at startup with the fix rather than at the first lock.
+ *
+ * @author distributelock
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnMissingBean(LockBackend.class)
+class UnavailableLockBackendConfiguration {
+
+	@Bean
+	LockBackend unavailableLockBackend(DistributeLockProperties properties) {
+		throw explain(properties.getType(), UnavailableLockBackendConfiguration.class.getClassLoader());
+	}
+
+	static DistributeLockConfigurationException explain(String type, ClassLoader classLoader) {
+		if (type == null || type.isBlank()) {
+			return new DistributeLockConfigurationException("No lock store is chosen: distributelock.type is not set.",
+					"Set distributelock.type to one of: " + LockType.validValues()
+							+ " (or set distributelock.enabled=false to turn distributelock off).");
+		}
+		LockType lockType = LockType.of(type);
+		if (lockType == null) {
+			return new DistributeLockConfigurationException(
+					"distributelock.type is '" + type + "', which is not a lock store distributelock knows.",
+					"Set distributelock.type to one of: " + LockType.validValues() + ".");
+		}
+		if (!ClassUtils.isPresent(lockType.requiredClass, classLoader)) {
+			return new DistributeLockConfigurationException(
+					"distributelock.type=" + lockType.propertyValue() + " needs " + lockType.requiredClass
+							+ " on the classpath, and it is missing.",
+					"Add the dependency " + lockType.dependency + " to the application.");
+		}
+		return new DistributeLockConfigurationException(
+				"distributelock.type=" + lockType.propertyValue() + " is not available in this version.",
+				"Set distributelock.type to one of: " + LockType.validValues() + ".");
+	}
+
+}

@@ -1,0 +1,38 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The outcome of one {@link LockBackend#tryAcquire attempt} to take a lock.
+ *
+ * @param acquired whether the lock was taken
+ * @param fencingToken the fencing token of the acquisition, when acquired
+ * @param holderLeaseRemaining how long the current holder's lease still runs, when not
+ * acquired and the store knows it
+ * @author distributelock
+ * @since 1.0.0
+ */
+public record AcquireResult(boolean acquired, long fencingToken, @Nullable Duration holderLeaseRemaining) {
+
+	/**
+	 * The lock was taken.
+	 * @param fencingToken the fencing token of this acquisition
+	 * @return the result
+	 */
+	public static AcquireResult acquired(long fencingToken) {
+		return new AcquireResult(true, fencingToken, null);
+	}
+
+	/**
+	 * Another owner holds the lock.
+	 * @param holderLeaseRemaining how long its lease still runs, or {@code null} if
+	 * unknown
+	 * @return the result
+	 */
+	public static AcquireResult heldByAnother(@Nullable Duration holderLeaseRemaining) {
+		return new AcquireResult(false, 0, holderLeaseRemaining);
+	}
+
+}

@@ -1,0 +1,228 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import io.github.distributelock.LockHandle;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One acquisition of a key in the store by this JVM, shared by the handles of its
+ * reentrant entries; released in the store when the last of them is closed.
+ */
+final class HeldLock {
+
+	private static final int HELD = 0;
+
+	private static final int LOST = 1;
+
+	private static final int RELEASED = 2;
+
+	final String key;
+
+	final String owner;
+
+	final long fencingToken;
+
+	final Instant acquiredAt = Instant.now();
+
+	/**
+	 * The thread that may re-enter, or {@code null} for a lock owned by a caller's value.
+	 */
+	final @Nullable Thread reentrantThread;
+
+	/** The fixed lease, or {@code null} when the watchdog renews it. */
+	final @Nullable Duration fixedLease;
+
+	private final EngineContext context;
+
+	private final KeyState keyState;
+
+	private final long acquiredAtNanos;
+
+	private final AtomicInteger holds = new AtomicInteger(1);
+
+	private final AtomicInteger state = new AtomicInteger(HELD);
+
+	private final List<LostListener> lostListeners = new CopyOnWriteArrayList<>();
+
+	private volatile long leaseDeadlineNanos;
+
+	private volatile @Nullable ScheduledFuture<?> timer;
+
+	HeldLock(EngineContext context, KeyState keyState, String owner, AcquireResult result,
+			@Nullable Thread reentrantThread, @Nullable Duration fixedLease, long attemptStartNanos) {
+		this.context = context;
+		this.keyState = keyState;
+		this.key = keyState.key;
+		this.owner = owner;
+		this.fencingToken = result.fencingToken();
+		this.reentrantThread = reentrantThread;
+		this.fixedLease = fixedLease;
+		this.acquiredAtNanos = attemptStartNanos;
+		this.leaseDeadlineNanos = attemptStartNanos + storeLease().toNanos();
+	}
+
+	Duration storeLease() {
+		return (this.fixedLease != null) ? this.fixedLease : this.context.watchdogLease;
+	}
+
+	private boolean leaseExpires() {
+		return this.context.backend.leasesExpire();
+	}
+
+	/** Starts the watchdog when the lease is renewed automatically. */
+	void start() {
+		if (this.fixedLease == null && leaseExpires()) {
+			long period = Math.max(1, storeLease().toNanos() / 3);
+			this.timer = this.context.scheduler.scheduleWithFixedDelay(this::renew, period, period,
+					TimeUnit.NANOSECONDS);
+		}
+	}
+
+	boolean isHeld() {
+		return this.state.get() == HELD && (!leaseExpires() || System.nanoTime() - this.leaseDeadlineNanos < 0);
+	}
+
+	/** Takes one more reentrant hold for this thread, if it still holds the lock. */
+	boolean reenter(Thread thread) {
+		if (this.reentrantThread != thread || !isHeld()) {
+			return false;
+		}
+		int current;
+		do {
+			current = this.holds.get();
+			if (current <= 0) {
+				return false;
+			}
+		}
+		while (!this.holds.compareAndSet(current, current + 1));
+		return true;
+	}
+
+	LockHandle newHandle() {
+		return new Handle(this);
+	}
+
+	void addLostListener(LockHandle handle, Consumer<LockHandle> listener) {
+		this.lostListeners.add(new LostListener(handle, listener));
+		if (this.state.get() == LOST) {
+			notifyLost();
+		}
+		else if (this.fixedLease != null && this.timer == null && this.state.get() == HELD) {
+			// A fixed lease is only watched once someone wants to hear of its end.
+			long delay = this.leaseDeadlineNanos - System.nanoTime();
+			this.timer = this.context.scheduler.schedule(
+					() -> markLost("its fixed lease of " + this.fixedLease + " ran out"), Math.max(0, delay),
+					TimeUnit.NANOSECONDS);
+		}
+	}
+
+	/** Releases one reentrant hold; the store is released with the last one. */
+	boolean releaseHold() {
+		return (this.holds.decrementAndGet() > 0) || releaseAll();
+	}
+
+	/** Releases the lock in the store, whatever the number of holds. */
+	boolean releaseAll() {
+		this.holds.set(0);
+		int previous = this.state.getAndSet(RELEASED);
+		if (previous == RELEASED) {
+			return false;
+		}
+		cancelTimer();
+		boolean releasedInStore = false;
+		try {
+			releasedInStore = this.context.call(this.key, "release",
+					() -> this.context.backend.release(this.key, this.owner));
+		}
+		finally {
+			this.keyState.held = null;
+			this.keyState.gate.release();
+			this.context.table.leave(this.keyState);
+			this.context.events.released(this.key, Duration.ofNanos(System.nanoTime() - this.acquiredAtNanos));
+		}
+		if (this.context.log().isDebugEnabled()) {
+			this.context.log()
+				.debug("Released lock '" + this.key + "' in " + this.context.backend.name() + " after "
+						+ Duration.ofNanos(System.nanoTime() - this.acquiredAtNanos).toMillis() + " ms");
+		}
+		if (!releasedInStore || previous == LOST) {
+			if (previous == HELD) {
+				this.context.lost(this, "it was no longer held in the store at release");
+				notifyLost();
+			}
+			this.context.lostAtRelease(this.key);
+			return false;
+		}
+		return true;
+	}
+
+	private void renew() {
+		if (this.state.get() != HELD) {
+			return;
+		}
+		long start = System.nanoTime();
+		boolean renewed;
+		try {
+			renewed = this.context.call(this.key, "renew",
+					() -> this.context.backend.renew(this.key, this.owner, storeLease()));
+		}
+		catch (RuntimeException ex) {
+			if (System.nanoTime() - this.leaseDeadlineNanos >= 0) {
+				markLost("its lease ran out while renewals failed: " + ex.getMessage());
+			}
+			else {
+				this.context.log()
+					.warn("Could not renew lock '" + this.key + "' in " + this.context.backend.name()
+							+ "; retrying while the lease lasts: " + ex.getMessage());
+			}
+			return;
+		}
+		if (renewed) {
+			this.leaseDeadlineNanos = start + storeLease().toNanos();
+			this.context.events.renewed(this.key);
+		}
+		else {
+			markLost("the store no longer had it at renewal");
+		}
+	}
+
+	void markLost(String reason) {
+		if (this.state.compareAndSet(HELD, LOST)) {
+			cancelTimer();
+			this.context.lost(this, reason);
+			notifyLost();
+		}
+	}
+
+	private void notifyLost() {
+		for (LostListener lostListener : this.lostListeners) {
+			if (this.lostListeners.remove(lostListener)) {
+				try {
+					lostListener.listener.accept(lostListener.handle);
+				}
+				catch (RuntimeException ex) {
+					this.context.log().warn("Lost-lock listener for '" + this.key + "' failed", ex);
+				}
+			}
+		}
+	}
+
+	private void cancelTimer() {
+		ScheduledFuture<?> current = this.timer;
+		if (current != null) {
+			current.cancel(false);
+		}
+	}
+
+	private record LostListener(LockHandle handle, Consumer<LockHandle> listener) {
+	}
+
+}
