@@ -1,0 +1,343 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockLostException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The behaviour every {@link LockBackend} must show under {@link DefaultDistributeLock}.
+ * Each backend's test extends this class, starts a real store, and says how to open a new
+ * connection to it and how to read the store directly.
+ */
+public abstract class AbstractLockBackendContractTests {
+
+	private static final Duration LONG_WAIT = Duration.ofSeconds(30);
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	private String key;
+
+	/**
+	 * A new backend with its own connection to the store, as another instance would have.
+	 */
+	protected abstract LockBackend newBackend();
+
+	/**
+	 * Whether the store holds {@code key}, read from the store and not through the lock.
+	 */
+	protected abstract boolean isLockedInStore(String key);
+
+	@BeforeEach
+	void uniqueKey(TestInfo testInfo) {
+		this.key = getClass().getSimpleName() + "." + testInfo.getTestMethod().orElseThrow().getName() + "."
+				+ System.nanoTime();
+	}
+
+	@AfterEach
+	void closeAll() throws Exception {
+		for (int i = this.closeables.size() - 1; i >= 0; i--) {
+			this.closeables.get(i).close();
+		}
+	}
+
+	protected String key() {
+		return this.key;
+	}
+
+	protected DefaultDistributeLock newLock() {
+		return newLock(trackBackend(newBackend()), DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+	}
+
+	protected DefaultDistributeLock newLock(LockBackend backend, Duration watchdogLease, boolean throwOnLost) {
+		DefaultDistributeLock lock = new DefaultDistributeLock(backend, watchdogLease, throwOnLost,
+				LockEventListener.NONE, null);
+		this.closeables.add(lock);
+		return lock;
+	}
+
+	/** Closes {@code closeable} after the test, after everything registered later. */
+	protected void closeAfterTest(AutoCloseable closeable) {
+		this.closeables.add(closeable);
+	}
+
+	protected <B extends LockBackend> B trackBackend(B backend) {
+		if (backend instanceof AutoCloseable closeable) {
+			this.closeables.add(closeable);
+		}
+		return backend;
+	}
+
+	@Test
+	void acquiresAndReleases() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		assertThat(handle.isHeld()).isTrue();
+		assertThat(handle.key()).isEqualTo(key());
+		assertThat(isLockedInStore(key())).isTrue();
+		handle.close();
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(isLockedInStore(key())).isFalse();
+		handle.close();
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void anotherInstanceCannotTakeAHeldLock() throws Exception {
+		DefaultDistributeLock first = newLock();
+		DefaultDistributeLock second = newLock();
+		try (LockHandle handle = first.tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
+			assertThat(second.tryAcquire(key(), Duration.ZERO, null)).isEmpty();
+		}
+		assertThat(second.tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+	}
+
+	@Test
+	void releaseChecksTheOwner() throws Exception {
+		LockBackend backend = trackBackend(newBackend());
+		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		assertThat(lock.tryLock(key(), "owner-a", 0, -1)).isTrue();
+		assertThat(backend.release(key(), "owner-b")).isFalse();
+		assertThat(lock.releaseLock(key(), "owner-b")).isFalse();
+		assertThat(isLockedInStore(key())).isTrue();
+		assertThat(lock.releaseLock(key(), "owner-a")).isTrue();
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(lock.releaseLock(key(), "owner-a")).isFalse();
+	}
+
+	@Test
+	void valueOwnedLockRefusesAnotherValueAndIsReleasedByItsValueFromAnotherInstance() throws Exception {
+		DefaultDistributeLock first = newLock();
+		DefaultDistributeLock second = newLock();
+		assertThat(first.tryLock(key(), "value-1", 0, 30_000)).isTrue();
+		assertThat(first.tryLock(key(), "value-2", 0, 30_000)).isFalse();
+		assertThat(second.tryLock(key(), "value-2", 0, 30_000)).isFalse();
+		assertThat(second.releaseLock(key(), "value-1")).isTrue();
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void handleCanBeClosedFromAnotherThread() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		CompletableFuture.runAsync(handle::close).get(10, TimeUnit.SECONDS);
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(lock.tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+	}
+
+	@Test
+	protected void fixedLeaseExpires() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !isLockedInStore(key()));
+		assertThat(handle.isHeld()).isFalse();
+		DefaultDistributeLock other = newLock();
+		assertThat(other.tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+		handle.close();
+		assertThat(lock.lostLockCount()).isEqualTo(1);
+	}
+
+	@Test
+	protected void lostLockIsReportedToListenersAndAtRelease() throws Exception {
+		DefaultDistributeLock lock = newLock(trackBackend(newBackend()), DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE,
+				true);
+		LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
+		CountDownLatch lost = new CountDownLatch(1);
+		AtomicReference<LockHandle> reported = new AtomicReference<>();
+		handle.onLost((lostHandle) -> {
+			reported.set(lostHandle);
+			lost.countDown();
+		});
+		assertThat(lost.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(reported.get()).isSameAs(handle);
+		assertThat(handle.isHeld()).isFalse();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close).withMessageContaining(key());
+	}
+
+	@Test
+	protected void watchdogKeepsAShortLeaseAliveThroughALongCriticalSection() throws Exception {
+		DefaultDistributeLock lock = newLock(trackBackend(newBackend()), Duration.ofSeconds(1), false);
+		DefaultDistributeLock other = newLock();
+		try (LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
+			await().during(Duration.ofSeconds(3))
+				.atMost(Duration.ofSeconds(6))
+				.pollInterval(Duration.ofMillis(200))
+				.until(() -> handle.isHeld() && isLockedInStore(key())
+						&& other.tryAcquire(key(), Duration.ZERO, null).isEmpty());
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(lock.lostLockCount()).isZero();
+	}
+
+	@Test
+	void watchdogStopsAtRelease() throws Exception {
+		CountingLockBackend backend = trackBackend(new CountingLockBackend(newBackend()));
+		DefaultDistributeLock lock = newLock(backend, Duration.ofMillis(300), false);
+		LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !backend.leasesExpire() || backend.renewals.get() >= 2);
+		handle.close();
+		int renewalsAtRelease = backend.renewals.get();
+		await().during(Duration.ofMillis(800))
+			.atMost(Duration.ofSeconds(2))
+			.until(() -> backend.renewals.get() == renewalsAtRelease);
+	}
+
+	@Test
+	void waiterIsWokenByRelease() throws Exception {
+		DefaultDistributeLock holder = newLock();
+		CountingLockBackend waiterBackend = trackBackend(new CountingLockBackend(newBackend()));
+		DefaultDistributeLock waiter = newLock(waiterBackend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		LockHandle held = holder.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		// The holder's lease (30 s) outlasts the waiter's wait (20 s): only the release
+		// notification can let the waiter in.
+		CompletableFuture<Optional<LockHandle>> waiting = CompletableFuture
+			.supplyAsync(() -> acquireQuietly(waiter, Duration.ofSeconds(20)));
+		assertThat(waiterBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+		held.close();
+		Optional<LockHandle> acquired = waiting.get(25, TimeUnit.SECONDS);
+		assertThat(acquired).isPresent();
+		acquired.get().close();
+	}
+
+	@Test
+	void waitDeadlineIsHonoured() throws Exception {
+		DefaultDistributeLock holder = newLock();
+		DefaultDistributeLock waiter = newLock();
+		try (LockHandle held = holder.tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
+			long start = System.nanoTime();
+			assertThat(waiter.tryAcquire(key(), Duration.ofMillis(400), null)).isEmpty();
+			long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+			assertThat(waitedMillis).isGreaterThanOrEqualTo(400).isLessThan(400 + 5_000);
+		}
+	}
+
+	@Test
+	void sameThreadReentersAndOnlyTheOutermostReleaseFreesTheLock() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		DefaultDistributeLock other = newLock();
+		LockHandle outer = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		LockHandle inner = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+		inner.close();
+		assertThat(isLockedInStore(key())).isTrue();
+		assertThat(outer.isHeld()).isTrue();
+		assertThat(CompletableFuture.supplyAsync(() -> acquireQuietly(lock, Duration.ZERO)).get(10, TimeUnit.SECONDS))
+			.isEmpty();
+		assertThat(other.tryAcquire(key(), Duration.ZERO, null)).isEmpty();
+		outer.close();
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void fencingTokensStrictlyIncrease() throws Exception {
+		DefaultDistributeLock first = newLock();
+		DefaultDistributeLock second = newLock();
+		long previous = Long.MIN_VALUE;
+		for (int i = 0; i < 20; i++) {
+			DefaultDistributeLock lock = (i % 2 == 0) ? first : second;
+			try (LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
+				assertThat(handle.fencingToken()).isGreaterThan(previous);
+				previous = handle.fencingToken();
+			}
+		}
+	}
+
+	@Test
+	void eightThreadsOnTwoInstancesKeepMutualExclusion() throws Exception {
+		DefaultDistributeLock[] instances = { newLock(), newLock() };
+		int threads = 8;
+		int iterations = 50;
+		int[] counter = { 0 };
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger overlaps = new AtomicInteger();
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> workers = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				DefaultDistributeLock lock = instances[t % 2];
+				workers.add(pool.submit(() -> {
+					for (int i = 0; i < iterations; i++) {
+						try (LockHandle handle = lock.tryAcquire(key(), LONG_WAIT, null).orElseThrow()) {
+							if (inside.incrementAndGet() != 1) {
+								overlaps.incrementAndGet();
+							}
+							int read = counter[0];
+							Thread.yield();
+							counter[0] = read + 1;
+							inside.decrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+			for (Future<?> worker : workers) {
+				worker.get(120, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(overlaps.get()).isZero();
+		assertThat(counter[0]).isEqualTo(threads * iterations);
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void callbackRunsUnderTheLockAndFallsBackWhenHeld() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		DefaultDistributeLock other = newLock();
+		String result = lock.tryLockAndCallBack(key(), 0, -1, () -> {
+			assertThat(isLockedInStore(key())).isTrue();
+			return other.tryLockAndCallBack(key(), 0, 5_000, () -> "nested", () -> "refused");
+		}, () -> "failed");
+		assertThat(result).isEqualTo("refused");
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void badArgumentsAreRefusedWithAClearMessage() {
+		DefaultDistributeLock lock = newLock();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> lock.tryAcquire(" ", Duration.ZERO, null))
+			.withMessageContaining("lockKey");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> lock.tryAcquire(key(), Duration.ofMillis(-1), null))
+			.withMessageContaining("waitTime");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> lock.tryAcquire(key(), Duration.ZERO, Duration.ZERO))
+			.withMessageContaining("leaseTime");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> lock.tryLock(key(), "v", 0, 0))
+			.withMessageContaining("timeoutMs");
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	private Optional<LockHandle> acquireQuietly(DefaultDistributeLock lock, Duration wait) {
+		try {
+			return lock.tryAcquire(key(), wait, null);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}

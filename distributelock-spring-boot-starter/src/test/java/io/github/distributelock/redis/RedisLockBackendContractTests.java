@@ -1,0 +1,139 @@
+package io.github.distributelock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.core.AbstractLockBackendContractTests;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The contract on a single real redis-server, plus what is particular to Redis: the wire
+ * format, round trips per lock and the fencing counter's expiry.
+ */
+class RedisLockBackendContractTests extends AbstractLockBackendContractTests {
+
+	private static EmbeddedRedis redis;
+
+	private static LettuceConnectionFactory inspectionConnection;
+
+	private static StringRedisTemplate store;
+
+	@BeforeAll
+	static void startRedis() {
+		redis = EmbeddedRedis.start();
+		inspectionConnection = redis.newConnectionFactory();
+		store = new StringRedisTemplate(inspectionConnection);
+	}
+
+	@AfterAll
+	static void stopRedis() throws Exception {
+		try {
+			inspectionConnection.destroy();
+		}
+		finally {
+			redis.close();
+		}
+	}
+
+	@Override
+	protected LockBackend newBackend() {
+		LettuceConnectionFactory factory = redis.newConnectionFactory();
+		closeAfterTest(factory::destroy);
+		return new RedisLockBackend(factory);
+	}
+
+	@Override
+	protected boolean isLockedInStore(String key) {
+		return Boolean.TRUE.equals(store.hasKey("lock:" + key));
+	}
+
+	@Test
+	void storesTheOwnerUnderTheOriginalStartersKeyWithALease() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		assertThat(lock.tryLock(key(), "owner-1", 0, 10_000)).isTrue();
+		assertThat(store.opsForValue().get("lock:" + key())).isEqualTo("owner-1");
+		assertThat(store.getExpire("lock:" + key())).isBetween(1L, 10L);
+		assertThat(lock.releaseLock(key(), "owner-1")).isTrue();
+	}
+
+	@Test
+	void respectsALockTakenByTheOriginalStarter() throws Exception {
+		// The original starter set lock:<key> to a UUID with SET NX PX.
+		String original = UUID.randomUUID().toString();
+		store.opsForValue().setIfAbsent("lock:" + key(), original, Duration.ofSeconds(30));
+		DefaultDistributeLock lock = newLock();
+		assertThat(lock.tryAcquire(key(), Duration.ZERO, null)).isEmpty();
+		assertThat(lock.releaseLock(key(), "not-the-owner")).isFalse();
+		assertThat(lock.releaseLock(key(), original)).isTrue();
+		assertThat(lock.tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+	}
+
+	@Test
+	void uncontendedAcquireAndReleaseTakeOneRoundTripEach() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		lock.tryAcquire(key() + ".warm-up", Duration.ZERO, null).orElseThrow().close();
+		store.execute((org.springframework.data.redis.core.RedisCallback<Object>) (connection) -> {
+			connection.serverCommands().resetConfigStats();
+			return null;
+		});
+		lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow().close();
+		Properties stats = store.execute((org.springframework.data.redis.core.RedisCallback<Properties>) (
+				connection) -> connection.serverCommands().info("commandstats"));
+		List<String> commands = stats.stringPropertyNames()
+			.stream()
+			.filter((name) -> name.startsWith("cmdstat_") && !name.equals("cmdstat_info")
+					&& !name.equals("cmdstat_config"))
+			.toList();
+		// Two scripts sent by SHA; every other command ran inside them, on the server.
+		assertThat(stats.getProperty("cmdstat_evalsha")).startsWith("calls=2,");
+		assertThat(commands).containsExactlyInAnyOrder("cmdstat_evalsha", "cmdstat_set", "cmdstat_get", "cmdstat_time",
+				"cmdstat_publish", "cmdstat_del");
+	}
+
+	@Test
+	void fencingCounterSharesTheHashSlotAndExpiresWhenIdle() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow().close();
+		String fence = "{lock:" + key() + "}:fence";
+		assertThat(store.hasKey(fence)).isTrue();
+		assertThat(store.getExpire(fence)).isBetween(1L, 60L);
+		assertThat(store.hasKey("lock:" + key())).isFalse();
+	}
+
+	@Test
+	void fencingTokensKeepGrowingAfterTheCounterExpired() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		long first;
+		try (LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
+			first = handle.fencingToken();
+		}
+		store.delete("{lock:" + key() + "}:fence");
+		try (LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
+			assertThat(handle.fencingToken()).isGreaterThan(first);
+		}
+	}
+
+	@Test
+	void keysWithBracesThatAreNotHashTagsStillWork() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		for (String odd : List.of("a}b", "{}x", "x{y", "{tag}rest", "quote'\"--;\n/..\u00e9\u4e2d")) {
+			try (LockHandle handle = lock.tryAcquire(key() + odd, Duration.ZERO, null).orElseThrow()) {
+				assertThat(isLockedInStore(key() + odd)).isTrue();
+			}
+			assertThat(isLockedInStore(key() + odd)).isFalse();
+		}
+	}
+
+}
