@@ -1,0 +1,258 @@
+package io.github.distributelock.aop;
+
+import java.lang.reflect.Method;
+
+import io.github.distributelock.Lockable;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.util.ReflectionUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class LockKeyResolverTests {
+
+	private final LockKeyResolver resolver = new LockKeyResolver("_", "Please do not submit twice|2101");
+
+	@Test
+	void appendsEachFieldValueAfterTheKeyAsTheOriginalStarterDid() {
+		assertThat(lockKey("createOrder", new Product(42L, "book"), "abc")).isEqualTo("order.addOder_42_abc");
+	}
+
+	@Test
+	void followsNestedPathsThroughGettersPublicFieldsAndInheritedProperties() {
+		Order order = new Order(new Customer(new Address("Paris")));
+		assertThat(lockKey("ship", order, new SpecialProduct(7L, "pen", "blue"))).isEqualTo("ship_Paris_7_blue_pen");
+	}
+
+	@Test
+	void writesNullForANullValueOrANullAlongThePath() {
+		assertThat(lockKey("createOrder", new Product(null, "book"), null)).isEqualTo("order.addOder_null_null");
+		assertThat(lockKey("ship", new Order(null), null)).isEqualTo("ship_null_null_null_null");
+	}
+
+	@Test
+	void acceptsIndexedArgumentsAndFullSpel() {
+		assertThat(lockKey("indexed", new Product(5L, "x"), "t")).isEqualTo("indexed_5_t");
+		assertThat(lockKey("expression", new User(9L), "vip")).isEqualTo("expression_9-vip_VIP");
+	}
+
+	@Test
+	void keyWithoutFieldsIsTheName() {
+		assertThat(lockKey("plain")).isEqualTo("plain");
+	}
+
+	@Test
+	void usesTheAnnotationsFailMessageOrTheDefault() {
+		LockDefinition custom = definition("createOrder", Product.class, String.class);
+		assertThat(custom.failure("k").getMessage()).isEqualTo("Too many buyers");
+		assertThat(custom.failure("k").getCode()).isEqualTo("2201");
+		assertThat(custom.failure("k").getLockKey()).isEqualTo("k");
+		LockDefinition plain = definition("plain");
+		assertThat(plain.failure("k").getMessage()).isEqualTo("Please do not submit twice");
+		assertThat(plain.failure("k").getCode()).isEqualTo("2101");
+	}
+
+	@Test
+	void notAnnotatedMethodHasNoDefinition() {
+		Method method = ReflectionUtils.findMethod(Service.class, "notLocked");
+		assertThat(this.resolver.definition(method, Service.class)).isNull();
+	}
+
+	@Test
+	void pathNamingNoParameterFailsWithTheMethodAndThePath() {
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "unknownRoot", Product.class))
+			.withMessageContaining(BadService.class.getName() + ".unknownRoot")
+			.withMessageContaining("'prodcut.id'")
+			.withMessageContaining("[product]");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "unknownVariable", Product.class))
+			.withMessageContaining("'#item.id'");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "indexOutOfRange", Product.class))
+			.withMessageContaining("'#p3'");
+	}
+
+	@Test
+	void invalidSpelAndBadTimesFailAtDefinition() {
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "unparsable", Product.class))
+			.withMessageContaining("not a valid SpEL expression");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "negativeWait"))
+			.withMessageContaining("waitTimeMs");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "zeroLease"))
+			.withMessageContaining("timeoutMs");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "blankKey"))
+			.withMessageContaining("key is blank");
+	}
+
+	@Test
+	void compilesEachMethodOnce() {
+		LockDefinition first = definition("createOrder", Product.class, String.class);
+		assertThat(definition("createOrder", Product.class, String.class)).isSameAs(first);
+	}
+
+	@Test
+	void evaluationFailureNamesTheMethodAndTheField() {
+		LockDefinition definition = definition("failing", Product.class);
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> definition.lockKey(new Object[] { new Product(1L, "x") }))
+			.withMessageContaining("failing")
+			.withMessageContaining("#product.missing");
+	}
+
+	private String lockKey(String methodName, Object... arguments) {
+		Class<?>[] types = java.util.Arrays.stream(arguments)
+			.map((argument) -> (argument != null) ? argument.getClass() : String.class)
+			.toArray(Class<?>[]::new);
+		Method method = java.util.Arrays.stream(Service.class.getDeclaredMethods())
+			.filter((candidate) -> candidate.getName().equals(methodName))
+			.findFirst()
+			.orElseThrow();
+		assertThat(types).hasSameSizeAs(method.getParameterTypes());
+		return this.resolver.definition(method, Service.class).lockKey(arguments);
+	}
+
+	private LockDefinition definition(String methodName, Class<?>... types) {
+		return definition(Service.class, methodName, types);
+	}
+
+	private LockDefinition definition(Class<?> type, String methodName, Class<?>... types) {
+		Method method = ReflectionUtils.findMethod(type, methodName, types);
+		assertThat(method).isNotNull();
+		return this.resolver.definition(method, type);
+	}
+
+	static class Service {
+
+		@Lockable(key = "order.addOder", fields = { "product.id", "token" }, failMsg = "Too many buyers|2201")
+		void createOrder(Product product, String token) {
+		}
+
+		@Lockable(key = "ship",
+				fields = { "order.customer.address.city", "product.id", "product.colour", "product.name" })
+		void ship(Order order, SpecialProduct product) {
+		}
+
+		@Lockable(key = "indexed", fields = { "#p0.id", "#a1" })
+		void indexed(Product product, String token) {
+		}
+
+		@Lockable(key = "expression", fields = "#user.id + '-' + #type + '_' + #type.toUpperCase()")
+		void expression(User user, String type) {
+		}
+
+		@Lockable(key = "plain")
+		void plain() {
+		}
+
+		@Lockable(key = "failing", fields = "#product.missing")
+		void failing(Product product) {
+		}
+
+		void notLocked() {
+		}
+
+	}
+
+	static class BadService {
+
+		@Lockable(key = "k", fields = "prodcut.id")
+		void unknownRoot(Product product) {
+		}
+
+		@Lockable(key = "k", fields = "#item.id")
+		void unknownVariable(Product product) {
+		}
+
+		@Lockable(key = "k", fields = "#p3")
+		void indexOutOfRange(Product product) {
+		}
+
+		@Lockable(key = "k", fields = "#product.id +")
+		void unparsable(Product product) {
+		}
+
+		@Lockable(key = "k", waitTimeMs = -1)
+		void negativeWait() {
+		}
+
+		@Lockable(key = "k", timeoutMs = 0)
+		void zeroLease() {
+		}
+
+		@Lockable(key = " ")
+		void blankKey() {
+		}
+
+	}
+
+	public static class Product {
+
+		private final Long id;
+
+		public final String name;
+
+		Product(Long id, String name) {
+			this.id = id;
+			this.name = name;
+		}
+
+		public Long getId() {
+			return this.id;
+		}
+
+	}
+
+	public static class SpecialProduct extends Product {
+
+		private final String colour;
+
+		SpecialProduct(Long id, String name, String colour) {
+			super(id, name);
+			this.colour = colour;
+		}
+
+		public String getColour() {
+			return this.colour;
+		}
+
+	}
+
+	public record Order(Customer customer) {
+
+		public Customer getCustomer() {
+			return this.customer;
+		}
+
+	}
+
+	public record Customer(Address address) {
+
+		public Address getAddress() {
+			return this.address;
+		}
+
+	}
+
+	public record Address(String city) {
+
+		public String getCity() {
+			return this.city;
+		}
+
+	}
+
+	public record User(long id) {
+
+		public long getId() {
+			return this.id;
+		}
+
+	}
+
+}

@@ -1,0 +1,202 @@
+package io.github.distributelock.autoconfigure;
+
+import java.time.Duration;
+
+import io.github.distributelock.DistributeLock;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.aop.LockableAdvisor;
+import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.redis.RedisLockBackend;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DistributeLockAutoConfigurationTests {
+
+	private static EmbeddedRedis redis;
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(
+				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port());
+
+	@BeforeAll
+	static void startRedis() {
+		redis = EmbeddedRedis.start();
+	}
+
+	@AfterAll
+	static void stopRedis() throws Exception {
+		redis.close();
+	}
+
+	@Test
+	void redisTypeCreatesAWorkingLockOnTheApplicationsRedis() {
+		this.contextRunner.withPropertyValues("distributelock.type=redis").run((context) -> {
+			assertThat(context).hasSingleBean(DistributeLock.class)
+				.hasSingleBean(RedisLockBackend.class)
+				.hasSingleBean(LockableAdvisor.class);
+			DistributeLock lock = context.getBean(DistributeLock.class);
+			try (LockHandle handle = lock.tryAcquire("autoconfigured", Duration.ZERO, null).orElseThrow()) {
+				assertThat(handle.isHeld()).isTrue();
+			}
+		});
+	}
+
+	@Test
+	void typeIsCaseInsensitive() {
+		this.contextRunner.withPropertyValues("distributelock.type=Redis")
+			.run((context) -> assertThat(context).hasSingleBean(RedisLockBackend.class));
+	}
+
+	@Test
+	void propertiesReachTheLockAndTheAdvisor() {
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.watchdog-lease=2s",
+					"distributelock.throw-on-lost=true", "distributelock.order=42",
+					"distributelock.redis.key-prefix=app1:lock:")
+			.run((context) -> {
+				assertThat(context.getBean(LockableAdvisor.class).getOrder()).isEqualTo(42);
+				DistributeLockProperties properties = context.getBean(DistributeLockProperties.class);
+				assertThat(properties.getWatchdogLease()).isEqualTo(Duration.ofSeconds(2));
+				assertThat(properties.isThrowOnLost()).isTrue();
+				DistributeLock lock = context.getBean(DistributeLock.class);
+				try (LockHandle handle = lock.tryAcquire("prefixed", Duration.ZERO, null).orElseThrow()) {
+					RedisConnectionFactory factory = context.getBean(RedisConnectionFactory.class);
+					try (var connection = factory.getConnection()) {
+						assertThat(connection.keyCommands().exists("app1:lock:prefixed".getBytes())).isTrue();
+					}
+				}
+			});
+	}
+
+	@Test
+	void advisorRunsOutsideTheTransactionAdvisorByDefault() {
+		this.contextRunner.withPropertyValues("distributelock.type=redis")
+			.run((context) -> assertThat(context.getBean(LockableAdvisor.class).getOrder())
+				.isLessThan(Ordered.LOWEST_PRECEDENCE));
+	}
+
+	@Test
+	void backsOffForTheApplicationsOwnBeans() {
+		this.contextRunner.withPropertyValues("distributelock.type=redis")
+			.withUserConfiguration(CustomBackendConfiguration.class)
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(RedisLockBackend.class);
+				assertThat(context.getBean(DefaultDistributeLock.class).backend())
+					.isSameAs(context.getBean("customBackend"));
+			});
+	}
+
+	@Test
+	void canBeTurnedOff() {
+		this.contextRunner.withPropertyValues("distributelock.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean(DistributeLock.class).doesNotHaveBean(LockableAdvisor.class);
+		});
+	}
+
+	@Test
+	void missingTypeFailsAndListsTheValidOnes() {
+		this.contextRunner.run((context) -> {
+			FailureAnalysis analysis = failureAnalysis(context);
+			assertThat(analysis.getDescription()).contains("distributelock.type is not set");
+			assertThat(analysis.getAction()).contains("redis, zookeeper, jdbc")
+				.contains("distributelock.enabled=false");
+		});
+	}
+
+	@Test
+	void unknownTypeFailsAndListsTheValidOnes() {
+		this.contextRunner.withPropertyValues("distributelock.type=etcd").run((context) -> {
+			FailureAnalysis analysis = failureAnalysis(context);
+			assertThat(analysis.getDescription()).contains("'etcd'");
+			assertThat(analysis.getAction()).contains("redis, zookeeper, jdbc");
+		});
+	}
+
+	@Test
+	void missingRedisLibraryNamesTheDependencyToAdd() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=redis")
+			.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).contains("RedisConnectionFactory").contains("missing");
+				assertThat(analysis.getAction()).contains("org.springframework.boot:spring-boot-starter-data-redis");
+			});
+	}
+
+	@Test
+	void missingRedisConnectionFactorySaysHowToGetOne() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=redis")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).contains("needs a RedisConnectionFactory bean");
+				assertThat(analysis.getAction()).contains("spring-boot-starter-data-redis")
+					.contains("spring.data.redis");
+			});
+	}
+
+	static FailureAnalysis failureAnalysis(AssertableApplicationContext context) {
+		assertThat(context).hasFailed();
+		FailureAnalysis analysis = new DistributeLockConfigurationFailureAnalyzer()
+			.analyze(context.getStartupFailure());
+		assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
+		return analysis;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CustomBackendConfiguration {
+
+		@Bean
+		LockBackend customBackend() {
+			return new LockBackend() {
+
+				@Override
+				public String name() {
+					return "custom";
+				}
+
+				@Override
+				public AcquireResult tryAcquire(String key, String owner, Duration lease) {
+					return AcquireResult.acquired(1);
+				}
+
+				@Override
+				public boolean renew(String key, String owner, Duration lease) {
+					return true;
+				}
+
+				@Override
+				public boolean release(String key, String owner) {
+					return true;
+				}
+
+				@Override
+				public void awaitRelease(String key, Duration maxWait) {
+				}
+
+			};
+		}
+
+	}
+
+}
