@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.Lockable;
 import io.github.distributelock.aop.LockableAdvisor;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.DefaultDistributeLock;
@@ -155,12 +156,45 @@ class DistributeLockAutoConfigurationTests {
 			});
 	}
 
+	@Test
+	void lockableFieldNamingNoParameterFailsAtStartupWithTheMethodAndThePath() {
+		this.contextRunner.withPropertyValues("distributelock.type=redis")
+			.withUserConfiguration(BrokenLockableConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new InvalidLockableFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription())
+					.contains(BrokenService.class.getName() + ".lock(java.lang.String)")
+					.contains("'product.id'");
+				assertThat(analysis.getAction()).contains("[item]");
+			});
+	}
+
 	static FailureAnalysis failureAnalysis(AssertableApplicationContext context) {
 		assertThat(context).hasFailed();
 		FailureAnalysis analysis = new DistributeLockConfigurationFailureAnalyzer()
 			.analyze(context.getStartupFailure());
 		assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
 		return analysis;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BrokenLockableConfiguration {
+
+		@Bean
+		BrokenService brokenService() {
+			return new BrokenService();
+		}
+
+	}
+
+	static class BrokenService {
+
+		@Lockable(key = "broken", fields = "product.id")
+		void lock(String item) {
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
