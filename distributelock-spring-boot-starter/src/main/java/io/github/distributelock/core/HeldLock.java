@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -50,6 +51,8 @@ final class HeldLock {
 
 	private final AtomicInteger state = new AtomicInteger(HELD);
 
+	private final AtomicBoolean detached = new AtomicBoolean();
+
 	private final List<LostListener> lostListeners = new CopyOnWriteArrayList<>();
 
 	private volatile long leaseDeadlineNanos;
@@ -77,12 +80,24 @@ final class HeldLock {
 		return this.context.backend.leasesExpire();
 	}
 
-	/** Starts the watchdog when the lease is renewed automatically. */
+	/**
+	 * Starts the watchdog when the lease is renewed automatically, or the expiry timer of
+	 * a fixed lease, so that a lease that runs out frees this JVM's waiters even if the
+	 * holder never releases.
+	 */
 	void start() {
-		if (this.fixedLease == null && leaseExpires()) {
+		if (!leaseExpires()) {
+			return;
+		}
+		if (this.fixedLease == null) {
 			long period = Math.max(1, storeLease().toNanos() / 3);
 			this.timer = this.context.scheduler.scheduleWithFixedDelay(this::renew, period, period,
 					TimeUnit.NANOSECONDS);
+		}
+		else {
+			this.timer = this.context.scheduler.schedule(
+					() -> markLost("its fixed lease of " + this.fixedLease.toMillis() + " ms ran out"),
+					Math.max(0, this.leaseDeadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 	}
 
@@ -115,13 +130,6 @@ final class HeldLock {
 		if (this.state.get() == LOST) {
 			notifyLost();
 		}
-		else if (this.fixedLease != null && this.timer == null && this.state.get() == HELD) {
-			// A fixed lease is only watched once someone wants to hear of its end.
-			long delay = this.leaseDeadlineNanos - System.nanoTime();
-			this.timer = this.context.scheduler.schedule(
-					() -> markLost("its fixed lease of " + this.fixedLease + " ran out"), Math.max(0, delay),
-					TimeUnit.NANOSECONDS);
-		}
 	}
 
 	/** Releases one reentrant hold; the store is released with the last one. */
@@ -143,9 +151,7 @@ final class HeldLock {
 					() -> this.context.backend.release(this.key, this.owner));
 		}
 		finally {
-			this.keyState.held = null;
-			this.keyState.gate.release();
-			this.context.table.leave(this.keyState);
+			detachLocally();
 			this.context.events.released(this.key, Duration.ofNanos(System.nanoTime() - this.acquiredAtNanos));
 		}
 		if (this.context.log().isDebugEnabled()) {
@@ -197,8 +203,22 @@ final class HeldLock {
 	void markLost(String reason) {
 		if (this.state.compareAndSet(HELD, LOST)) {
 			cancelTimer();
+			// The store no longer protects this key for us: let this JVM's waiters
+			// compete.
+			detachLocally();
 			this.context.lost(this, reason);
 			notifyLost();
+		}
+	}
+
+	/** Gives this JVM's gate for the key back, once, at release or loss. */
+	private void detachLocally() {
+		if (this.detached.compareAndSet(false, true)) {
+			if (this.keyState.held == this) {
+				this.keyState.held = null;
+			}
+			this.keyState.gate.release();
+			this.context.table.leave(this.keyState);
 		}
 	}
 

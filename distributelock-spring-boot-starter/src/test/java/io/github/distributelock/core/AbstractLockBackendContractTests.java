@@ -157,6 +157,17 @@ public abstract class AbstractLockBackendContractTests {
 	}
 
 	@Test
+	protected void forgottenFixedLeaseLockFreesTheKeyForThreadsOfTheSameInstance() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		assertThat(lock.tryLock(key(), "never-released", 0, 300)).isTrue();
+		Optional<LockHandle> next = CompletableFuture.supplyAsync(() -> acquireQuietly(lock, Duration.ofSeconds(10)))
+			.get(20, TimeUnit.SECONDS);
+		assertThat(next).isPresent();
+		next.get().close();
+		assertThat(lock.releaseLock(key(), "never-released")).isFalse();
+	}
+
+	@Test
 	protected void lostLockIsReportedToListenersAndAtRelease() throws Exception {
 		DefaultDistributeLock lock = newLock(trackBackend(newBackend()), DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE,
 				true);
