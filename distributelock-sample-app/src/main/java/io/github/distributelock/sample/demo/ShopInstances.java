@@ -40,17 +40,17 @@ final class ShopInstances implements AutoCloseable {
 	 * @return the running instances
 	 */
 	static ShopInstances start(int count, boolean lockEnabled, Duration saleDelay, Path databaseDirectory) {
-		String[] properties = { "server.address=127.0.0.1", "server.port=0", "spring.data.redis.host=127.0.0.1",
-				"spring.data.redis.port=" + freePort(),
-				"spring.datasource.url=jdbc:h2:file:" + databaseDirectory.toAbsolutePath().resolve("shop")
+		// Command line arguments: they take precedence over application.properties.
+		String[] arguments = { "--server.address=127.0.0.1", "--server.port=0", "--spring.data.redis.host=127.0.0.1",
+				"--spring.data.redis.port=" + freePort(),
+				"--spring.datasource.url=jdbc:h2:file:" + databaseDirectory.toAbsolutePath().resolve("shop")
 						+ ";AUTO_SERVER=TRUE",
-				"distributelock.enabled=" + lockEnabled, "sample.shop.sale-delay=" + saleDelay.toMillis() + "ms",
-				"spring.main.banner-mode=off", "spring.main.log-startup-info=false", "logging.level.root=warn" };
+				"--distributelock.enabled=" + lockEnabled, "--sample.shop.sale-delay=" + saleDelay.toMillis() + "ms",
+				"--spring.main.banner-mode=off", "--spring.main.log-startup-info=false", "--logging.level.root=warn" };
 		ShopInstances instances = new ShopInstances(new ArrayList<>());
 		try {
 			for (int i = 0; i < count; i++) {
-				instances.contexts
-					.add(new SpringApplicationBuilder(ShopApplication.class).properties(properties).run());
+				instances.contexts.add(new SpringApplicationBuilder(ShopApplication.class).run(arguments));
 			}
 			return instances;
 		}

@@ -25,6 +25,7 @@ class OversellDemoTests {
 		assertThat(report.refusedByLock()).isZero();
 		assertThat(report.failed()).isZero();
 		assertThat(report.summary()).isEqualTo("lock on: stock=0 orders=10 (oversold: no)");
+		assertThat(databaseDirectory.resolve("shop.mv.db")).isRegularFile();
 	}
 
 }
