@@ -175,7 +175,7 @@ public class JdbcLockBackend implements LockBackend {
 		long after = clock.millis();
 		Duration skew = Duration.ofMillis(databaseTime - (before + (after - before) / 2));
 		if (skew.abs().compareTo(NOTABLE_CLOCK_SKEW) > 0) {
-			logger.info("The application's clock is " + skew.negated().toMillis() + " ms "
+			logger.info("The application's clock is " + skew.abs().toMillis() + " ms "
 					+ ((skew.isNegative()) ? "ahead of" : "behind") + " the database clock; distributelock's "
 					+ "leases use only the database clock, so locks are not affected");
 		}

@@ -1,6 +1,13 @@
 package io.github.distributelock.jdbc;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.LockHandle;
@@ -81,6 +88,48 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 		LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
 		assertThat(isLockedInStore(key())).isTrue();
 		handle.close();
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void eightThreadsOnEachOfTwoDataSourcesKeepMutualExclusion() throws Exception {
+		DefaultDistributeLock[] instances = { newLock(), newLock() };
+		int threadsPerInstance = 8;
+		int iterations = 25;
+		int[] counter = { 0 };
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger overlaps = new AtomicInteger();
+		ExecutorService pool = Executors.newFixedThreadPool(threadsPerInstance * instances.length);
+		try {
+			List<Future<?>> workers = new ArrayList<>();
+			for (DefaultDistributeLock lock : instances) {
+				for (int t = 0; t < threadsPerInstance; t++) {
+					workers.add(pool.submit(() -> {
+						for (int i = 0; i < iterations; i++) {
+							try (LockHandle handle = lock.tryAcquire(key(), Duration.ofSeconds(60), null)
+								.orElseThrow()) {
+								if (inside.incrementAndGet() != 1) {
+									overlaps.incrementAndGet();
+								}
+								int read = counter[0];
+								Thread.yield();
+								counter[0] = read + 1;
+								inside.decrementAndGet();
+							}
+						}
+						return null;
+					}));
+				}
+			}
+			for (Future<?> worker : workers) {
+				worker.get(120, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(overlaps.get()).isZero();
+		assertThat(counter[0]).isEqualTo(threadsPerInstance * instances.length * iterations);
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
