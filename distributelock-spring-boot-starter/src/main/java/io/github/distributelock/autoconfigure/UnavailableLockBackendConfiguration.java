@@ -5,6 +5,7 @@ import io.github.distributelock.core.LockBackend;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -18,8 +19,11 @@ import org.springframework.util.ClassUtils;
 class UnavailableLockBackendConfiguration {
 
 	@Bean
-	LockBackend unavailableLockBackend(DistributeLockProperties properties) {
-		throw explain(properties.getType(), UnavailableLockBackendConfiguration.class.getClassLoader());
+	LockBackend unavailableLockBackend(DistributeLockProperties properties, ResourceLoader resourceLoader) {
+		// The application's class loader, which is the one that may lack the library.
+		ClassLoader classLoader = resourceLoader.getClassLoader();
+		throw explain(properties.getType(),
+				(classLoader != null) ? classLoader : UnavailableLockBackendConfiguration.class.getClassLoader());
 	}
 
 	static DistributeLockConfigurationException explain(String type, ClassLoader classLoader) {
