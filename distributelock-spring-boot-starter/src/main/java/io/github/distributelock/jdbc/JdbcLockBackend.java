@@ -13,6 +13,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DuplicateKeyException;
 
 /**
@@ -122,11 +123,11 @@ public class JdbcLockBackend implements LockBackend {
 		try {
 			return this.repository.acquire(key, owner, leaseMillis(lease));
 		}
-		catch (DuplicateKeyException ex) {
-			// Another instance inserted the row between this statement's check and its
-			// insert: the lock is held.
+		catch (DuplicateKeyException | ConcurrencyFailureException ex) {
+			// Another owner inserted or changed the row while this statement ran, and the
+			// statement was rolled back: the lock is held, try again once it is free.
 			if (logger.isDebugEnabled()) {
-				logger.debug("Lock '" + key + "' was inserted concurrently by another owner: " + ex.getMessage());
+				logger.debug("Lock '" + key + "' was taken concurrently by another owner: " + ex.getMessage());
 			}
 			return AcquireResult.heldByAnother(null);
 		}
@@ -171,7 +172,15 @@ public class JdbcLockBackend implements LockBackend {
 
 	private void reportClockSkew(Clock clock) {
 		long before = clock.millis();
-		long databaseTime = this.repository.databaseTimeMillis();
+		long databaseTime;
+		try {
+			databaseTime = this.repository.databaseTimeMillis();
+		}
+		catch (RuntimeException ex) {
+			// Only a diagnostic: the database may come up after the application.
+			logger.warn("Could not read the database clock to compare it with the application's: " + ex.getMessage());
+			return;
+		}
 		long after = clock.millis();
 		Duration skew = Duration.ofMillis(databaseTime - (before + (after - before) / 2));
 		if (skew.abs().compareTo(NOTABLE_CLOCK_SKEW) > 0) {
