@@ -164,7 +164,8 @@ public class JdbcLockBackend implements LockBackend {
 			}
 			long jittered = pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
 			long untilExpiry = TimeUnit.MILLISECONDS.toNanos(remainingLease);
-			// A bounded back-off between polls: nothing would wake this thread earlier.
+			// A lock table sends no release notification: back off, bounded, before the
+			// next poll.
 			TimeUnit.NANOSECONDS.sleep(Math.min(jittered, Math.min(left, untilExpiry)));
 			pause = Math.min(pause * 2, LONGEST_POLL_PAUSE_NANOS);
 		}

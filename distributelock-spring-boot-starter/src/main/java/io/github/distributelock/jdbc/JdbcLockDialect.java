@@ -83,7 +83,7 @@ abstract class JdbcLockDialect {
 		String problem = name.toLowerCase(Locale.ROOT).contains("mysql")
 				? "MySQL has no sequences to issue fencing tokens from and no RETURNING clause; MariaDB 10.5 or "
 						+ "later has both"
-				: "the JDBC lock backend has no SQL dialect for it";
+				: "there is no SQL dialect for it";
 		throw new UnsupportedLockDatabaseException(name + " " + version, problem);
 	}
 
