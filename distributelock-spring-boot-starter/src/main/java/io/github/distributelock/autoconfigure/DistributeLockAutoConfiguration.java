@@ -26,7 +26,8 @@ import org.springframework.context.annotation.Import;
 		"org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "distributelock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributeLockProperties.class)
-@Import({ RedisLockConfiguration.class, UnavailableLockBackendConfiguration.class, LockableAdvisorConfiguration.class })
+@Import({ RedisLockConfiguration.class, JdbcLockConfiguration.class, UnavailableLockBackendConfiguration.class,
+		LockableAdvisorConfiguration.class })
 public final class DistributeLockAutoConfiguration {
 
 	@Bean

@@ -21,7 +21,10 @@ class UnavailableLockBackendConfiguration {
 
 	@Bean
 	LockBackend unavailableLockBackend(DistributeLockProperties properties, ResourceLoader resourceLoader) {
-		throw explain(properties.getType(), resourceLoader.getClassLoader());
+		// The application's class loader, which is the one that may lack the library.
+		ClassLoader classLoader = resourceLoader.getClassLoader();
+		throw explain(properties.getType(),
+				(classLoader != null) ? classLoader : UnavailableLockBackendConfiguration.class.getClassLoader());
 	}
 
 	static DistributeLockConfigurationException explain(@Nullable String type, @Nullable ClassLoader classLoader) {
