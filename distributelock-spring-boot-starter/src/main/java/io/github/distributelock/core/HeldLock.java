@@ -40,6 +40,9 @@ final class HeldLock {
 	/** The fixed lease, or {@code null} when the watchdog renews it. */
 	final @Nullable Duration fixedLease;
 
+	/** The backend's loss reports counted when the attempt that took it began. */
+	final long lossReportsAtAttempt;
+
 	private final EngineContext context;
 
 	private final KeyState keyState;
@@ -57,7 +60,8 @@ final class HeldLock {
 	private volatile @Nullable ScheduledFuture<?> timer;
 
 	HeldLock(EngineContext context, KeyState keyState, String owner, AcquireResult result,
-			@Nullable Thread reentrantThread, @Nullable Duration fixedLease, long attemptStartNanos) {
+			@Nullable Thread reentrantThread, @Nullable Duration fixedLease, long attemptStartNanos,
+			long lossReportsAtAttempt) {
 		this.context = context;
 		this.keyState = keyState;
 		this.key = keyState.key;
@@ -66,6 +70,7 @@ final class HeldLock {
 		this.reentrantThread = reentrantThread;
 		this.fixedLease = fixedLease;
 		this.acquiredAtNanos = attemptStartNanos;
+		this.lossReportsAtAttempt = lossReportsAtAttempt;
 		this.leaseDeadlineNanos = attemptStartNanos + storeLease().toNanos();
 	}
 
@@ -115,7 +120,7 @@ final class HeldLock {
 		if (this.state.get() == LOST) {
 			notifyLost();
 		}
-		else if (this.fixedLease != null && this.timer == null && this.state.get() == HELD) {
+		else if (this.fixedLease != null && leaseExpires() && this.timer == null && this.state.get() == HELD) {
 			// A fixed lease is only watched once someone wants to hear of its end.
 			long delay = this.leaseDeadlineNanos - System.nanoTime();
 			this.timer = this.context.scheduler.schedule(
