@@ -1,10 +1,12 @@
 package io.github.distributelock.autoconfigure;
 
 import io.github.distributelock.core.LockBackend;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -18,11 +20,11 @@ import org.springframework.util.ClassUtils;
 class UnavailableLockBackendConfiguration {
 
 	@Bean
-	LockBackend unavailableLockBackend(DistributeLockProperties properties) {
-		throw explain(properties.getType(), UnavailableLockBackendConfiguration.class.getClassLoader());
+	LockBackend unavailableLockBackend(DistributeLockProperties properties, ResourceLoader resourceLoader) {
+		throw explain(properties.getType(), resourceLoader.getClassLoader());
 	}
 
-	static DistributeLockConfigurationException explain(String type, ClassLoader classLoader) {
+	static DistributeLockConfigurationException explain(@Nullable String type, @Nullable ClassLoader classLoader) {
 		if (type == null || type.isBlank()) {
 			return new DistributeLockConfigurationException("No lock store is chosen: distributelock.type is not set.",
 					"Set distributelock.type to one of: " + LockType.validValues()
