@@ -23,6 +23,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LockBackend} on ZooKeeper through Apache Curator: the lock is an ephemeral
@@ -118,9 +119,8 @@ public class ZooKeeperLockBackend implements LockBackend, AutoCloseable {
 	private boolean create(String path, byte[] owner, Stat stat) throws Exception {
 		for (int attempt = 1;; attempt++) {
 			try {
-				// Uncompressed whatever the client's settings: the owner is the wire
-				// format.
-				// The root is made on demand below: Curator 5.9 ignores
+				// Uncompressed whatever the client's settings, as the owner is the wire
+				// format; parents are made below, as Curator 5.9 ignores
 				// creatingParentContainersIfNeeded() after uncompressed().
 				this.client.create()
 					.uncompressed()
@@ -130,9 +130,10 @@ public class ZooKeeperLockBackend implements LockBackend, AutoCloseable {
 				return true;
 			}
 			catch (KeeperException.NodeExistsException ex) {
-				// Curator retries a create whose answer was lost with the connection; the
-				// retry then finds the node the first request made.
-				return isOwnedOnThisSession(path, owner, stat);
+				// Curator retries a create whose answer was lost with the connection, and
+				// the retry finds the node the first request made: that one is ours.
+				return onOneSession((zooKeeper) -> Arrays.equals(read(zooKeeper, path, stat), owner)
+						&& stat.getEphemeralOwner() == zooKeeper.getSessionId());
 			}
 			catch (KeeperException.NoNodeException ex) {
 				// No root yet, or the server removed it as an empty container just now.
@@ -144,33 +145,15 @@ public class ZooKeeperLockBackend implements LockBackend, AutoCloseable {
 		}
 	}
 
-	private boolean isOwnedOnThisSession(String path, byte[] owner, Stat stat) throws Exception {
-		return onOneSession((zooKeeper) -> {
-			try {
-				byte[] data = zooKeeper.getData(fixForNamespace(path), false, stat);
-				return Arrays.equals(data, owner) && stat.getEphemeralOwner() == zooKeeper.getSessionId();
-			}
-			catch (KeeperException.NoNodeException released) {
-				return false;
-			}
-		});
-	}
-
+	/**
+	 * Whether the lock is still this owner's: there is no lease to extend.
+	 */
 	@Override
 	public boolean renew(String key, String owner, Duration lease) {
-		return isOwnedBy(this.paths.lockPath(key), owner.getBytes(StandardCharsets.UTF_8));
-	}
-
-	private boolean isOwnedBy(String path, byte[] owner) {
+		String path = this.paths.lockPath(key);
+		byte[] expected = owner.getBytes(StandardCharsets.UTF_8);
 		try {
-			return onOneSession((zooKeeper) -> {
-				try {
-					return Arrays.equals(zooKeeper.getData(fixForNamespace(path), false, null), owner);
-				}
-				catch (KeeperException.NoNodeException ex) {
-					return false;
-				}
-			});
+			return onOneSession((zooKeeper) -> Arrays.equals(read(zooKeeper, path, new Stat()), expected));
 		}
 		catch (Exception ex) {
 			throw failure(ex);
@@ -185,27 +168,19 @@ public class ZooKeeperLockBackend implements LockBackend, AutoCloseable {
 	 */
 	@Override
 	public boolean release(String key, String owner) {
-		String path = fixForNamespace(this.paths.lockPath(key));
+		String path = this.paths.lockPath(key);
 		byte[] expected = owner.getBytes(StandardCharsets.UTF_8);
 		AtomicBoolean deleteSent = new AtomicBoolean();
 		try {
 			return onOneSession((zooKeeper) -> {
 				Stat stat = new Stat();
-				byte[] data;
-				try {
-					data = zooKeeper.getData(path, false, stat);
-				}
-				catch (KeeperException.NoNodeException ex) {
-					// Gone: deleted by an earlier attempt whose answer was lost, or not
-					// ours.
-					return deleteSent.get();
-				}
-				if (!Arrays.equals(data, expected)) {
+				if (!Arrays.equals(read(zooKeeper, path, stat), expected)) {
+					// After a delete whose answer was lost, the node is gone (or taken).
 					return deleteSent.get();
 				}
 				deleteSent.set(true);
 				try {
-					zooKeeper.delete(path, stat.getVersion());
+					zooKeeper.delete(fixForNamespace(path), stat.getVersion());
 					return true;
 				}
 				catch (KeeperException.NoNodeException | KeeperException.BadVersionException ex) {
@@ -215,6 +190,16 @@ public class ZooKeeperLockBackend implements LockBackend, AutoCloseable {
 		}
 		catch (Exception ex) {
 			throw failure(ex);
+		}
+	}
+
+	/** The data of the node at {@code path}, or {@code null} if there is none. */
+	private byte @Nullable [] read(ZooKeeper zooKeeper, String path, Stat stat) throws Exception {
+		try {
+			return zooKeeper.getData(fixForNamespace(path), false, stat);
+		}
+		catch (KeeperException.NoNodeException ex) {
+			return null;
 		}
 	}
 
