@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +58,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	 */
 	public DefaultDistributeLock(LockBackend backend, Duration watchdogLease, boolean throwOnLost,
 			LockEventListener events, @Nullable ScheduledExecutorService scheduler) {
-		requirePositive(watchdogLease, "watchdogLease");
+		Arguments.requirePositive(watchdogLease, "watchdogLease");
 		this.ownsScheduler = (scheduler == null);
 		this.context = new EngineContext(backend, (scheduler != null) ? scheduler : createScheduler(), watchdogLease,
 				throwOnLost, events);
@@ -77,28 +78,40 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	@Override
 	public Optional<LockHandle> tryAcquire(String lockKey, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
-		requireKey(lockKey);
-		requireWait(waitTime);
+		return tryAcquire(lockKey, null, waitTime, leaseTime);
+	}
+
+	@Override
+	public Optional<LockHandle> tryAcquire(String lockKey, @Nullable String lockName, Duration waitTime,
+			@Nullable Duration leaseTime) throws InterruptedException {
+		Arguments.requireKey(lockKey);
+		Arguments.requireWait(waitTime);
 		if (leaseTime != null) {
-			requirePositive(leaseTime, "leaseTime");
+			Arguments.requirePositive(leaseTime, "leaseTime");
 		}
-		HeldLock lock = acquire(lockKey, null, waitTime, leaseTime);
+		HeldLock lock = acquire(lockKey, lockName, null, waitTime, leaseTime);
 		return Optional.ofNullable(lock).map(HeldLock::newHandle);
 	}
 
 	@Override
 	public boolean tryLock(String lockKey, String lockValue, int waitTimeMs, int timeoutMs)
 			throws InterruptedException {
-		requireKey(lockKey);
+		Arguments.requireKey(lockKey);
 		if (lockValue == null || lockValue.isEmpty()) {
 			throw new IllegalArgumentException("lockValue must not be null or empty: it is the owner of the lock");
 		}
-		return acquire(lockKey, lockValue, Duration.ofMillis(waitTimeMs), leaseFromMillis(timeoutMs)) != null;
+		return acquire(lockKey, null, lockValue, Duration.ofMillis(waitTimeMs),
+				Arguments.leaseFromMillis(timeoutMs)) != null;
 	}
 
 	@Override
 	public boolean releaseLock(String lockKey, String lockValue) {
-		requireKey(lockKey);
+		Arguments.requireKey(lockKey);
+		if (this.context.waiters.isClosed()) {
+			// close() released what this instance held; the store may be gone already.
+			this.context.log().debug("Not releasing lock '" + lockKey + "': the lock service is shut down");
+			return false;
+		}
 		KeyState state = this.context.table.peek(lockKey);
 		HeldLock held = (state != null) ? state.held : null;
 		if (held != null && held.owner.equals(lockValue)) {
@@ -111,7 +124,8 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	@Override
 	public <T extends @Nullable Object> T tryLockAndCallBack(String lockKey, int waitTimeMs, int timeoutMs,
 			CallBackExecutor<T> onLocked, CallBackExecutor<T> onFailed) throws Exception {
-		Optional<LockHandle> handle = tryAcquire(lockKey, Duration.ofMillis(waitTimeMs), leaseFromMillis(timeoutMs));
+		Optional<LockHandle> handle = tryAcquire(lockKey, Duration.ofMillis(waitTimeMs),
+				Arguments.leaseFromMillis(timeoutMs));
 		if (handle.isEmpty()) {
 			return onFailed.execute();
 		}
@@ -124,9 +138,10 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	 * Takes the lock for the calling thread (reentrant) or for an explicit owner value.
 	 * @return the held lock, or {@code null} if the wait time passed
 	 */
-	private @Nullable HeldLock acquire(String key, @Nullable String ownerValue, Duration waitTime,
-			@Nullable Duration leaseTime) throws InterruptedException {
-		requireWait(waitTime);
+	private @Nullable HeldLock acquire(String key, @Nullable String name, @Nullable String ownerValue,
+			Duration waitTime, @Nullable Duration leaseTime) throws InterruptedException {
+		Arguments.requireWait(waitTime);
+		this.context.waiters.requireOpen(key);
 		long start = System.nanoTime();
 		long deadline = start + saturatedNanos(waitTime);
 		Thread thread = Thread.currentThread();
@@ -136,41 +151,96 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			this.context.table.leave(state);
 			return current;
 		}
-		boolean gateTaken = false;
+		LockTracker tracker = this.context.track(key, name);
+		HeldLock acquired;
+		try {
+			acquired = acquireFromStore(state, ownerValue, (ownerValue != null) ? null : thread, waitTime, deadline,
+					leaseTime, tracker);
+		}
+		catch (InterruptedException | RuntimeException | Error ex) {
+			this.context.table.leave(state);
+			tracker.failed(ex);
+			throw ex;
+		}
+		Duration waited = Duration.ofNanos(System.nanoTime() - start);
+		if (acquired == null) {
+			this.context.table.leave(state);
+			tracker.notAcquired();
+			this.context.events.notAcquired(key, waited);
+			logWaited("Did not acquire lock '", key, "' within ", waited);
+			return null;
+		}
+		tracker.acquired(acquired.fencingToken);
+		state.held = acquired;
+		startHolding(acquired);
+		this.context.events.acquired(key, waited);
+		logWaited("Acquired lock '", key, "' after waiting ", waited);
+		return acquired;
+	}
+
+	private @Nullable HeldLock acquireFromStore(KeyState state, @Nullable String ownerValue,
+			@Nullable Thread reentrantThread, Duration waitTime, long deadline, @Nullable Duration leaseTime,
+			LockTracker tracker) throws InterruptedException {
+		if (!enterGate(state, waitTime, deadline)) {
+			return null;
+		}
 		HeldLock acquired = null;
 		try {
-			gateTaken = waitTime.isZero() ? state.gate.tryAcquire()
-					: state.gate.tryAcquire(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-			if (gateTaken) {
-				String owner = (ownerValue != null) ? ownerValue : nextOwner();
-				acquired = new StoreAcquisition(this.context, state, owner, leaseTime, deadline)
-					.run((ownerValue != null) ? null : thread);
-			}
+			String owner = (ownerValue != null) ? ownerValue : nextOwner();
+			acquired = new StoreAcquisition(this.context, state, owner, leaseTime, deadline, tracker)
+				.run(reentrantThread);
 			return acquired;
 		}
 		finally {
-			Duration waited = Duration.ofNanos(System.nanoTime() - start);
-			if (acquired != null) {
-				state.held = acquired;
-				acquired.start();
-				this.context.events.acquired(key, waited);
-				logAcquired(key, waited);
-			}
-			else {
-				if (gateTaken) {
-					state.gate.release();
-				}
-				this.context.table.leave(state);
-				this.context.events.notAcquired(key, waited);
+			if (acquired == null) {
+				state.gate.release();
 			}
 		}
 	}
 
-	private void logAcquired(String key, Duration waited) {
+	/**
+	 * Takes this JVM's gate for the key: threads of this JVM queue here, fairly, so only
+	 * one of them competes at the store.
+	 */
+	private boolean enterGate(KeyState state, Duration waitTime, long deadline) throws InterruptedException {
+		if (waitTime.isZero()) {
+			return state.gate.tryAcquire();
+		}
+		// A zero timeout honours the fair order without registering as a waiter.
+		if (state.gate.tryAcquire(0, TimeUnit.NANOSECONDS)) {
+			return true;
+		}
+		return this.context.waiters.await(state.key,
+				() -> state.gate.tryAcquire(deadline - System.nanoTime(), TimeUnit.NANOSECONDS));
+	}
+
+	/**
+	 * Starts the watchdog of a lock just taken, unless the lock service closed meanwhile:
+	 * then the lock is given back, so that a clean shutdown leaves nothing in the store.
+	 */
+	private void startHolding(HeldLock acquired) {
+		if (!this.context.waiters.isClosed()) {
+			try {
+				acquired.start();
+				return;
+			}
+			catch (RejectedExecutionException ex) {
+				// The watchdog's scheduler stopped: close() is running.
+			}
+		}
+		try {
+			acquired.releaseAll();
+		}
+		catch (DistributeLockException ex) {
+			this.context.log().warn("Could not release lock '" + acquired.key + "' taken during shutdown", ex);
+		}
+		throw this.context.waiters.shuttingDown(acquired.key, null);
+	}
+
+	private void logWaited(String prefix, String key, String middle, Duration waited) {
 		if (this.context.log().isDebugEnabled()) {
 			this.context.log()
-				.debug("Acquired lock '" + key + "' in " + this.context.backend.name() + " after waiting "
-						+ waited.toMillis() + " ms");
+				.debug(prefix + key + "' in " + this.context.backend.name() + middle + waited.toMillis() + " ms");
 		}
 	}
 
@@ -203,10 +273,16 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	}
 
 	/**
-	 * Releases the locks still held and stops the watchdog.
+	 * Shuts the lock service down: threads waiting for a lock are woken with a
+	 * {@link DistributeLockException}, the locks still held are released, the watchdog
+	 * stops, and later acquisitions fail with a {@link DistributeLockException}. Closing
+	 * twice does nothing the second time.
 	 */
 	@Override
 	public void close() {
+		if (!this.context.waiters.close()) {
+			return;
+		}
 		for (HeldLock lock : this.context.table.heldLocks()) {
 			try {
 				lock.releaseAll();
@@ -217,37 +293,6 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		}
 		if (this.ownsScheduler) {
 			this.context.scheduler.shutdownNow();
-		}
-	}
-
-	private static @Nullable Duration leaseFromMillis(int timeoutMs) {
-		if (timeoutMs == -1) {
-			return null;
-		}
-		if (timeoutMs <= 0) {
-			throw new IllegalArgumentException("timeoutMs must be positive (a fixed lease in milliseconds) or -1 "
-					+ "(a lease renewed until release), was " + timeoutMs);
-		}
-		return Duration.ofMillis(timeoutMs);
-	}
-
-	private static void requireKey(String lockKey) {
-		if (lockKey == null || lockKey.isBlank()) {
-			throw new IllegalArgumentException("lockKey must not be null or blank");
-		}
-	}
-
-	private static void requireWait(Duration waitTime) {
-		if (waitTime == null || waitTime.isNegative()) {
-			throw new IllegalArgumentException(
-					"waitTime must not be negative, was " + waitTime + "; use 0 for a single attempt");
-		}
-	}
-
-	private static void requirePositive(Duration lease, String name) {
-		if (lease.isNegative() || lease.isZero() || lease.toMillis() < 1) {
-			throw new IllegalArgumentException(
-					name + " must be at least 1 ms, was " + lease + "; pass null for a lease renewed by the watchdog");
 		}
 	}
 

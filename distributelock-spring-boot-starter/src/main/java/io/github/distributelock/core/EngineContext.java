@@ -9,6 +9,7 @@ import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockLostException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the engine's parts share: the backend, the watchdog's scheduler, the settings and
@@ -30,6 +31,8 @@ final class EngineContext {
 
 	final LockEventListener events;
 
+	final Waiters waiters;
+
 	private final AtomicLong lostLocks = new AtomicLong();
 
 	EngineContext(LockBackend backend, ScheduledExecutorService scheduler, Duration watchdogLease, boolean throwOnLost,
@@ -39,6 +42,18 @@ final class EngineContext {
 		this.watchdogLease = watchdogLease;
 		this.throwOnLost = throwOnLost;
 		this.events = events;
+		this.waiters = new Waiters(backend.name());
+	}
+
+	/**
+	 * The tracker of one acquisition; the name is only derived from the key when a
+	 * listener will use it.
+	 */
+	LockTracker track(String key, @Nullable String name) {
+		if (this.events == LockEventListener.NONE) {
+			return LockTracker.NONE;
+		}
+		return this.events.acquiring(key, (name != null) ? name : LockNames.fromKey(key), this.backend.name());
 	}
 
 	/**
@@ -67,6 +82,7 @@ final class EngineContext {
 		this.lostLocks.incrementAndGet();
 		logger.warn("Lock '" + lock.key + "' in " + this.backend.name() + " was lost while held (" + reason
 				+ "); another holder may run the same work concurrently");
+		lock.tracker.lost(reason);
 		this.events.lost(lock.key);
 	}
 
