@@ -28,7 +28,8 @@ import org.springframework.context.annotation.ImportRuntimeHints;
 @ConditionalOnBooleanProperty(name = "distributelock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributeLockProperties.class)
 @Import({ RedisLockConfiguration.class, UnavailableLockBackendConfiguration.class, LockableAdvisorConfiguration.class,
-		LockObservationConfiguration.class, LockHealthConfiguration.class, DistributeLocksEndpointConfiguration.class })
+		LockLifecycleConfiguration.class, LockObservationConfiguration.class, LockHealthConfiguration.class,
+		DistributeLocksEndpointConfiguration.class })
 @ImportRuntimeHints(DistributeLockRuntimeHints.class)
 public final class DistributeLockAutoConfiguration {
 

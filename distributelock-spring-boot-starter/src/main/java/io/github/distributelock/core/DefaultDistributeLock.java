@@ -3,12 +3,8 @@ package io.github.distributelock.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributelock.CallBackExecutor;
 import io.github.distributelock.DistributeLock;
@@ -29,13 +25,14 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	/** The lease renewed by the watchdog when none is given. */
 	public static final Duration DEFAULT_WATCHDOG_LEASE = Duration.ofSeconds(30);
 
+	/** How long {@link #close()} lets the acquisitions in flight end. */
+	private static final Duration SHUTDOWN_DRAIN_TIMEOUT = Duration.ofSeconds(5);
+
 	private final EngineContext context;
 
 	private final boolean ownsScheduler;
 
-	private final String ownerPrefix = UUID.randomUUID() + ":";
-
-	private final AtomicLong ownerSequence = new AtomicLong();
+	private final LockAcquirer acquirer;
 
 	/**
 	 * Creates a lock with a 30 second watchdog lease that logs lost locks.
@@ -62,6 +59,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		this.ownsScheduler = (scheduler == null);
 		this.context = new EngineContext(backend, (scheduler != null) ? scheduler : createScheduler(), watchdogLease,
 				throwOnLost, events);
+		this.acquirer = new LockAcquirer(this.context);
 	}
 
 	private static ScheduledExecutorService createScheduler() {
@@ -89,7 +87,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		if (leaseTime != null) {
 			Arguments.requirePositive(leaseTime, "leaseTime");
 		}
-		HeldLock lock = acquire(lockKey, lockName, null, waitTime, leaseTime);
+		HeldLock lock = this.acquirer.acquire(lockKey, lockName, null, waitTime, leaseTime);
 		return Optional.ofNullable(lock).map(HeldLock::newHandle);
 	}
 
@@ -100,14 +98,14 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		if (lockValue == null || lockValue.isEmpty()) {
 			throw new IllegalArgumentException("lockValue must not be null or empty: it is the owner of the lock");
 		}
-		return acquire(lockKey, null, lockValue, Duration.ofMillis(waitTimeMs),
+		return this.acquirer.acquire(lockKey, null, lockValue, Duration.ofMillis(waitTimeMs),
 				Arguments.leaseFromMillis(timeoutMs)) != null;
 	}
 
 	@Override
 	public boolean releaseLock(String lockKey, String lockValue) {
 		Arguments.requireKey(lockKey);
-		if (this.context.waiters.isClosed()) {
+		if (this.context.shutdown.isClosed()) {
 			// close() released what this instance held; the store may be gone already.
 			this.context.log().debug("Not releasing lock '" + lockKey + "': the lock service is shut down");
 			return false;
@@ -132,120 +130,6 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		try (LockHandle held = handle.get()) {
 			return onLocked.execute();
 		}
-	}
-
-	/**
-	 * Takes the lock for the calling thread (reentrant) or for an explicit owner value.
-	 * @return the held lock, or {@code null} if the wait time passed
-	 */
-	private @Nullable HeldLock acquire(String key, @Nullable String name, @Nullable String ownerValue,
-			Duration waitTime, @Nullable Duration leaseTime) throws InterruptedException {
-		Arguments.requireWait(waitTime);
-		this.context.waiters.requireOpen(key);
-		long start = System.nanoTime();
-		long deadline = start + saturatedNanos(waitTime);
-		Thread thread = Thread.currentThread();
-		KeyState state = this.context.table.enter(key);
-		HeldLock current = state.held;
-		if (ownerValue == null && current != null && current.reenter(thread)) {
-			this.context.table.leave(state);
-			return current;
-		}
-		LockTracker tracker = this.context.track(key, name);
-		HeldLock acquired;
-		try {
-			acquired = acquireFromStore(state, ownerValue, (ownerValue != null) ? null : thread, waitTime, deadline,
-					leaseTime, tracker);
-		}
-		catch (InterruptedException | RuntimeException | Error ex) {
-			this.context.table.leave(state);
-			tracker.failed(ex);
-			throw ex;
-		}
-		Duration waited = Duration.ofNanos(System.nanoTime() - start);
-		if (acquired == null) {
-			this.context.table.leave(state);
-			tracker.notAcquired();
-			this.context.events.notAcquired(key, waited);
-			logWaited("Did not acquire lock '", key, "' within ", waited);
-			return null;
-		}
-		tracker.acquired(acquired.fencingToken);
-		state.held = acquired;
-		startHolding(acquired);
-		this.context.events.acquired(key, waited);
-		logWaited("Acquired lock '", key, "' after waiting ", waited);
-		return acquired;
-	}
-
-	private @Nullable HeldLock acquireFromStore(KeyState state, @Nullable String ownerValue,
-			@Nullable Thread reentrantThread, Duration waitTime, long deadline, @Nullable Duration leaseTime,
-			LockTracker tracker) throws InterruptedException {
-		if (!enterGate(state, waitTime, deadline)) {
-			return null;
-		}
-		HeldLock acquired = null;
-		try {
-			String owner = (ownerValue != null) ? ownerValue : nextOwner();
-			acquired = new StoreAcquisition(this.context, state, owner, leaseTime, deadline, tracker)
-				.run(reentrantThread);
-			return acquired;
-		}
-		finally {
-			if (acquired == null) {
-				state.gate.release();
-			}
-		}
-	}
-
-	/**
-	 * Takes this JVM's gate for the key: threads of this JVM queue here, fairly, so only
-	 * one of them competes at the store.
-	 */
-	private boolean enterGate(KeyState state, Duration waitTime, long deadline) throws InterruptedException {
-		if (waitTime.isZero()) {
-			return state.gate.tryAcquire();
-		}
-		// A zero timeout honours the fair order without registering as a waiter.
-		if (state.gate.tryAcquire(0, TimeUnit.NANOSECONDS)) {
-			return true;
-		}
-		return this.context.waiters.await(state.key,
-				() -> state.gate.tryAcquire(deadline - System.nanoTime(), TimeUnit.NANOSECONDS));
-	}
-
-	/**
-	 * Starts the watchdog of a lock just taken, unless the lock service closed meanwhile:
-	 * then the lock is given back, so that a clean shutdown leaves nothing in the store.
-	 */
-	private void startHolding(HeldLock acquired) {
-		if (!this.context.waiters.isClosed()) {
-			try {
-				acquired.start();
-				return;
-			}
-			catch (RejectedExecutionException ex) {
-				// The watchdog's scheduler stopped: close() is running.
-			}
-		}
-		try {
-			acquired.releaseAll();
-		}
-		catch (DistributeLockException ex) {
-			this.context.log().warn("Could not release lock '" + acquired.key + "' taken during shutdown", ex);
-		}
-		throw this.context.waiters.shuttingDown(acquired.key, null);
-	}
-
-	private void logWaited(String prefix, String key, String middle, Duration waited) {
-		if (this.context.log().isDebugEnabled()) {
-			this.context.log()
-				.debug(prefix + key + "' in " + this.context.backend.name() + middle + waited.toMillis() + " ms");
-		}
-	}
-
-	private String nextOwner() {
-		return this.ownerPrefix + this.ownerSequence.incrementAndGet();
 	}
 
 	/**
@@ -274,14 +158,22 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 
 	/**
 	 * Shuts the lock service down: threads waiting for a lock are woken with a
-	 * {@link DistributeLockException}, the locks still held are released, the watchdog
-	 * stops, and later acquisitions fail with a {@link DistributeLockException}. Closing
-	 * twice does nothing the second time.
+	 * {@link DistributeLockException}, attempts in flight are given a few seconds to end,
+	 * the locks still held are released, the watchdog stops, and later acquisitions fail
+	 * with a {@link DistributeLockException}. Closing twice does nothing the second time.
 	 */
 	@Override
 	public void close() {
-		if (!this.context.waiters.close()) {
+		if (!this.context.shutdown.close()) {
 			return;
+		}
+		// Woken waiters and attempts in flight end while the store can still be reached;
+		// one that takes a lock now gives it back at once.
+		int stillRunning = this.context.shutdown.awaitDrained(SHUTDOWN_DRAIN_TIMEOUT);
+		if (stillRunning > 0) {
+			this.context.log()
+				.warn(stillRunning + " lock acquisitions in " + this.context.backend.name() + " were still running "
+						+ SHUTDOWN_DRAIN_TIMEOUT.toSeconds() + " s after the shutdown began");
 		}
 		for (HeldLock lock : this.context.table.heldLocks()) {
 			try {

@@ -31,7 +31,7 @@ final class EngineContext {
 
 	final LockEventListener events;
 
-	final Waiters waiters;
+	final ShutdownGuard shutdown;
 
 	private final AtomicLong lostLocks = new AtomicLong();
 
@@ -42,7 +42,7 @@ final class EngineContext {
 		this.watchdogLease = watchdogLease;
 		this.throwOnLost = throwOnLost;
 		this.events = events;
-		this.waiters = new Waiters(backend.name());
+		this.shutdown = new ShutdownGuard(backend.name());
 	}
 
 	/**

@@ -39,7 +39,7 @@ final class StoreAcquisition {
 		String key = this.keyState.key;
 		Duration lease = (this.fixedLease != null) ? this.fixedLease : this.context.watchdogLease;
 		while (true) {
-			this.context.waiters.requireOpen(key);
+			this.context.shutdown.requireOpen(key);
 			long attemptStart = System.nanoTime();
 			AcquireResult result = attempt(key, lease);
 			if (result.acquired()) {
@@ -57,7 +57,7 @@ final class StoreAcquisition {
 				remaining = Math.min(remaining, DefaultDistributeLock.saturatedNanos(holderLease) + 1_000_000);
 			}
 			Duration maxWait = Duration.ofNanos(remaining);
-			this.context.waiters.await(key, () -> {
+			this.context.shutdown.await(key, () -> {
 				try {
 					this.context.backend.awaitRelease(key, maxWait);
 				}

@@ -1,30 +1,39 @@
 package io.github.distributelock.core;
 
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributelock.DistributeLockException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The threads blocked waiting for a lock, so that {@link DefaultDistributeLock#close()}
- * can wake them with a clear exception instead of letting them wait out their deadline.
+ * Whether the lock service is open, the acquisitions in flight and the threads blocked
+ * waiting for a lock, so that {@link DefaultDistributeLock#close()} can wake the waiting
+ * threads with a clear exception instead of letting them wait out their deadline, and let
+ * the acquisitions in flight end while the store can still be reached.
  * <p>
  * Waking interrupts the thread, which every blocking wait answers (the local gate, and
  * {@link LockBackend#awaitRelease} by contract), so it works for every backend. The
  * interrupt is only sent while the thread is inside the wait, and is cleared again before
  * the wait returns, so it never leaks into the caller's code.
  */
-final class Waiters {
+final class ShutdownGuard {
 
 	private final Set<Waiter> waiting = ConcurrentHashMap.newKeySet();
+
+	private final AtomicInteger inFlight = new AtomicInteger();
+
+	private final CountDownLatch drained = new CountDownLatch(1);
 
 	private final String backend;
 
 	private volatile boolean closed;
 
-	Waiters(String backend) {
+	ShutdownGuard(String backend) {
 		this.backend = backend;
 	}
 
@@ -53,6 +62,24 @@ final class Waiters {
 		}
 	}
 
+	/**
+	 * Counts an acquisition in flight until {@link #exit()}.
+	 * @throws DistributeLockException if the lock service is shut down
+	 */
+	void enter(String key) {
+		this.inFlight.incrementAndGet();
+		if (this.closed) {
+			exit();
+			throw shuttingDown(key, null);
+		}
+	}
+
+	void exit() {
+		if (this.inFlight.decrementAndGet() == 0 && this.closed) {
+			this.drained.countDown();
+		}
+	}
+
 	void requireOpen(String key) {
 		if (this.closed) {
 			throw shuttingDown(key, null);
@@ -64,7 +91,7 @@ final class Waiters {
 	}
 
 	/**
-	 * Refuses new waits and wakes the current ones.
+	 * Refuses new acquisitions and wakes the waiting ones.
 	 * @return {@code false} if already closed
 	 */
 	boolean close() {
@@ -76,6 +103,23 @@ final class Waiters {
 			waiter.wake();
 		}
 		return true;
+	}
+
+	/**
+	 * Waits, at most {@code timeout}, for the acquisitions in flight to end.
+	 * @return the number still in flight
+	 */
+	int awaitDrained(Duration timeout) {
+		if (this.inFlight.get() == 0) {
+			return 0;
+		}
+		try {
+			this.drained.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		return this.inFlight.get();
 	}
 
 	DistributeLockException shuttingDown(String key, @Nullable Throwable cause) {
