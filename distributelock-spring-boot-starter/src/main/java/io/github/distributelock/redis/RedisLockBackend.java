@@ -126,7 +126,10 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	 */
 	@Override
 	public void ping() {
-		this.redis.execute(RedisConnectionCommands::ping, true);
+		String reply = this.redis.execute(RedisConnectionCommands::ping, true);
+		if (!"PONG".equals(reply)) {
+			throw new IllegalStateException("Redis answered PING with '" + reply + "'");
+		}
 	}
 
 	@Override
