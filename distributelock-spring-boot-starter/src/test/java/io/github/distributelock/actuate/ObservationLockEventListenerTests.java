@@ -9,17 +9,16 @@ import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
-import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.tck.TestObservationRegistry;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -33,23 +32,14 @@ import static org.awaitility.Awaitility.await;
  */
 class ObservationLockEventListenerTests {
 
-	private static EmbeddedRedis redis;
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
 
 	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
 	private final TestObservationRegistry observations = TestObservationRegistry.create();
 
 	private final List<AutoCloseable> closeables = new ArrayList<>();
-
-	@BeforeAll
-	static void startRedis() {
-		redis = EmbeddedRedis.start();
-	}
-
-	@AfterAll
-	static void stopRedis() throws Exception {
-		redis.close();
-	}
 
 	ObservationLockEventListenerTests() {
 		this.observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(this.meters));

@@ -12,11 +12,11 @@ import io.github.distributelock.actuate.DistributeLocksEndpoint.HeldLockDescript
 import io.github.distributelock.actuate.ObservationLockEventListener;
 import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -39,7 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DistributeLockActuatorAutoConfigurationTests {
 
-	private static EmbeddedRedis redis;
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
@@ -47,16 +48,6 @@ class DistributeLockActuatorAutoConfigurationTests {
 				DataRedisAutoConfiguration.class, DistributeLockAutoConfiguration.class))
 		.withPropertyValues("distributelock.type=redis", "spring.data.redis.host=127.0.0.1",
 				"spring.data.redis.port=" + redis.port());
-
-	@BeforeAll
-	static void startRedis() {
-		redis = EmbeddedRedis.start();
-	}
-
-	@AfterAll
-	static void stopRedis() throws Exception {
-		redis.close();
-	}
 
 	@Test
 	void lockableLocksAreTimedUnderTheAnnotationsKey() {

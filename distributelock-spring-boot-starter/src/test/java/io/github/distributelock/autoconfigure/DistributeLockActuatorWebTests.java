@@ -12,10 +12,9 @@ import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
-import io.github.distributelock.redis.EmbeddedRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -31,19 +30,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DistributeLockActuatorWebTests {
 
-	private static EmbeddedRedis redis;
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
 
 	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-
-	@BeforeAll
-	static void startRedis() {
-		redis = EmbeddedRedis.start();
-	}
-
-	@AfterAll
-	static void stopRedis() throws Exception {
-		redis.close();
-	}
 
 	@Test
 	void healthEndpointAndPrometheusShowTheLocks() throws Exception {

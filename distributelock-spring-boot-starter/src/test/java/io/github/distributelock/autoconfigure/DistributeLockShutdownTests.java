@@ -15,12 +15,12 @@ import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
-import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -47,9 +47,8 @@ class DistributeLockShutdownTests {
 
 	private static final Duration LONG_WAIT = Duration.ofSeconds(60);
 
-	private static EmbeddedRedis redis;
-
-	private static LettuceConnectionFactory inspectionConnection;
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
 
 	private static StringRedisTemplate store;
 
@@ -63,20 +62,8 @@ class DistributeLockShutdownTests {
 				"spring.data.redis.port=" + redis.port());
 
 	@BeforeAll
-	static void startRedis() {
-		redis = EmbeddedRedis.start();
-		inspectionConnection = redis.newConnectionFactory();
-		store = new StringRedisTemplate(inspectionConnection);
-	}
-
-	@AfterAll
-	static void stopRedis() throws Exception {
-		try {
-			inspectionConnection.destroy();
-		}
-		finally {
-			redis.close();
-		}
+	static void inspectTheStore() {
+		store = redis.store();
 	}
 
 	@AfterEach

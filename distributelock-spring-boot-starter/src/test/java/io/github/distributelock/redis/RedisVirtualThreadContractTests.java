@@ -9,10 +9,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.core.AbstractLockBackendContractTests;
 import io.github.distributelock.core.LockBackend;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -36,27 +36,14 @@ class RedisVirtualThreadContractTests extends AbstractLockBackendContractTests {
 
 	private static final MethodHandle IS_VIRTUAL = isVirtual();
 
-	private static EmbeddedRedis redis;
-
-	private static LettuceConnectionFactory inspectionConnection;
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
 
 	private static StringRedisTemplate store;
 
 	@BeforeAll
-	static void startRedis() {
-		redis = EmbeddedRedis.start();
-		inspectionConnection = redis.newConnectionFactory();
-		store = new StringRedisTemplate(inspectionConnection);
-	}
-
-	@AfterAll
-	static void stopRedis() throws Exception {
-		try {
-			inspectionConnection.destroy();
-		}
-		finally {
-			redis.close();
-		}
+	static void inspectTheStore() {
+		store = redis.store();
 	}
 
 	@Override
