@@ -51,16 +51,6 @@ abstract class AbstractStoreOutageTests {
 
 	protected abstract String backendName();
 
-	/**
-	 * Whether a caller is left waiting for the held lock when the store stops. Off for
-	 * Redis: a waiter subscribed for release messages when Redis stops is stuck in Spring
-	 * Data Redis's listener container recovery past its deadline (see
-	 * docs/guarantees.md).
-	 */
-	protected boolean waiterDuringOutage() {
-		return true;
-	}
-
 	@AfterEach
 	void closeAll() throws Exception {
 		Exception failure = null;
@@ -99,9 +89,8 @@ abstract class AbstractStoreOutageTests {
 		DefaultDistributeLock waiterLock = newLock();
 		LockHandle held = holderLock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow();
 		Duration waiterWait = Duration.ofSeconds(4);
-		CompletableFuture<Optional<LockHandle>> waiter = waiterDuringOutage()
-				? CompletableFuture.supplyAsync(() -> acquire(waiterLock, key, waiterWait))
-				: CompletableFuture.completedFuture(Optional.empty());
+		CompletableFuture<Optional<LockHandle>> waiter = CompletableFuture
+			.supplyAsync(() -> acquire(waiterLock, key, waiterWait));
 		long waiterStart = System.nanoTime();
 		stopStore();
 		long stopped = System.nanoTime();

@@ -54,11 +54,6 @@ class RedisStoreOutageTests extends AbstractStoreOutageTests {
 	}
 
 	@Override
-	protected boolean waiterDuringOutage() {
-		return false;
-	}
-
-	@Override
 	protected String backendName() {
 		return "Redis";
 	}
