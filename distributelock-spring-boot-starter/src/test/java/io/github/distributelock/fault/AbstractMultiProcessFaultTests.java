@@ -50,6 +50,14 @@ abstract class AbstractMultiProcessFaultTests {
 	/** A name for the figures logged. */
 	protected abstract String backendName();
 
+	/**
+	 * Whether fencing tokens always follow the order of acquisition; where they may not,
+	 * they are only checked to be unique (see docs/guarantees.md).
+	 */
+	protected boolean tokensFollowAcquisitionOrder() {
+		return true;
+	}
+
 	@AfterEach
 	void closeAll() throws Exception {
 		Exception failure = null;
@@ -110,7 +118,15 @@ abstract class AbstractMultiProcessFaultTests {
 		assertThat(checker.size()).isEqualTo(workers * threads * iterations);
 		assertThat(checker.overlaps()).isEmpty();
 		assertThat(checker.lostIncrements()).isEmpty();
-		assertThat(checker.tokensOutOfOrder()).isEmpty();
+		List<String> outOfOrder = checker.tokensOutOfOrder();
+		logger
+			.info(backendName() + ": " + outOfOrder.size() + " fencing tokens out of acquisition order " + outOfOrder);
+		if (tokensFollowAcquisitionOrder()) {
+			assertThat(outOfOrder).isEmpty();
+		}
+		else {
+			assertThat(checker.distinctTokens()).isEqualTo(checker.size());
+		}
 		assertThat(Files.readString(counter).trim()).isEqualTo(Integer.toString(workers * threads * iterations));
 		assertThat(isLocked("hot")).isFalse();
 	}
