@@ -12,25 +12,31 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.jdbc.JdbcLockBackend;
 import io.github.distributelock.redis.EmbeddedRedis;
 import io.github.distributelock.redis.RedisLockBackend;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A 5 s critical section under a 1 s watchdog lease, while other threads of the holder's
- * JVM churn the heap: the watchdog keeps the lock, and a contender gets it only after the
- * release.
+ * A 5 s critical section under a 1 s watchdog lease on Redis and PostgreSQL, while other
+ * threads of the holder's JVM churn the heap: the watchdog keeps the lock, and a
+ * contender gets it only after the release.
  */
 class WatchdogUnderGcPressureTests {
 
@@ -40,35 +46,64 @@ class WatchdogUnderGcPressureTests {
 
 	private static LettuceConnectionFactory connectionFactory;
 
+	private static EmbeddedPostgres postgres;
+
+	private static HikariDataSource dataSource;
+
 	@BeforeAll
-	static void startRedis() {
+	static void startStores() throws Exception {
 		redis = EmbeddedRedis.start();
 		connectionFactory = redis.newConnectionFactory();
+		postgres = EmbeddedPostgres.builder()
+			.setPort(EmbeddedRedis.freePort())
+			.setServerConfig("listen_addresses", "127.0.0.1")
+			.start();
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/postgres");
+		config.setUsername("postgres");
+		config.setMaximumPoolSize(4);
+		dataSource = new HikariDataSource(config);
+		new JdbcLockBackend(dataSource).createSchema();
 	}
 
 	@AfterAll
-	static void stopRedis() throws Exception {
+	static void stopStores() throws Exception {
 		try {
+			if (dataSource != null) {
+				dataSource.close();
+			}
 			if (connectionFactory != null) {
 				connectionFactory.destroy();
 			}
 		}
 		finally {
-			if (redis != null) {
-				redis.close();
+			try {
+				if (postgres != null) {
+					postgres.close();
+				}
+			}
+			finally {
+				if (redis != null) {
+					redis.close();
+				}
 			}
 		}
 	}
 
-	@Test
-	void watchdogKeepsAOneSecondLeaseThroughFiveSecondsOfWorkUnderGcPressure() throws Exception {
+	private static LockBackend newBackend(String store) {
+		return "redis".equals(store) ? new RedisLockBackend(connectionFactory) : new JdbcLockBackend(dataSource);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "redis", "postgresql" })
+	void watchdogKeepsAOneSecondLeaseThroughFiveSecondsOfWorkUnderGcPressure(String store) throws Exception {
 		String key = "gc." + System.nanoTime();
 		ExecutorService pool = Executors.newFixedThreadPool(3);
 		AtomicBoolean churning = new AtomicBoolean(true);
-		try (RedisLockBackend holderBackend = new RedisLockBackend(connectionFactory);
-				DefaultDistributeLock holder = new DefaultDistributeLock(holderBackend, Duration.ofSeconds(1), true,
-						LockEventListener.NONE, null);
-				RedisLockBackend contenderBackend = new RedisLockBackend(connectionFactory);
+		LockBackend holderBackend = newBackend(store);
+		LockBackend contenderBackend = newBackend(store);
+		try (DefaultDistributeLock holder = new DefaultDistributeLock(holderBackend, Duration.ofSeconds(1), true,
+				LockEventListener.NONE, null);
 				DefaultDistributeLock contender = new DefaultDistributeLock(contenderBackend)) {
 			long gcBefore = gcMillis();
 			List<Future<Long>> churners = new ArrayList<>();
@@ -91,14 +126,23 @@ class WatchdogUnderGcPressureTests {
 			for (Future<Long> churner : churners) {
 				allocated += churner.get(30, TimeUnit.SECONDS);
 			}
-			logger.info("Watchdog under GC pressure: " + (allocated >> 20) + " MB allocated, " + (gcMillis() - gcBefore)
-					+ " ms in GC during a 5000 ms section on a 1000 ms lease; lost locks: " + holder.lostLockCount());
+			logger.info(store + ": watchdog under GC pressure: " + (allocated >> 20) + " MB allocated, "
+					+ (gcMillis() - gcBefore) + " ms in GC during a 5000 ms section on a 1000 ms lease; lost locks: "
+					+ holder.lostLockCount());
 			assertThat(holder.lostLockCount()).isZero();
 		}
 		finally {
 			churning.set(false);
 			pool.shutdownNow();
+			close(holderBackend);
+			close(contenderBackend);
 			assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	private static void close(LockBackend backend) throws Exception {
+		if (backend instanceof AutoCloseable closeable) {
+			closeable.close();
 		}
 	}
 
