@@ -1,8 +1,15 @@
 package io.github.distributelock.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.springframework.data.redis.connection.Message;
@@ -28,10 +35,23 @@ final class RedisReleaseListener implements AutoCloseable {
 
 	private final AtomicBoolean keptOpen = new AtomicBoolean();
 
+	/**
+	 * Subscribes for the waiters: while Redis is unreachable a subscription waits for it
+	 * without bound, so waiters wait for it here only until their deadline.
+	 */
+	private final ExecutorService subscriptions = Executors.newCachedThreadPool(daemon("distributelock-subscribe"));
+
+	/**
+	 * Retries a failed subscription later, instead of sleeping on the waiter's thread.
+	 */
+	private final ScheduledExecutorService recovery = Executors
+		.newSingleThreadScheduledExecutor(daemon("distributelock-subscribe-recovery"));
+
 	RedisReleaseListener(RedisConnectionFactory connectionFactory) {
 		this.container.setConnectionFactory(connectionFactory);
 		// The listener only counts down a latch: run it on the connection's thread.
 		this.container.setTaskExecutor(new SyncTaskExecutor());
+		this.container.setSubscriptionExecutor(this.recovery);
 		this.container.afterPropertiesSet();
 		this.container.start();
 	}
@@ -41,15 +61,29 @@ final class RedisReleaseListener implements AutoCloseable {
 	 * already free, blocks until a release message arrives or {@code maxWait} passes.
 	 */
 	void await(String channel, Duration maxWait, ReleaseCheck released) throws InterruptedException {
-		if (this.keptOpen.compareAndSet(false, true)) {
-			this.container.addMessageListener((message, pattern) -> {
-			}, KEEP_OPEN);
-		}
 		ReleaseLatch latch = new ReleaseLatch();
 		ChannelTopic topic = new ChannelTopic(channel);
-		// Returns once Redis has confirmed the subscription, so a release after the check
-		// below is always heard.
-		this.container.addMessageListener(latch, topic);
+		// Completes once Redis has confirmed the subscription, so a release after the
+		// check below is always heard.
+		CompletableFuture<Void> subscribed = CompletableFuture.runAsync(() -> subscribe(latch, topic),
+				this.subscriptions);
+		try {
+			subscribed.get(maxWait.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			// Redis did not confirm in time: the caller's next attempt tells why.
+			subscribed.whenComplete((result, failure) -> this.container.removeMessageListener(latch, topic));
+			return;
+		}
+		catch (InterruptedException ex) {
+			subscribed.whenComplete((result, failure) -> this.container.removeMessageListener(latch, topic));
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			this.container.removeMessageListener(latch, topic);
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+					: new IllegalStateException(ex.getCause());
+		}
 		try {
 			Duration wait = released.remainingWait(maxWait);
 			if (!wait.isZero() && !wait.isNegative()) {
@@ -61,9 +95,31 @@ final class RedisReleaseListener implements AutoCloseable {
 		}
 	}
 
+	private void subscribe(ReleaseLatch latch, ChannelTopic topic) {
+		if (this.keptOpen.compareAndSet(false, true)) {
+			this.container.addMessageListener((message, pattern) -> {
+			}, KEEP_OPEN);
+		}
+		this.container.addMessageListener(latch, topic);
+	}
+
 	@Override
 	public void close() throws Exception {
-		this.container.destroy();
+		try {
+			this.container.destroy();
+		}
+		finally {
+			this.subscriptions.shutdownNow();
+			this.recovery.shutdownNow();
+		}
+	}
+
+	private static ThreadFactory daemon(String name) {
+		return (task) -> {
+			Thread thread = new Thread(task, name);
+			thread.setDaemon(true);
+			return thread;
+		};
 	}
 
 	/**

@@ -23,6 +23,9 @@ import io.github.distributelock.LockLostException;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockEventListener;
+import org.awaitility.core.ConditionTimeoutException;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * A separate JVM that takes locks, started by the fault tests with {@link WorkerProcess}.
@@ -70,6 +73,7 @@ public final class LockWorker {
 		Path counter = Path.of(options.get("counter"));
 		Path log = Path.of(options.get("log"));
 		String name = options.get("name");
+		Duration wait = Duration.ofMillis(Long.parseLong(options.getOrDefault("waitMs", "120000")));
 		ExecutorService pool = Executors.newFixedThreadPool(threads);
 		List<Future<List<CriticalSection>>> results = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
@@ -77,7 +81,7 @@ public final class LockWorker {
 			results.add(pool.submit(() -> {
 				List<CriticalSection> sections = new ArrayList<>(iterations);
 				for (int i = 0; i < iterations; i++) {
-					try (LockHandle handle = lock.tryAcquire(key, Duration.ofSeconds(60), null).orElseThrow()) {
+					try (LockHandle handle = lock.tryAcquire(key, wait, null).orElseThrow()) {
 						long start = System.nanoTime();
 						long read = Long.parseLong(Files.readString(counter).trim());
 						Files.writeString(counter, Long.toString(read + 1));
@@ -110,6 +114,17 @@ public final class LockWorker {
 		out.println(WorkerProcess.MARK + "ACQUIRED " + handle.fencingToken());
 		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
 		in.readLine();
+		String awaitLossMs = options.get("awaitLossMs");
+		if (awaitLossMs != null) {
+			// A resumed process hears of its loss from its first renewal or its
+			// connection's state change, just after it wakes: give it that long.
+			try {
+				await().atMost(Duration.ofMillis(Long.parseLong(awaitLossMs))).until(() -> !handle.isHeld());
+			}
+			catch (ConditionTimeoutException ex) {
+				// Still held: reported below.
+			}
+		}
 		out.println(WorkerProcess.MARK + "HELD " + handle.isHeld());
 		String fence = options.get("fence");
 		if (fence != null) {

@@ -66,6 +66,11 @@ final class MutualExclusionChecker {
 		return lost;
 	}
 
+	/** How many different fencing tokens the sections had. */
+	long distinctTokens() {
+		return this.sections.stream().mapToLong(CriticalSection::fencingToken).distinct().count();
+	}
+
 	/** Sections whose token is not greater than the token of the section before them. */
 	List<String> tokensOutOfOrder() {
 		List<String> outOfOrder = new ArrayList<>();

@@ -62,6 +62,19 @@ public final class EmbeddedRedis implements AutoCloseable {
 		return factory;
 	}
 
+	/**
+	 * Stops the server, as a crash does: it keeps nothing, as it runs without
+	 * persistence.
+	 */
+	public void stop() throws IOException {
+		this.server.stop();
+	}
+
+	/** Starts the stopped server again on the same port, empty. */
+	public void restart() throws IOException {
+		this.server.start();
+	}
+
 	@Override
 	public void close() throws IOException {
 		this.server.stop();

@@ -1,0 +1,179 @@
+package io.github.distributelock.fault;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Mutual exclusion across separate JVMs on a real store, and what happens when a holder
+ * is killed or paused while it holds the lock. Each backend's subclass starts the store
+ * and tells the workers how to reach it.
+ */
+abstract class AbstractMultiProcessFaultTests {
+
+	private static final Log logger = LogFactory.getLog(AbstractMultiProcessFaultTests.class);
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	@TempDir
+	Path directory;
+
+	/** The worker arguments that select and reach the backend under test. */
+	protected abstract List<String> backendArguments();
+
+	/** A new backend on the store for this JVM's own lock; closed after the test. */
+	protected abstract LockBackend newBackend() throws Exception;
+
+	/** Whether the store itself holds the lock of {@code key}, read without the API. */
+	protected abstract boolean isLocked(String key) throws Exception;
+
+	/**
+	 * How long the store keeps a lock whose holder stopped renewing it: the watchdog
+	 * lease, or the ZooKeeper session timeout.
+	 */
+	protected abstract long leaseMillis();
+
+	/** A name for the figures logged. */
+	protected abstract String backendName();
+
+	/**
+	 * Whether fencing tokens always follow the order of acquisition; where they may not,
+	 * they are only checked to be unique (see docs/guarantees.md).
+	 */
+	protected boolean tokensFollowAcquisitionOrder() {
+		return true;
+	}
+
+	@AfterEach
+	void closeAll() throws Exception {
+		Exception failure = null;
+		for (int i = this.closeables.size() - 1; i >= 0; i--) {
+			try {
+				this.closeables.get(i).close();
+			}
+			catch (Exception ex) {
+				failure = (failure != null) ? failure : ex;
+			}
+		}
+		this.closeables.clear();
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+	protected WorkerProcess startWorker(String name, String... options) {
+		List<String> arguments = new ArrayList<>(backendArguments());
+		arguments.addAll(List.of(options));
+		WorkerProcess worker = WorkerProcess.start(this.directory, name, arguments);
+		this.closeables.add(worker);
+		return worker;
+	}
+
+	protected DefaultDistributeLock newLock() throws Exception {
+		LockBackend backend = newBackend();
+		if (backend instanceof AutoCloseable closeable) {
+			this.closeables.add(closeable);
+		}
+		DefaultDistributeLock lock = new DefaultDistributeLock(backend);
+		this.closeables.add(lock);
+		return lock;
+	}
+
+	@Test
+	void fourJvmsWithFourThreadsEachNeverOverlapAndLoseNoIncrement() throws Exception {
+		Path counter = this.directory.resolve("counter");
+		Files.writeString(counter, "0");
+		int workers = 4;
+		int threads = 4;
+		int iterations = 1250;
+		List<WorkerProcess> processes = new ArrayList<>();
+		List<Path> logs = new ArrayList<>();
+		long started = System.nanoTime();
+		for (int w = 0; w < workers; w++) {
+			Path log = this.directory.resolve("worker-" + w + ".log");
+			logs.add(log);
+			processes.add(startWorker("worker-" + w, "mode=loop", "key=hot", "threads=" + threads,
+					"iterations=" + iterations, "counter=" + counter, "log=" + log));
+		}
+		for (WorkerProcess process : processes) {
+			assertThat(process.awaitExit(Duration.ofMinutes(8))).isZero();
+		}
+		MutualExclusionChecker checker = MutualExclusionChecker.read(logs);
+		logger.info(backendName() + ": " + checker.size() + " critical sections by " + workers + " JVMs x " + threads
+				+ " threads in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
+		assertThat(checker.size()).isEqualTo(workers * threads * iterations);
+		assertThat(checker.overlaps()).isEmpty();
+		assertThat(checker.lostIncrements()).isEmpty();
+		List<String> outOfOrder = checker.tokensOutOfOrder();
+		logger
+			.info(backendName() + ": " + outOfOrder.size() + " fencing tokens out of acquisition order " + outOfOrder);
+		if (tokensFollowAcquisitionOrder()) {
+			assertThat(outOfOrder).isEmpty();
+		}
+		else {
+			assertThat(checker.distinctTokens()).isEqualTo(checker.size());
+		}
+		assertThat(Files.readString(counter).trim()).isEqualTo(Integer.toString(workers * threads * iterations));
+		assertThat(isLocked("hot")).isFalse();
+	}
+
+	@Test
+	void killedHolderIsTakenOverWhenItsLeaseRunsOutAndNotBefore() throws Exception {
+		long leaseMillis = leaseMillis();
+		WorkerProcess holder = startWorker("holder", "mode=hold", "key=crash");
+		assertThat(holder.nextLine(Duration.ofSeconds(60))).startsWith("ACQUIRED");
+		holder.kill();
+		long killed = System.nanoTime();
+		assertThat(isLocked("crash")).isTrue();
+		DefaultDistributeLock lock = newLock();
+		try (LockHandle handle = lock.tryAcquire("crash", Duration.ofSeconds(30), null).orElseThrow()) {
+			long recoveryMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
+			logger.info(backendName() + ": lock of a killed holder taken over after " + recoveryMillis + " ms (lease "
+					+ leaseMillis + " ms, renewed or pinged every " + leaseMillis / 3 + " ms)");
+			// The last renewal (or ZooKeeper ping) came at most a third of the lease
+			// before the kill.
+			assertThat(recoveryMillis).isGreaterThanOrEqualTo(leaseMillis * 2 / 3 - 100)
+				.isLessThanOrEqualTo(leaseMillis + 3000);
+		}
+	}
+
+	@Test
+	void pausedHolderLosesTheLockCannotReleaseTheNextHoldersAndItsStaleWriteIsFenced() throws Exception {
+		Path fence = this.directory.resolve("fenced-resource");
+		WorkerProcess holder = startWorker("paused", "mode=hold", "key=paused", "fence=" + fence,
+				"awaitLossMs=" + (leaseMillis() + 10_000));
+		String acquired = holder.nextLine(Duration.ofSeconds(60));
+		assertThat(acquired).startsWith("ACQUIRED");
+		long staleToken = Long.parseLong(acquired.substring("ACQUIRED ".length()));
+		holder.pause();
+		DefaultDistributeLock lock = newLock();
+		try (LockHandle handle = lock.tryAcquire("paused", Duration.ofSeconds(30), null).orElseThrow()) {
+			assertThat(handle.fencingToken()).isGreaterThan(staleToken);
+			assertThat(new FileFencedResource(fence).write(handle.fencingToken(), "fresh")).isTrue();
+			holder.resume();
+			holder.send("go");
+			assertThat(holder.nextLine(Duration.ofSeconds(30))).isEqualTo("HELD false");
+			assertThat(holder.nextLine(Duration.ofSeconds(30))).isEqualTo("FENCED false");
+			assertThat(holder.nextLine(Duration.ofSeconds(30))).isEqualTo("RELEASED lost");
+			assertThat(handle.isHeld()).isTrue();
+			assertThat(isLocked("paused")).isTrue();
+		}
+		assertThat(Files.readString(fence)).endsWith("fresh");
+		assertThat(isLocked("paused")).isFalse();
+	}
+
+}

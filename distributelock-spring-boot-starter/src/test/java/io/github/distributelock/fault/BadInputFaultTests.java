@@ -1,0 +1,226 @@
+package io.github.distributelock.fault;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.distributelock.DistributeLockException;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.jdbc.JdbcLockBackend;
+import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.redis.RedisLockBackend;
+import io.github.distributelock.zookeeper.EmbeddedZooKeeper;
+import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Bad input through the public API on each store: every one is refused with a clear error
+ * or handled as an ordinary key, and nothing is left locked.
+ */
+class BadInputFaultTests {
+
+	/** Keys that break naive Lua, SQL, path or line-based protocols. */
+	private static final List<String> HOSTILE_KEYS = List.of("it's a \"quoted\" key", "x'; DROP TABLE t; --", "a;b",
+			"a/b/c", "../..", "..", "line\nbreak", "\u540d\u524d\ud83d\udd12", "redis.call('DEL', KEYS[1])",
+			"]] .. redis.call('FLUSHALL') .. [[", "%_*?[]{}", "\u0000nul");
+
+	private static EmbeddedRedis redis;
+
+	private static LettuceConnectionFactory redisFactory;
+
+	private static TestingServer zooKeeper;
+
+	private static CuratorFramework curator;
+
+	private static HikariDataSource h2;
+
+	private static final List<AutoCloseable> locks = new ArrayList<>();
+
+	@BeforeAll
+	static void startStores() throws Exception {
+		redis = EmbeddedRedis.start();
+		redisFactory = redis.newConnectionFactory();
+		zooKeeper = EmbeddedZooKeeper.startServer();
+		curator = EmbeddedZooKeeper.newClient(zooKeeper.getConnectString(), Duration.ofSeconds(10));
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl("jdbc:h2:mem:bad-input;DB_CLOSE_DELAY=-1");
+		config.setUsername("sa");
+		h2 = new HikariDataSource(config);
+		new JdbcLockBackend(h2).createSchema();
+	}
+
+	@AfterAll
+	static void stopStores() throws Exception {
+		for (AutoCloseable lock : locks) {
+			lock.close();
+		}
+		h2.close();
+		curator.close();
+		zooKeeper.close();
+		redisFactory.destroy();
+		redis.close();
+	}
+
+	private static DefaultDistributeLock lock(String backend) {
+		LockBackend lockBackend = switch (backend) {
+			case "redis" -> new RedisLockBackend(redisFactory);
+			case "zookeeper" -> new ZooKeeperLockBackend(curator);
+			case "h2" -> new JdbcLockBackend(h2);
+			default -> throw new IllegalArgumentException(backend);
+		};
+		DefaultDistributeLock lock = new DefaultDistributeLock(lockBackend);
+		locks.add(lock);
+		return lock;
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "redis", "zookeeper", "h2" })
+	void badArgumentsAreRefusedBeforeTheStoreIsTouched(String backend) {
+		DefaultDistributeLock lock = lock(backend);
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> lock.tryAcquire(null, Duration.ZERO, null))
+			.withMessageContaining("lockKey");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> lock.tryAcquire("", Duration.ZERO, null))
+			.withMessageContaining("lockKey");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> lock.tryAcquire(" \t", Duration.ZERO, null))
+			.withMessageContaining("lockKey");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> lock.tryAcquire("k", Duration.ofMillis(-1), null))
+			.withMessageContaining("waitTime");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> lock.tryAcquire("k", null, null))
+			.withMessageContaining("waitTime");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> lock.tryAcquire("k", Duration.ZERO, Duration.ZERO))
+			.withMessageContaining("leaseTime");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> lock.tryAcquire("k", Duration.ZERO, Duration.ofMillis(-5)))
+			.withMessageContaining("leaseTime");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> lock.tryLock("k", null, 0, 1000))
+			.withMessageContaining("lockValue");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> lock.tryLock("k", "v", -1, 1000))
+			.withMessageContaining("waitTime");
+		assertThat(lock.heldLocks()).isEmpty();
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "redis", "zookeeper", "h2" })
+	void hostileKeysAreOrdinaryKeysThatLockExclusivelyAndLeaveNothingBehind(String backend) throws Exception {
+		DefaultDistributeLock lock = lock(backend);
+		DefaultDistributeLock other = lock(backend);
+		for (String key : HOSTILE_KEYS) {
+			Optional<LockHandle> handle;
+			try {
+				handle = lock.tryAcquire(key, Duration.ZERO, null);
+			}
+			catch (IllegalArgumentException ex) {
+				// A store may refuse a key it cannot represent (ZooKeeper: NUL), clearly.
+				assertThat(ex.getMessage()).isNotBlank();
+				continue;
+			}
+			try (LockHandle held = handle.orElseThrow()) {
+				assertThat(acquireElsewhere(other, key)).as(key).isEmpty();
+			}
+			try (LockHandle again = acquireElsewhere(other, key).orElseThrow()) {
+				assertThat(again.isHeld()).isTrue();
+			}
+		}
+		assertThat(lock.heldLocks()).isEmpty();
+		assertThat(other.heldLocks()).isEmpty();
+	}
+
+	private static Optional<LockHandle> acquireElsewhere(DefaultDistributeLock lock, String key) throws Exception {
+		// Another thread, so the engine's reentrancy does not answer for the store.
+		return CompletableFuture.supplyAsync(() -> {
+			try {
+				return lock.tryAcquire(key, Duration.ZERO, null);
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}).get(30, TimeUnit.SECONDS);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "redis", "zookeeper", "h2" })
+	void tenThousandCharacterKeyIsLockedOrRefusedClearly(String backend) throws Exception {
+		DefaultDistributeLock lock = lock(backend);
+		String key = "k".repeat(10_000);
+		try {
+			try (LockHandle handle = lock.tryAcquire(key, Duration.ZERO, null).orElseThrow()) {
+				assertThat(handle.isHeld()).isTrue();
+			}
+		}
+		catch (IllegalArgumentException | DistributeLockException ex) {
+			assertThat(ex.getMessage()).containsAnyOf("long", "length", "limit", "allowed");
+		}
+		assertThat(lock.heldLocks()).isEmpty();
+		try (LockHandle handle = lock.tryAcquire("after-long-key", Duration.ZERO, null).orElseThrow()) {
+			assertThat(handle.isHeld()).isTrue();
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "redis", "zookeeper", "h2" })
+	void releasingTwiceFromAnotherThreadOrWithAWrongOwnerDoesNotFreeAnotherHoldersLock(String backend)
+			throws Exception {
+		DefaultDistributeLock lock = lock(backend);
+		DefaultDistributeLock other = lock(backend);
+		String key = "release." + System.nanoTime();
+		LockHandle handle = lock.tryAcquire(key, Duration.ZERO, null).orElseThrow();
+		CompletableFuture.runAsync(handle::close).get(30, TimeUnit.SECONDS);
+		handle.close();
+		assertThat(other.tryLock(key, "owner-a", 0, 30_000)).isTrue();
+		assertThat(lock.releaseLock(key, "owner-b")).isFalse();
+		handle.close();
+		assertThat(acquireElsewhere(lock, key)).isEmpty();
+		assertThat(other.releaseLock(key, "owner-a")).isTrue();
+		assertThat(other.releaseLock(key, "owner-a")).isFalse();
+		try (LockHandle again = acquireElsewhere(lock, key).orElseThrow()) {
+			assertThat(again.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void unreachableRedisAtFirstUseFailsWithinTheClientTimeoutNamingKeyAndBackend() throws Exception {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", EmbeddedRedis.freePort()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		try (RedisLockBackend backend = new RedisLockBackend(factory);
+				DefaultDistributeLock lock = new DefaultDistributeLock(backend)) {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(DistributeLockException.class)
+				.isThrownBy(() -> lock.tryAcquire("unreachable", Duration.ofSeconds(1), null))
+				.withMessageContaining("unreachable");
+			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(15_000);
+			assertThat(lock.heldLocks()).isEmpty();
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+}

@@ -1,0 +1,151 @@
+package io.github.distributelock.fault;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A TCP proxy on a free loopback port in front of a server, for partition tests: it can
+ * delay what it forwards, and cut every connection (and refuse new ones) until restored.
+ */
+final class TcpProxy implements AutoCloseable {
+
+	private final ServerSocket listener;
+
+	private final int targetPort;
+
+	private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+
+	private volatile boolean cut;
+
+	private volatile long latencyMillis;
+
+	private TcpProxy(ServerSocket listener, int targetPort) {
+		this.listener = listener;
+		this.targetPort = targetPort;
+		Thread acceptor = new Thread(this::accept, "tcp-proxy-" + listener.getLocalPort());
+		acceptor.setDaemon(true);
+		acceptor.start();
+	}
+
+	/** Starts a proxy to {@code 127.0.0.1:targetPort}. */
+	static TcpProxy start(int targetPort) {
+		try {
+			ServerSocket listener = new ServerSocket();
+			listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+			return new TcpProxy(listener, targetPort);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	int port() {
+		return this.listener.getLocalPort();
+	}
+
+	/** Delays every chunk forwarded in either direction by {@code latency}. */
+	void latency(Duration latency) {
+		this.latencyMillis = latency.toMillis();
+	}
+
+	/**
+	 * Closes every connection, and closes new ones as soon as they come, until restored.
+	 */
+	void cut() {
+		this.cut = true;
+		closeConnections();
+	}
+
+	/** Forwards new connections again. */
+	void restore() {
+		this.cut = false;
+	}
+
+	private void accept() {
+		while (!this.listener.isClosed()) {
+			Socket client;
+			try {
+				client = this.listener.accept();
+			}
+			catch (IOException ex) {
+				return;
+			}
+			if (this.cut) {
+				closeQuietly(client);
+				continue;
+			}
+			try {
+				Socket server = new Socket(InetAddress.getLoopbackAddress(), this.targetPort);
+				this.sockets.add(client);
+				this.sockets.add(server);
+				pump(client, server);
+				pump(server, client);
+			}
+			catch (IOException ex) {
+				closeQuietly(client);
+			}
+		}
+	}
+
+	private void pump(Socket from, Socket to) {
+		Thread thread = new Thread(() -> {
+			byte[] buffer = new byte[16 * 1024];
+			try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+				int read;
+				while ((read = in.read(buffer)) >= 0) {
+					long latency = this.latencyMillis;
+					if (latency > 0) {
+						// The latency is the fault being simulated.
+						Thread.sleep(latency);
+					}
+					out.write(buffer, 0, read);
+					out.flush();
+				}
+			}
+			catch (IOException ex) {
+				// Cut, or closed by either side.
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			finally {
+				closeQuietly(from);
+				closeQuietly(to);
+			}
+		}, "tcp-proxy-pump-" + from.getPort());
+		thread.setDaemon(true);
+		thread.start();
+	}
+
+	private void closeConnections() {
+		for (Socket socket : this.sockets) {
+			closeQuietly(socket);
+		}
+	}
+
+	private void closeQuietly(Socket socket) {
+		this.sockets.remove(socket);
+		try {
+			socket.close();
+		}
+		catch (IOException ex) {
+			// Already closed.
+		}
+	}
+
+	@Override
+	public void close() throws IOException {
+		this.listener.close();
+		closeConnections();
+	}
+
+}
