@@ -1,5 +1,7 @@
 package io.github.distributelock.redis;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -69,8 +71,20 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 		this.releaseListener = new RedisReleaseListener(connectionFactory);
 	}
 
+	/**
+	 * Reads a script once: a script built on a resource checks the resource's last
+	 * modification on every call, a class path lookup that cost more CPU than the rest of
+	 * the call.
+	 */
 	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		return RedisScript.of(new ClassPathResource(name, RedisLockBackend.class), resultType);
+		try {
+			String text = new ClassPathResource(name, RedisLockBackend.class)
+				.getContentAsString(StandardCharsets.UTF_8);
+			return RedisScript.of(text, resultType);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read the Redis script " + name, ex);
+		}
 	}
 
 	@Override
