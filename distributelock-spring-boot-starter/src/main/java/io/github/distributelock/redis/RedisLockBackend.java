@@ -66,6 +66,9 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	 */
 	public RedisLockBackend(RedisConnectionFactory connectionFactory, String keyPrefix, Duration fenceIdleTimeout) {
 		this.redis = new StringRedisTemplate(connectionFactory);
+		// Our own callbacks only: they need no close-suppressing proxy of the
+		// connection, which the template would otherwise build on every call.
+		this.redis.setExposeConnection(true);
 		this.keys = new RedisLockKeys(keyPrefix);
 		this.fenceIdleMillis = Long.toString(Math.max(1, fenceIdleTimeout.toMillis()));
 		this.releaseListener = new RedisReleaseListener(connectionFactory);
