@@ -103,7 +103,7 @@ final class CommandCounter {
 			double micros = (System.nanoTime() - start) / 1e3 / this.cycles;
 			Map<String, Long> after = ZooKeeperStats.read(this.endpoints.zooKeeperConnect());
 			double requests = delta(before, after, "zk_packets_received");
-			double fsyncs = delta(before, after, "zk_fsynctime_count");
+			double fsyncs = delta(before, after, "zk_cnt_fsynctime");
 			return new CommandCount(library, requests, 0, requests, fsyncs,
 					"requests received by the server (mntr zk_packets_received)", micros);
 		}

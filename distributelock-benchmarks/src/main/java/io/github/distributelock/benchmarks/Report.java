@@ -158,10 +158,11 @@ public final class Report {
 		line();
 		List<String[]> rows = new ArrayList<>();
 		for (JsonNode count : this.results.commands) {
-			double fsyncs = count.path("fsyncs").asDouble(Double.NaN);
+			double fsyncs = Results.number(count.path("fsyncs"));
 			rows.add(new String[] { Libraries.label(count.path("library").asString()),
-					number(count.path("clientRequests").asDouble()), number(count.path("scriptCommands").asDouble()),
-					number(count.path("allCommands").asDouble()), Double.isNaN(fsyncs) ? "" : number(fsyncs),
+					number(Results.number(count.path("clientRequests"))),
+					number(Results.number(count.path("scriptCommands"))),
+					number(Results.number(count.path("allCommands"))), Double.isNaN(fsyncs) ? "" : number(fsyncs),
 					count.path("detail").asString() });
 		}
 		table(List.of("library", "client round trips", "in scripts", "all commands", "fsyncs", "detail"), rows);
@@ -183,10 +184,10 @@ public final class Report {
 		for (JsonNode result : this.results.contended) {
 			rows.add(new String[] { Libraries.label(result.path("library").asString()),
 					result.path("jvms").asInt() + " x " + result.path("threadsPerJvm").asInt(),
-					perSecond(result.path("acquisitionsPerSecond").asDouble()),
-					millis(result.path("handOffP50Micros").asDouble()),
-					millis(result.path("handOffP99Micros").asDouble()), Long.toString(result.path("timeouts").asLong()),
-					Long.toString(result.path("overlaps").asLong()),
+					perSecond(Results.number(result.path("acquisitionsPerSecond"))),
+					millis(Results.number(result.path("handOffP50Micros"))),
+					millis(Results.number(result.path("handOffP99Micros"))),
+					Long.toString(result.path("timeouts").asLong()), Long.toString(result.path("overlaps").asLong()),
 					result.path("errors").asLong() == 0 ? "" : result.path("error").asString() });
 		}
 		table(List.of("library", "JVMs x threads", "acquisitions/s", "hand-off p50 ms", "hand-off p99 ms",
@@ -209,7 +210,7 @@ public final class Report {
 			long cycles = result.path("cycles").asLong();
 			long heap = result.path("retainedHeapBytes").asLong();
 			rows.add(new String[] { Libraries.label(result.path("library").asString()), String.format("%,d", cycles),
-					String.format("%.1f", result.path("seconds").asDouble()),
+					String.format("%.1f", Results.number(result.path("seconds"))),
 					String.format("%,d (%,d expire)", result.path("redisKeys").asLong(),
 							result.path("redisExpiring").asLong()),
 					String.format("%,d", result.path("znodes").asLong()),
@@ -235,8 +236,8 @@ public final class Report {
 				String library = one.path("library").asString();
 				JsonNode two = this.results.contended(library, 2);
 				contended.add(new Chart.Row(plain(library),
-						new double[] { one.path("acquisitionsPerSecond").asDouble(),
-								(two != null) ? two.path("acquisitionsPerSecond").asDouble() : Double.NaN },
+						new double[] { Results.number(one.path("acquisitionsPerSecond")),
+								(two != null) ? Results.number(two.path("acquisitionsPerSecond")) : Double.NaN },
 						color(library)));
 			}
 		}

@@ -69,6 +69,14 @@ final class Results {
 		return json.readTree(file.toFile());
 	}
 
+	/** A number of the harnesses' JSON, where Jackson writes {@code NaN} as a string. */
+	static double number(JsonNode node) {
+		if (node.isString()) {
+			return Double.parseDouble(node.asString());
+		}
+		return node.isNumber() ? node.asDouble() : Double.NaN;
+	}
+
 	@Nullable Latency latency(String library) {
 		return this.uncontended.get(library);
 	}

@@ -89,10 +89,10 @@ final class Targets {
 			notMeasured(target, Libraries.REDIS_OURS_HANDLE);
 			return;
 		}
-		double ratio = ours.path("acquisitionsPerSecond").asDouble()
-				/ redisson.path("acquisitionsPerSecond").asDouble();
-		add(target, String.format("%.0f/s vs %.0f/s: %.2fx", ours.path("acquisitionsPerSecond").asDouble(),
-				redisson.path("acquisitionsPerSecond").asDouble(), ratio), ratio >= factor);
+		double ratio = Results.number(ours.path("acquisitionsPerSecond"))
+				/ Results.number(redisson.path("acquisitionsPerSecond"));
+		add(target, String.format("%.0f/s vs %.0f/s: %.2fx", Results.number(ours.path("acquisitionsPerSecond")),
+				Results.number(redisson.path("acquisitionsPerSecond")), ratio), ratio >= factor);
 	}
 
 	private void handOff(String ours, String store) {
@@ -102,7 +102,7 @@ final class Targets {
 		for (int jvms = 1; jvms <= 2; jvms++) {
 			JsonNode result = this.results.contended(ours, jvms);
 			if (result != null) {
-				double p50 = result.path("handOffP50Micros").asDouble();
+				double p50 = Results.number(result.path("handOffP50Micros"));
 				measured.add(String.format("%s: %.2f ms", (jvms == 1) ? "1x4" : "2x2", p50 / 1000));
 				met &= p50 < 2000;
 			}
