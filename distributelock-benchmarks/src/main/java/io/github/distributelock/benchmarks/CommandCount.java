@@ -9,10 +9,12 @@ package io.github.distributelock.benchmarks;
  * @param allCommands every command the store executed ({@code INFO commandstats} for
  * Redis)
  * @param fsyncs ZooKeeper transaction log fsyncs, {@code NaN} elsewhere
+ * @param serverMicros Redis server time of the client's commands, from
+ * {@code INFO commandstats}, {@code NaN} elsewhere
  * @param detail the commands by name
  * @param meanMicros the mean time of one cycle while counting
  */
 record CommandCount(String library, double clientRequests, double scriptCommands, double allCommands, double fsyncs,
-		String detail, double meanMicros) {
+		double serverMicros, String detail, double meanMicros) {
 
 }

@@ -44,6 +44,9 @@ final class CommandCounter {
 		try (StatefulRedisConnection<String, String> redis = client.connect();
 				RedisMonitor monitor = new RedisMonitor(this.endpoints.redisPort())) {
 			for (String library : libraries) {
+				if (Libraries.store(library).equals("memory")) {
+					continue;
+				}
 				logger.info("Counting store commands: " + library);
 				try {
 					counts.add(switch (Libraries.store(library)) {
@@ -67,14 +70,16 @@ final class CommandCounter {
 			throws Exception {
 		try (LockLibrary lock = Libraries.create(library, this.endpoints)) {
 			cycle(lock, library);
-			Map<String, Long> before = commandStats(redis);
+			Map<String, Long> before = commandStats(redis, "calls=");
+			Map<String, Long> usecBefore = commandStats(redis, "usec=");
 			monitor.start();
 			long start = System.nanoTime();
 			for (int i = 0; i < this.cycles; i++) {
 				lock.lockAndUnlock("count." + library);
 			}
 			double micros = (System.nanoTime() - start) / 1e3 / this.cycles;
-			Map<String, Long> after = commandStats(redis);
+			Map<String, Long> after = commandStats(redis, "calls=");
+			Map<String, Long> usecAfter = commandStats(redis, "usec=");
 			String marker = "bench-marker-" + library;
 			RedisMonitor.Counts seen = monitor.stop(marker, () -> redis.sync().echo(marker));
 			long all = 0;
@@ -83,12 +88,17 @@ final class CommandCounter {
 					all += entry.getValue() - before.getOrDefault(entry.getKey(), 0L);
 				}
 			}
+			// Server time of what the client sent: a script's time includes its commands.
+			long usec = 0;
+			for (String command : seen.client().keySet()) {
+				usec += usecAfter.getOrDefault(command, 0L) - usecBefore.getOrDefault(command, 0L);
+			}
 			long sent = seen.client().values().stream().mapToLong(Long::longValue).sum();
 			long scripted = seen.script().values().stream().mapToLong(Long::longValue).sum();
 			String detail = perCycle(seen.client())
 					+ (seen.script().isEmpty() ? "" : "; in scripts: " + perCycle(seen.script()));
 			return new CommandCount(library, (double) sent / this.cycles, (double) scripted / this.cycles,
-					(double) all / this.cycles, Double.NaN, detail, micros);
+					(double) all / this.cycles, Double.NaN, (double) usec / this.cycles, detail, micros);
 		}
 	}
 
@@ -104,7 +114,7 @@ final class CommandCounter {
 			Map<String, Long> after = ZooKeeperStats.read(this.endpoints.zooKeeperConnect());
 			double requests = delta(before, after, "zk_packets_received");
 			double fsyncs = delta(before, after, "zk_cnt_fsynctime");
-			return new CommandCount(library, requests, 0, requests, fsyncs,
+			return new CommandCount(library, requests, 0, requests, fsyncs, Double.NaN,
 					"requests received by the server (mntr zk_packets_received)", micros);
 		}
 	}
@@ -122,7 +132,7 @@ final class CommandCounter {
 			double micros = (System.nanoTime() - start) / 1e3 / this.cycles;
 			double executed = (double) (counting.statements.get() - statements) / this.cycles;
 			double committed = (double) (counting.commits.get() - commits) / this.cycles;
-			return new CommandCount(library, executed + committed, 0, executed + committed, Double.NaN,
+			return new CommandCount(library, executed + committed, 0, executed + committed, Double.NaN, Double.NaN,
 					String.format("%.2f statements + %.2f explicit commits/rollbacks", executed, committed), micros);
 		}
 	}
@@ -149,14 +159,15 @@ final class CommandCounter {
 			.collect(Collectors.joining(", "));
 	}
 
-	private static Map<String, Long> commandStats(StatefulRedisConnection<String, String> redis) {
+	/** One field of every command's line of {@code INFO commandstats}. */
+	private static Map<String, Long> commandStats(StatefulRedisConnection<String, String> redis, String field) {
 		Map<String, Long> calls = new HashMap<>();
 		for (String line : redis.sync().info("commandstats").split("\r?\n")) {
 			if (line.startsWith("cmdstat_")) {
 				String name = line.substring("cmdstat_".length(), line.indexOf(':'));
 				for (String pair : line.substring(line.indexOf(':') + 1).split(",")) {
-					if (pair.startsWith("calls=")) {
-						calls.put(name, Long.parseLong(pair.substring("calls=".length())));
+					if (pair.startsWith(field)) {
+						calls.put(name, Long.parseLong(pair.substring(field.length())));
 					}
 				}
 			}

@@ -37,6 +37,10 @@ final class Libraries {
 
 	static final String REDIS_LOCK4J = "redis-lock4j";
 
+	static final String MEMORY_OURS_HANDLE = "memory-ours-handle";
+
+	static final String MEMORY_OURS_LOCKABLE = "memory-ours-lockable";
+
 	static final String ZK_FLOOR = "zookeeper-floor";
 
 	static final String ZK_CURATOR = "zookeeper-curator";
@@ -54,6 +58,7 @@ final class Libraries {
 	static List<String> all() {
 		List<String> names = new ArrayList<>(List.of(REDIS_FLOOR, REDIS_OURS_TRYLOCK, REDIS_OURS_HANDLE,
 				REDIS_OURS_LOCKABLE, REDIS_REDISSON, REDIS_SI_SPIN, REDIS_SI_PUBSUB, REDIS_LOCK4J));
+		names.addAll(List.of(MEMORY_OURS_HANDLE, MEMORY_OURS_LOCKABLE));
 		names.addAll(List.of(ZK_FLOOR, ZK_CURATOR));
 		names.addAll(List.of(JDBC_FLOOR, JDBC_SI, JDBC_SHEDLOCK));
 		return names;
@@ -82,6 +87,8 @@ final class Libraries {
 			case REDIS_SI_SPIN -> "Spring Integration RedisLockRegistry SPIN_LOCK";
 			case REDIS_SI_PUBSUB -> "Spring Integration RedisLockRegistry PUB_SUB_LOCK";
 			case REDIS_LOCK4J -> "lock4j LockTemplate, RedisTemplate executor";
+			case MEMORY_OURS_HANDLE -> "**distributelock** tryAcquire + close, in-memory backend";
+			case MEMORY_OURS_LOCKABLE -> "**distributelock** @Lockable, 2 SpEL fields, in-memory backend";
 			case ZK_FLOOR -> "floor: raw client create ephemeral + delete";
 			case ZK_CURATOR -> "Curator InterProcessMutex";
 			case JDBC_FLOOR -> "floor: INSERT + DELETE";
@@ -122,7 +129,11 @@ final class Libraries {
 			case REDIS_FLOOR -> new LettuceFloor(endpoints);
 			case REDIS_OURS_TRYLOCK -> oursOnRedis(endpoints, true);
 			case REDIS_OURS_HANDLE -> oursOnRedis(endpoints, false);
-			case REDIS_OURS_LOCKABLE -> new LockableLibrary(endpoints);
+			case REDIS_OURS_LOCKABLE -> new LockableLibrary(endpoints, null);
+			case MEMORY_OURS_HANDLE ->
+				new OursLibrary(new DefaultDistributeLock(new MemoryLockBackend()), false, () -> {
+				});
+			case MEMORY_OURS_LOCKABLE -> new LockableLibrary(endpoints, new MemoryLockBackend());
 			case REDIS_REDISSON -> new RedissonLibrary(endpoints);
 			case REDIS_SI_SPIN -> new SpringIntegrationRedisLibrary(endpoints, RedisLockType.SPIN_LOCK);
 			case REDIS_SI_PUBSUB -> new SpringIntegrationRedisLibrary(endpoints, RedisLockType.PUB_SUB_LOCK);

@@ -5,6 +5,8 @@ import java.util.Map;
 
 import io.github.distributelock.Lockable;
 import io.github.distributelock.autoconfigure.DistributeLockAutoConfiguration;
+import io.github.distributelock.core.LockBackend;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -28,11 +30,21 @@ final class LockableLibrary implements LockLibrary {
 
 	private final OrderService orders;
 
-	LockableLibrary(Endpoints endpoints) {
-		this.context = new SpringApplicationBuilder(LockableApplication.class).web(WebApplicationType.NONE)
+	/**
+	 * Starts the application.
+	 * @param endpoints the servers
+	 * @param backend a backend bean to use instead of Redis, or {@code null}
+	 */
+	LockableLibrary(Endpoints endpoints, @Nullable LockBackend backend) {
+		SpringApplicationBuilder application = new SpringApplicationBuilder(LockableApplication.class)
+			.web(WebApplicationType.NONE)
 			.properties(Map.of("distributelock.type", "redis", "spring.data.redis.host", "127.0.0.1",
-					"spring.data.redis.port", endpoints.redisPort(), "spring.main.banner-mode", "off"))
-			.run();
+					"spring.data.redis.port", endpoints.redisPort(), "spring.main.banner-mode", "off"));
+		if (backend != null) {
+			// The starter backs off from Redis when the application defines a backend.
+			application.initializers((context) -> context.getBeanFactory().registerSingleton("lockBackend", backend));
+		}
+		this.context = application.run();
 		this.orders = this.context.getBean(OrderService.class);
 	}
 

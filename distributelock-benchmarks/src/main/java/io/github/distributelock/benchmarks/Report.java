@@ -27,7 +27,7 @@ public final class Report {
 
 	private static final Path NOTES = Path.of("distributelock-benchmarks", "report", "notes.md");
 
-	private static final List<String> STORES = List.of("redis", "zookeeper", "jdbc");
+	private static final List<String> STORES = List.of("redis", "zookeeper", "jdbc", "memory");
 
 	private final Results results;
 
@@ -153,7 +153,8 @@ public final class Report {
 		line("Counted over many uncontended cycles on one thread. Redis: `INFO commandstats` counts every command, "
 				+ "including those run inside Lua scripts; `MONITOR` tells the ones the client sent (its round "
 				+ "trips) from the script-internal ones. ZooKeeper: requests received and transaction-log fsyncs "
-				+ "from the server's `mntr`. PostgreSQL: statements executed and explicit commits through a "
+				+ "from the server's `mntr`. Redis server µs: the server's own time for the commands the client sent "
+				+ "(`usec` of `INFO commandstats`; a script's time includes its commands). PostgreSQL: statements executed and explicit commits through a "
 				+ "counting `DataSource`.");
 		line();
 		List<String[]> rows = new ArrayList<>();
@@ -163,9 +164,10 @@ public final class Report {
 					number(Results.number(count.path("clientRequests"))),
 					number(Results.number(count.path("scriptCommands"))),
 					number(Results.number(count.path("allCommands"))), Double.isNaN(fsyncs) ? "" : number(fsyncs),
-					count.path("detail").asString() });
+					micros(Results.number(count.path("serverMicros"))), count.path("detail").asString() });
 		}
-		table(List.of("library", "client round trips", "in scripts", "all commands", "fsyncs", "detail"), rows);
+		table(List.of("library", "client round trips", "in scripts", "all commands", "ZooKeeper fsyncs",
+				"Redis server µs", "detail"), rows);
 	}
 
 	private void contended() {
@@ -200,25 +202,25 @@ public final class Report {
 		}
 		line("## Scale: distinct keys");
 		line();
-		line("Each library in a fresh JVM locks and unlocks many distinct keys on 4 threads. Left in the store: "
-				+ "what the cycles added (Redis keys, and how many of those expire by themselves; znodes; rows of "
-				+ "the lock tables), right after the last cycle. Retained heap: heap in use after full collections, "
-				+ "minus the same after a warm-up.");
+		line("Each library in a fresh JVM locks and unlocks many distinct keys on 8 threads (the stores side by side, "
+				+ "the libraries of one store one after the other). Left in the store: what the cycles added to the "
+				+ "library's own store (Redis keys, and how many of them expire by themselves; znodes; rows of the "
+				+ "lock tables), right after the last cycle. Retained heap: heap in use after full collections, minus "
+				+ "the same after a warm-up.");
 		line();
 		List<String[]> rows = new ArrayList<>();
 		for (JsonNode result : this.results.scale) {
 			long cycles = result.path("cycles").asLong();
 			long heap = result.path("retainedHeapBytes").asLong();
-			rows.add(new String[] { Libraries.label(result.path("library").asString()), String.format("%,d", cycles),
-					String.format("%.1f", Results.number(result.path("seconds"))),
-					String.format("%,d (%,d expire)", result.path("redisKeys").asLong(),
-							result.path("redisExpiring").asLong()),
-					String.format("%,d", result.path("znodes").asLong()),
-					String.format("%,d", result.path("rows").asLong()),
+			ScaleResult scale = new ScaleResult(result.path("library").asString(), cycles,
+					Results.number(result.path("seconds")), result.path("redisKeys").asLong(),
+					result.path("redisExpiring").asLong(), result.path("znodes").asLong(), result.path("rows").asLong(),
+					heap);
+			rows.add(new String[] { Libraries.label(scale.library()), String.format("%,d", cycles),
+					String.format("%.1f", scale.seconds()), scale.leftInStore(),
 					String.format("%,.1f MB (%,d bytes/key)", heap / 1e6, heap / Math.max(1, cycles)) });
 		}
-		table(List.of("library", "keys", "seconds", "Redis keys left", "znodes left", "rows left", "retained heap"),
-				rows);
+		table(List.of("library", "keys", "seconds", "left in the store", "retained heap"), rows);
 	}
 
 	private List<Chart.Panel> panels() {
@@ -253,13 +255,17 @@ public final class Report {
 	}
 
 	private static String plain(String library) {
-		return storeName(Libraries.store(library)) + ": " + library.substring(library.indexOf('-') + 1);
+		String store = Libraries.store(library);
+		return (store.equals("jdbc") ? "PostgreSQL"
+				: store.equals("redis") ? "Redis" : store.equals("zookeeper") ? "ZooKeeper" : "in-memory") + ": "
+				+ library.substring(library.indexOf('-') + 1);
 	}
 
 	private static String storeName(String store) {
 		return switch (store) {
 			case "redis" -> "Redis";
 			case "zookeeper" -> "ZooKeeper";
+			case "memory" -> "No store: an in-memory backend, so only the engine and @Lockable cost anything";
 			default -> "PostgreSQL";
 		};
 	}

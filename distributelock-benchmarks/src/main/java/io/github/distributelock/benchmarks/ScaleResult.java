@@ -9,7 +9,7 @@ import java.nio.file.Path;
  *
  * @param library the library
  * @param cycles lock/unlock cycles, each on a new key
- * @param seconds how long the cycles took, on 4 threads
+ * @param seconds how long the cycles took, on 8 threads
  * @param redisKeys keys left in Redis
  * @param redisExpiring of those, keys that expire by themselves
  * @param znodes znodes left in ZooKeeper
@@ -18,6 +18,15 @@ import java.nio.file.Path;
  */
 record ScaleResult(String library, long cycles, double seconds, long redisKeys, long redisExpiring, long znodes,
 		long rows, long retainedHeapBytes) {
+
+	/** What is left in this library's own store, for the page. */
+	String leftInStore() {
+		return switch (Libraries.store(this.library)) {
+			case "redis" -> String.format("%,d keys (%,d of them expire)", this.redisKeys, this.redisExpiring);
+			case "zookeeper" -> String.format("%,d znodes", this.znodes);
+			default -> String.format("%,d rows", this.rows);
+		};
+	}
 
 	static ScaleResult read(String library, Path file) throws IOException {
 		String[] values = Files.readString(file).trim().split(" ");
