@@ -16,6 +16,11 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Every store failure surfaces as {@link DistributeLockException}; no call waits past its
  * wait time by more than one store round trip.
+ * <p>
+ * <b>Note:</b> on ZooKeeper ({@code distributelock.type=zookeeper}) a lock lasts as long
+ * as the client's session, which is its lease: a fixed {@code leaseTime} or
+ * {@code timeoutMs} has no effect there, and the lock is held until it is released or the
+ * session is lost.
  *
  * @author distributelock
  * @since 1.0.0

@@ -2,6 +2,8 @@ package io.github.distributelock.aop;
 
 import java.lang.reflect.Method;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown at startup for a {@link io.github.distributelock.Lockable @Lockable} method
  * whose key or fields cannot work.
@@ -17,7 +19,7 @@ public class InvalidLockableException extends IllegalStateException {
 
 	private final String fix;
 
-	InvalidLockableException(Method method, String problem, String fix, Throwable cause) {
+	InvalidLockableException(Method method, String problem, String fix, @Nullable Throwable cause) {
 		super("@Lockable on " + describe(method) + ": " + problem + ". " + fix, cause);
 		this.method = method;
 		this.problem = problem;
@@ -25,10 +27,7 @@ public class InvalidLockableException extends IllegalStateException {
 	}
 
 	InvalidLockableException(Method method, String problem, String fix) {
-		super("@Lockable on " + describe(method) + ": " + problem + ". " + fix);
-		this.method = method;
-		this.problem = problem;
-		this.fix = fix;
+		this(method, problem, fix, null);
 	}
 
 	static String describe(Method method) {

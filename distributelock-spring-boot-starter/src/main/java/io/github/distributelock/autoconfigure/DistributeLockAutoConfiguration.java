@@ -23,10 +23,12 @@ import org.springframework.context.annotation.Import;
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-		"org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration" })
+		"org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration",
+		"org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "distributelock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributeLockProperties.class)
-@Import({ RedisLockConfiguration.class, UnavailableLockBackendConfiguration.class, LockableAdvisorConfiguration.class })
+@Import({ RedisLockConfiguration.class, ZooKeeperLockConfiguration.class, JdbcLockConfiguration.class,
+		UnavailableLockBackendConfiguration.class, LockableAdvisorConfiguration.class })
 public final class DistributeLockAutoConfiguration {
 
 	@Bean

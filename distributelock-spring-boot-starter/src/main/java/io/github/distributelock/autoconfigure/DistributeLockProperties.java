@@ -268,9 +268,21 @@ public class DistributeLockProperties {
 	public static class Jdbc {
 
 		/**
-		 * Name of the lock table.
+		 * Name of the lock table, optionally qualified by a schema; its sequence is named
+		 * after it with a "_seq" suffix.
 		 */
 		private String tableName = "distributelock";
+
+		/**
+		 * Database schema initialization mode.
+		 */
+		private SchemaInitializationMode initializeSchema = SchemaInitializationMode.EMBEDDED;
+
+		/**
+		 * SQL dialect of the lock statements: postgresql, h2 or mariadb. Auto-detected
+		 * from the database by default.
+		 */
+		private @Nullable String dialect;
 
 		public String getTableName() {
 			return this.tableName;
@@ -279,6 +291,46 @@ public class DistributeLockProperties {
 		public void setTableName(String tableName) {
 			this.tableName = tableName;
 		}
+
+		public SchemaInitializationMode getInitializeSchema() {
+			return this.initializeSchema;
+		}
+
+		public void setInitializeSchema(SchemaInitializationMode initializeSchema) {
+			this.initializeSchema = initializeSchema;
+		}
+
+		public @Nullable String getDialect() {
+			return this.dialect;
+		}
+
+		public void setDialect(@Nullable String dialect) {
+			this.dialect = dialect;
+		}
+
+	}
+
+	/**
+	 * When to create the lock table, as Spring Boot's {@code DatabaseInitializationMode}
+	 * does for its own schemas (a type of its own so that these properties load without
+	 * Spring Boot's SQL module).
+	 */
+	public enum SchemaInitializationMode {
+
+		/**
+		 * Always create the lock table unless it exists.
+		 */
+		ALWAYS,
+
+		/**
+		 * Create the lock table only in an embedded, in-memory database.
+		 */
+		EMBEDDED,
+
+		/**
+		 * Never create the lock table.
+		 */
+		NEVER
 
 	}
 

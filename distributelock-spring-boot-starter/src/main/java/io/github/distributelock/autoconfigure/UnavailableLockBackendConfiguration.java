@@ -7,7 +7,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.ResourceLoader;
-import org.springframework.util.ClassUtils;
 
 /**
  * Reached when no backend configuration created a {@link LockBackend}: explains why, so
@@ -21,7 +20,10 @@ class UnavailableLockBackendConfiguration {
 
 	@Bean
 	LockBackend unavailableLockBackend(DistributeLockProperties properties, ResourceLoader resourceLoader) {
-		throw explain(properties.getType(), resourceLoader.getClassLoader());
+		// The application's class loader, which is the one that may lack the library.
+		ClassLoader classLoader = resourceLoader.getClassLoader();
+		throw explain(properties.getType(),
+				(classLoader != null) ? classLoader : UnavailableLockBackendConfiguration.class.getClassLoader());
 	}
 
 	static DistributeLockConfigurationException explain(@Nullable String type, @Nullable ClassLoader classLoader) {
@@ -36,15 +38,13 @@ class UnavailableLockBackendConfiguration {
 					"distributelock.type is '" + type + "', which is not a lock store distributelock knows.",
 					"Set distributelock.type to one of: " + LockType.validValues() + ".");
 		}
-		if (!ClassUtils.isPresent(lockType.requiredClass, classLoader)) {
-			return new DistributeLockConfigurationException(
-					"distributelock.type=" + lockType.propertyValue() + " needs " + lockType.requiredClass
-							+ " on the classpath, and it is missing.",
-					"Add the dependency " + lockType.dependency + " to the application.");
-		}
+		String missing = lockType.missingClass(classLoader)
+			.orElseThrow(() -> new IllegalStateException("distributelock.type=" + lockType.propertyValue()
+					+ " has its libraries but no lock backend was configured; define a LockBackend bean"));
 		return new DistributeLockConfigurationException(
-				"distributelock.type=" + lockType.propertyValue() + " is not available in this version.",
-				"Set distributelock.type to one of: " + LockType.validValues() + ".");
+				"distributelock.type=" + lockType.propertyValue() + " needs " + missing
+						+ " on the classpath, and it is missing.",
+				"Add the dependency " + lockType.dependency + " to the application.");
 	}
 
 }

@@ -61,6 +61,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		this.ownsScheduler = (scheduler == null);
 		this.context = new EngineContext(backend, (scheduler != null) ? scheduler : createScheduler(), watchdogLease,
 				throwOnLost, events);
+		backend.addLossListener(this.context);
 	}
 
 	private static ScheduledExecutorService createScheduler() {
@@ -155,6 +156,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 				acquired.start();
 				this.context.events.acquired(key, waited);
 				logAcquired(key, waited);
+				this.context.markLostIfReportedSince(acquired);
 			}
 			else {
 				if (gateTaken) {
@@ -203,7 +205,8 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	}
 
 	/**
-	 * Releases the locks still held and stops the watchdog.
+	 * Releases the locks still held, stops the watchdog and stops listening to the
+	 * backend's loss reports.
 	 */
 	@Override
 	public void close() {
@@ -215,6 +218,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 				this.context.log().warn("Could not release lock '" + lock.key + "' at shutdown", ex);
 			}
 		}
+		this.context.backend.removeLossListener(this.context);
 		if (this.ownsScheduler) {
 			this.context.scheduler.shutdownNow();
 		}

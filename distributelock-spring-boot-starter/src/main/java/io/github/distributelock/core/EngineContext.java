@@ -1,6 +1,7 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -12,9 +13,9 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * What the engine's parts share: the backend, the watchdog's scheduler, the settings and
- * the reporting of failures and losses.
+ * the reporting of failures and losses, including the losses the backend reports.
  */
-final class EngineContext {
+final class EngineContext implements LockLossListener {
 
 	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
 
@@ -31,6 +32,9 @@ final class EngineContext {
 	final LockEventListener events;
 
 	private final AtomicLong lostLocks = new AtomicLong();
+
+	/** How many times the backend reported its locks lost. */
+	private final AtomicLong lossReports = new AtomicLong();
 
 	EngineContext(LockBackend backend, ScheduledExecutorService scheduler, Duration watchdogLease, boolean throwOnLost,
 			LockEventListener events) {
@@ -73,6 +77,40 @@ final class EngineContext {
 	void lostAtRelease(String key) {
 		if (this.throwOnLost) {
 			throw new LockLostException(key, this.backend.name());
+		}
+	}
+
+	@Override
+	public void locksAtRisk(String reason) {
+		List<String> keys = this.table.heldLocks().stream().map((lock) -> lock.key).toList();
+		if (!keys.isEmpty()) {
+			logger.warn("Locks " + keys + " in " + this.backend.name() + " are at risk (" + reason
+					+ "); treat them as suspect until the connection is back");
+		}
+	}
+
+	@Override
+	public void locksLost(String reason) {
+		// Counted before the held locks are read, so that a lock being acquired now
+		// either is among them or sees the new count in markLostIfReportedSince.
+		this.lossReports.incrementAndGet();
+		for (HeldLock lock : this.table.heldLocks()) {
+			lock.markLost(reason);
+		}
+	}
+
+	/** The number of loss reports so far, read before each attempt at the store. */
+	long lossReports() {
+		return this.lossReports.get();
+	}
+
+	/**
+	 * Marks a lock lost if the backend reported a loss since its attempt at the store
+	 * began: the report may have come before the lock was in the table.
+	 */
+	void markLostIfReportedSince(HeldLock lock) {
+		if (this.lossReports.get() != lock.lossReportsAtAttempt) {
+			lock.markLost("the store reported its locks lost while this one was being acquired");
 		}
 	}
 

@@ -41,6 +41,9 @@ final class HeldLock {
 	/** The fixed lease, or {@code null} when the watchdog renews it. */
 	final @Nullable Duration fixedLease;
 
+	/** The backend's loss reports counted when the attempt that took it began. */
+	final long lossReportsAtAttempt;
+
 	private final EngineContext context;
 
 	private final KeyState keyState;
@@ -60,7 +63,8 @@ final class HeldLock {
 	private volatile @Nullable ScheduledFuture<?> timer;
 
 	HeldLock(EngineContext context, KeyState keyState, String owner, AcquireResult result,
-			@Nullable Thread reentrantThread, @Nullable Duration fixedLease, long attemptStartNanos) {
+			@Nullable Thread reentrantThread, @Nullable Duration fixedLease, long attemptStartNanos,
+			long lossReportsAtAttempt) {
 		this.context = context;
 		this.keyState = keyState;
 		this.key = keyState.key;
@@ -69,6 +73,7 @@ final class HeldLock {
 		this.reentrantThread = reentrantThread;
 		this.fixedLease = fixedLease;
 		this.acquiredAtNanos = attemptStartNanos;
+		this.lossReportsAtAttempt = lossReportsAtAttempt;
 		this.leaseDeadlineNanos = attemptStartNanos + storeLease().toNanos();
 	}
 

@@ -69,4 +69,22 @@ public interface LockBackend {
 		return true;
 	}
 
+	/**
+	 * Registers a listener to tell when the locks taken through this backend are at risk
+	 * or lost because the store ended what kept them, such as the client's session.
+	 * {@link DefaultDistributeLock} registers itself at construction. A store whose locks
+	 * are only lost when a lease runs out has nothing to tell and keeps this default,
+	 * which ignores the listener.
+	 * @param listener the listener
+	 */
+	default void addLossListener(LockLossListener listener) {
+	}
+
+	/**
+	 * Removes a listener added with {@link #addLossListener(LockLossListener)}.
+	 * @param listener the listener
+	 */
+	default void removeLossListener(LockLossListener listener) {
+	}
+
 }

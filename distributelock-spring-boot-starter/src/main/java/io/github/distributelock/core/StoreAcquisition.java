@@ -37,10 +37,11 @@ final class StoreAcquisition {
 		Duration lease = (this.fixedLease != null) ? this.fixedLease : this.context.watchdogLease;
 		while (true) {
 			long attemptStart = System.nanoTime();
+			long lossReports = this.context.lossReports();
 			AcquireResult result = attempt(key, lease);
 			if (result.acquired()) {
 				return new HeldLock(this.context, this.keyState, this.owner, result, reentrantThread, this.fixedLease,
-						attemptStart);
+						attemptStart, lossReports);
 			}
 			long remaining = this.deadlineNanos - System.nanoTime();
 			if (remaining <= 0) {

@@ -145,6 +145,18 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Test
+	void missingLettuceIsNamedToo() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=redis")
+			.withClassLoader(new FilteredClassLoader("io.lettuce"))
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).contains("io.lettuce.core.RedisClient");
+				assertThat(analysis.getAction()).contains("Lettuce");
+			});
+	}
+
+	@Test
 	void missingRedisConnectionFactorySaysHowToGetOne() {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
 			.withPropertyValues("distributelock.type=redis")

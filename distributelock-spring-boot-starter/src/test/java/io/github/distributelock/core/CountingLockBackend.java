@@ -58,4 +58,14 @@ public class CountingLockBackend implements LockBackend {
 		return this.delegate.leasesExpire();
 	}
 
+	@Override
+	public void addLossListener(LockLossListener listener) {
+		this.delegate.addLossListener(listener);
+	}
+
+	@Override
+	public void removeLossListener(LockLossListener listener) {
+		this.delegate.removeLossListener(listener);
+	}
+
 }

@@ -1,0 +1,15 @@
+package io.github.distributelock.sample.shop;
+
+/**
+ * An order that was placed.
+ *
+ * @param orderId the id of the new order
+ * @param productId the product ordered
+ * @param token the buyer's token
+ * @param stockLeft the stock of the product after this order
+ * @author distributelock
+ * @since 1.0.0
+ */
+public record OrderReceipt(long orderId, long productId, String token, int stockLeft) {
+
+}

@@ -1,0 +1,91 @@
+package io.github.distributelock.autoconfigure;
+
+import java.time.Clock;
+
+import javax.sql.DataSource;
+
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.jdbc.JdbcLockBackend;
+import io.github.distributelock.jdbc.UnsupportedLockDatabaseException;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The JDBC backend, on a lock table in the application's {@link DataSource}.
+ *
+ * @author distributelock
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(JdbcTemplate.class)
+@ConditionalOnProperty(name = "distributelock.type", havingValue = "jdbc")
+class JdbcLockConfiguration {
+
+	private static final String EMBEDDED_DATABASE_CONNECTION = "org.springframework.boot.jdbc.EmbeddedDatabaseConnection";
+
+	@Bean
+	@ConditionalOnMissingBean(LockBackend.class)
+	JdbcLockBackend jdbcLockBackend(ObjectProvider<DataSource> dataSource, DistributeLockProperties properties) {
+		DataSource database = dataSource.getIfUnique();
+		if (database == null) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.type=jdbc needs a DataSource bean, and the application has none (or several, "
+							+ "none of them primary).",
+					"Add org.springframework.boot:spring-boot-starter-jdbc and set spring.datasource.url, or define "
+							+ "a DataSource bean (marked @Primary if there are several).");
+		}
+		DistributeLockProperties.Jdbc jdbc = properties.getJdbc();
+		JdbcLockBackend backend = createBackend(database, jdbc);
+		if (shouldCreateSchema(jdbc.getInitializeSchema(), database)) {
+			backend.createSchema();
+		}
+		return backend;
+	}
+
+	private static JdbcLockBackend createBackend(DataSource dataSource, DistributeLockProperties.Jdbc jdbc) {
+		try {
+			return new JdbcLockBackend(dataSource, jdbc.getTableName(), jdbc.getDialect(), Clock.systemUTC());
+		}
+		catch (UnsupportedLockDatabaseException ex) {
+			throw new DistributeLockConfigurationException(ex.getMessage(),
+					"Keep the locks in PostgreSQL, MariaDB 10.5 or later, or H2, or set distributelock.type to "
+							+ "redis or zookeeper.");
+		}
+		catch (IllegalArgumentException ex) {
+			throw new DistributeLockConfigurationException(ex.getMessage() + ".",
+					"Set distributelock.jdbc.table-name to a plain identifier (optionally schema-qualified), and "
+							+ "distributelock.jdbc.dialect to postgresql, h2 or mariadb or leave it unset.");
+		}
+	}
+
+	private static boolean shouldCreateSchema(DistributeLockProperties.SchemaInitializationMode mode,
+			DataSource dataSource) {
+		return switch (mode) {
+			case ALWAYS -> true;
+			case NEVER -> false;
+			case EMBEDDED ->
+				ClassUtils.isPresent(EMBEDDED_DATABASE_CONNECTION, JdbcLockConfiguration.class.getClassLoader())
+						&& EmbeddedDatabase.isEmbedded(dataSource);
+		};
+	}
+
+	/**
+	 * Spring Boot's own test for an embedded database, isolated so that it is loaded only
+	 * when spring-boot-jdbc is present.
+	 */
+	private static final class EmbeddedDatabase {
+
+		static boolean isEmbedded(DataSource dataSource) {
+			return EmbeddedDatabaseConnection.isEmbedded(dataSource);
+		}
+
+	}
+
+}

@@ -1,0 +1,107 @@
+package io.github.distributelock.autoconfigure;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.util.StringUtils;
+
+/**
+ * The ZooKeeper backend, on the application's {@link CuratorFramework} or on one built
+ * from the {@code distributelock.zookeeper.*} properties and started and closed with the
+ * context.
+ *
+ * @author distributelock
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(CuratorFramework.class)
+@ConditionalOnProperty(name = "distributelock.type", havingValue = "zookeeper")
+class ZooKeeperLockConfiguration {
+
+	@Bean(initMethod = "start", destroyMethod = "close")
+	@ConditionalOnMissingBean
+	CuratorFramework distributeLockCuratorFramework(DistributeLockProperties properties) {
+		DistributeLockProperties.Zookeeper zookeeper = properties.getZookeeper();
+		String connectString = zookeeper.getConnectString();
+		if (!StringUtils.hasText(connectString)) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.type=zookeeper needs distributelock.zookeeper.connect-string or a "
+							+ "CuratorFramework bean, and the application has neither.",
+					"Set distributelock.zookeeper.connect-string to the host:port pairs of the ZooKeeper ensemble, "
+							+ "such as zk1:2181,zk2:2181,zk3:2181, or define a CuratorFramework bean.");
+		}
+		CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
+			.connectString(connectString)
+			.sessionTimeoutMs(millis(zookeeper.getSessionTimeout(), "session-timeout"))
+			.connectionTimeoutMs(millis(zookeeper.getConnectionTimeout(), "connection-timeout"))
+			.retryPolicy(new ExponentialBackoffRetry(millis(zookeeper.getBaseSleep(), "base-sleep"),
+					zookeeper.getMaxRetries()));
+		String digest = zookeeper.getDigest();
+		if (StringUtils.hasText(digest)) {
+			if (digest.indexOf(':') < 1) {
+				throw new DistributeLockConfigurationException(
+						"distributelock.zookeeper.digest must be of the form user:password.",
+						"Set distributelock.zookeeper.digest to user:password, or remove it.");
+			}
+			builder.authorization("digest", digest.getBytes(StandardCharsets.UTF_8))
+				.aclProvider(new CreatorOnlyAclProvider());
+		}
+		return builder.build();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(LockBackend.class)
+	ZooKeeperLockBackend zooKeeperLockBackend(CuratorFramework client, DistributeLockProperties properties) {
+		String root = properties.getZookeeper().getRoot();
+		try {
+			return new ZooKeeperLockBackend(client, root);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.zookeeper.root is invalid. " + ex.getMessage() + ".",
+					"Set distributelock.zookeeper.root to an absolute path without a trailing slash, such as /locks.");
+		}
+	}
+
+	private static int millis(Duration duration, String property) {
+		long millis = duration.toMillis();
+		if (millis <= 0 || millis > Integer.MAX_VALUE) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.zookeeper." + property + " is " + duration + ", which ZooKeeper cannot use.",
+					"Set distributelock.zookeeper." + property + " to a positive duration below 24 days.");
+		}
+		return (int) millis;
+	}
+
+	/**
+	 * Creates nodes that only the authenticated digest user can read, change or delete.
+	 */
+	static final class CreatorOnlyAclProvider implements ACLProvider {
+
+		@Override
+		public List<ACL> getDefaultAcl() {
+			return ZooDefs.Ids.CREATOR_ALL_ACL;
+		}
+
+		@Override
+		public List<ACL> getAclForPath(String path) {
+			return ZooDefs.Ids.CREATOR_ALL_ACL;
+		}
+
+	}
+
+}

@@ -1,0 +1,203 @@
+package io.github.distributelock.jdbc;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import io.github.distributelock.core.AcquireResult;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.io.ByteArrayResource;
+import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
+import org.springframework.jdbc.core.ConnectionCallback;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+import org.springframework.jdbc.datasource.init.ScriptUtils;
+
+/**
+ * The SQL side of the JDBC backend: one statement per operation, each run on a connection
+ * of its own and committed at once, never inside the caller's transaction, so that no
+ * connection or transaction is held while a lock is held.
+ */
+final class JdbcLockRepository {
+
+	private final JdbcTemplate jdbcTemplate;
+
+	private final JdbcLockDialect dialect;
+
+	private final String tableName;
+
+	private final LockStatement acquire;
+
+	private final LockStatement remainingLease;
+
+	private final LockStatement renew;
+
+	private final LockStatement release;
+
+	private final LockStatement now;
+
+	JdbcLockRepository(DataSource dataSource, JdbcLockDialect dialect, String tableName) {
+		this.jdbcTemplate = new JdbcTemplate(new UnboundDataSource(dataSource));
+		this.dialect = dialect;
+		this.tableName = LockStatement.validTableName(tableName);
+		this.acquire = LockStatement.load(dialect, "acquire.sql", tableName);
+		this.remainingLease = LockStatement.load(dialect, "remaining-lease.sql", tableName);
+		this.renew = LockStatement.load(dialect, "renew.sql", tableName);
+		this.release = LockStatement.load(dialect, "release.sql", tableName);
+		this.now = LockStatement.load(dialect, "now.sql", tableName);
+	}
+
+	JdbcLockDialect dialect() {
+		return this.dialect;
+	}
+
+	String tableName() {
+		return this.tableName;
+	}
+
+	/**
+	 * One attempt: insert the row, or take over an expired one.
+	 */
+	AcquireResult acquire(String key, String owner, long leaseMillis) {
+		Map<String, Object> values = Map.of("key", key, "owner", owner, "lease_ms", leaseMillis);
+		Attempt attempt = query(this.acquire, values,
+				(rs) -> new Attempt(nullableLong(rs, "fencing_token"), nullableLong(rs, "remaining_ms")));
+		if (attempt != null && attempt.fencingToken() != null) {
+			return AcquireResult.acquired(attempt.fencingToken());
+		}
+		// Dialects that cannot read the holder's lease in the same statement (or did not
+		// see a row inserted concurrently) ask once more.
+		Long remaining = (attempt != null && attempt.remainingMillis() != null) ? attempt.remainingMillis()
+				: remainingLeaseMillis(key);
+		return AcquireResult.heldByAnother((remaining != null) ? JdbcLockBackend.leaseDuration(remaining) : null);
+	}
+
+	/**
+	 * How many milliseconds the holder's lease still runs on the database clock (zero or
+	 * less once it has run out), or {@code null} if no row holds the key.
+	 */
+	@Nullable Long remainingLeaseMillis(String key) {
+		return query(this.remainingLease, Map.of("key", key), (rs) -> rs.getLong("remaining_ms"));
+	}
+
+	boolean renew(String key, String owner, long leaseMillis) {
+		Map<String, Object> values = Map.of("key", key, "owner", owner, "lease_ms", leaseMillis);
+		return execute(this.renew, values, PreparedStatement::executeUpdate) == 1;
+	}
+
+	/**
+	 * Deletes this owner's row.
+	 * @return whether the row was there with its lease still running
+	 */
+	boolean release(String key, String owner) {
+		Boolean live = query(this.release, Map.of("key", key, "owner", owner), (rs) -> rs.getBoolean("live"));
+		return Boolean.TRUE.equals(live);
+	}
+
+	/** The database clock in milliseconds since the epoch. */
+	long databaseTimeMillis() {
+		Long now = query(this.now, Map.of(), (rs) -> rs.getLong("now_ms"));
+		if (now == null) {
+			throw new IllegalStateException("The database returned no time");
+		}
+		return now;
+	}
+
+	/** Creates the sequence and the table unless they exist. */
+	void createSchema() {
+		String script = LockStatement.text(this.dialect, "schema.sql", this.tableName);
+		this.jdbcTemplate.execute((ConnectionCallback<Void>) (connection) -> {
+			ScriptUtils.executeSqlScript(connection,
+					new ByteArrayResource(script.getBytes(StandardCharsets.UTF_8), "distributelock schema"));
+			if (!connection.getAutoCommit()) {
+				connection.commit();
+			}
+			return null;
+		});
+	}
+
+	private <T> @Nullable T query(LockStatement statement, Map<String, ?> values, RowReader<T> reader) {
+		return execute(statement, values, (ps) -> {
+			try (ResultSet rs = ps.executeQuery()) {
+				return rs.next() ? reader.read(rs) : null;
+			}
+		});
+	}
+
+	private <T> T execute(LockStatement statement, Map<String, ?> values, StatementWork<T> work) {
+		Object[] arguments = statement.arguments(values);
+		return this.jdbcTemplate.execute((ConnectionCallback<T>) (connection) -> {
+			boolean autoCommit = connection.getAutoCommit();
+			try (PreparedStatement ps = connection.prepareStatement(statement.sql())) {
+				new ArgumentPreparedStatementSetter(arguments).setValues(ps);
+				T result = work.run(ps);
+				if (!autoCommit) {
+					// A pool that hands out connections in manual-commit mode would roll
+					// the statement back when the connection returns to it.
+					connection.commit();
+				}
+				return result;
+			}
+			catch (SQLException | RuntimeException ex) {
+				if (!autoCommit) {
+					rollback(connection, ex);
+				}
+				throw ex;
+			}
+		});
+	}
+
+	private static void rollback(Connection connection, Exception failure) {
+		try {
+			connection.rollback();
+		}
+		catch (SQLException ex) {
+			failure.addSuppressed(ex);
+		}
+	}
+
+	private static @Nullable Long nullableLong(ResultSet resultSet, String column) throws SQLException {
+		long value = resultSet.getLong(column);
+		return resultSet.wasNull() ? null : value;
+	}
+
+	/** The row an attempt returns: a token when acquired, else the holder's lease. */
+	private record Attempt(@Nullable Long fencingToken, @Nullable Long remainingMillis) {
+	}
+
+	@FunctionalInterface
+	private interface StatementWork<T> {
+
+		T run(PreparedStatement statement) throws SQLException;
+
+	}
+
+	@FunctionalInterface
+	private interface RowReader<T> {
+
+		T read(ResultSet resultSet) throws SQLException;
+
+	}
+
+	/**
+	 * The application's DataSource under another identity, so that Spring's transaction
+	 * synchronization, which binds connections to the DataSource they came from, never
+	 * hands a lock statement the connection of a transaction in progress.
+	 */
+	private static final class UnboundDataSource extends DelegatingDataSource {
+
+		UnboundDataSource(DataSource dataSource) {
+			super((dataSource instanceof TransactionAwareDataSourceProxy proxy) ? proxy.getTargetDataSource()
+					: dataSource);
+		}
+
+	}
+
+}

@@ -1,0 +1,3 @@
+-- Deletes this owner's row; returns whether its lease was still running.
+DELETE FROM ${table} WHERE lock_key = :key AND owner = :owner
+RETURNING expires_at > UTC_TIMESTAMP(6) AS live

@@ -1,0 +1,166 @@
+package io.github.distributelock.autoconfigure;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.time.Duration;
+
+import javax.sql.DataSource;
+
+import io.github.distributelock.DistributeLock;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.jdbc.JdbcLockBackend;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.mock;
+
+/**
+ * Tests for the JDBC backend of {@link DistributeLockAutoConfiguration}.
+ */
+class JdbcLockAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(
+				AutoConfigurations.of(DataSourceAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+		.withPropertyValues("distributelock.type=jdbc");
+
+	@Test
+	void backendOnAnEmbeddedH2CreatesTheLockTable() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(JdbcLockBackend.class);
+			assertThat(context.getBean(JdbcLockBackend.class).dialect()).isEqualTo("h2");
+			assertThat(tableCount(context, "DISTRIBUTELOCK")).isOne();
+			DistributeLock lock = context.getBean(DistributeLock.class);
+			try (LockHandle handle = lock.tryAcquire("order.42", Duration.ZERO, null).orElseThrow()) {
+				assertThat(handle.isHeld()).isTrue();
+			}
+		});
+	}
+
+	@Test
+	void tableNameIsConfigurable() {
+		this.contextRunner.withPropertyValues("distributelock.jdbc.table-name=app_locks").run((context) -> {
+			assertThat(context.getBean(JdbcLockBackend.class).tableName()).isEqualTo("app_locks");
+			assertThat(tableCount(context, "APP_LOCKS")).isOne();
+			assertThat(tableCount(context, "DISTRIBUTELOCK")).isZero();
+		});
+	}
+
+	@Test
+	void initializeSchemaNeverLeavesTheTableUncreated() {
+		this.contextRunner.withPropertyValues("distributelock.jdbc.initialize-schema=never").run((context) -> {
+			assertThat(context).hasSingleBean(JdbcLockBackend.class);
+			assertThat(tableCount(context, "DISTRIBUTELOCK")).isZero();
+		});
+	}
+
+	@Test
+	void initializeSchemaEmbeddedLeavesADatabaseOnDiskAlone(@TempDir Path directory) {
+		this.contextRunner.withPropertyValues("spring.datasource.url=jdbc:h2:file:" + directory.resolve("db"))
+			.run((context) -> assertThat(tableCount(context, "DISTRIBUTELOCK")).isZero());
+	}
+
+	@Test
+	void initializeSchemaAlwaysCreatesTheTableInADatabaseOnDisk(@TempDir Path directory) {
+		this.contextRunner
+			.withPropertyValues("spring.datasource.url=jdbc:h2:file:" + directory.resolve("db"),
+					"distributelock.jdbc.initialize-schema=always")
+			.run((context) -> assertThat(tableCount(context, "DISTRIBUTELOCK")).isOne());
+	}
+
+	@Test
+	void tableNameThatIsNotAPlainIdentifierFailsAtStartup() {
+		this.contextRunner.withPropertyValues("distributelock.jdbc.table-name=locks; DROP TABLE users")
+			.run((context) -> assertFailure(context, "is not a plain SQL identifier",
+					"distributelock.jdbc.table-name"));
+	}
+
+	@Test
+	void unknownDialectFailsAtStartup() {
+		this.contextRunner.withPropertyValues("distributelock.jdbc.dialect=oracle")
+			.run((context) -> assertFailure(context, "Unknown JDBC lock dialect 'oracle'",
+					"distributelock.jdbc.dialect"));
+	}
+
+	@Test
+	void unsupportedDatabaseFailsAtStartup() throws SQLException {
+		DataSource derby = dataSourceReporting("Apache Derby", "10.16.1.1");
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=jdbc")
+			.withBean(DataSource.class, () -> derby)
+			.run((context) -> assertFailure(context, "does not support Apache Derby 10.16.1.1",
+					"PostgreSQL, MariaDB 10.5 or later, or H2"));
+	}
+
+	@Test
+	void mySqlFailsAtStartupSayingWhy() throws SQLException {
+		DataSource mySql = dataSourceReporting("MySQL", "8.4.0");
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=jdbc")
+			.withBean(DataSource.class, () -> mySql)
+			.run((context) -> assertFailure(context, "MySQL has no sequences", "MariaDB 10.5 or later"));
+	}
+
+	@Test
+	void missingDataSourceFailsAtStartup() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=jdbc")
+			.run((context) -> assertFailure(context, "needs a DataSource bean",
+					"org.springframework.boot:spring-boot-starter-jdbc"));
+	}
+
+	@Test
+	void missingSpringJdbcFailsAtStartupNamingTheStarter() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(JdbcTemplate.class))
+			.run((context) -> assertFailure(context, "org.springframework.jdbc.core.JdbcTemplate",
+					"org.springframework.boot:spring-boot-starter-jdbc"));
+	}
+
+	@Test
+	void userDefinedBackendWins() {
+		LockBackend custom = mock(LockBackend.class);
+		this.contextRunner.withBean(LockBackend.class, () -> custom).run((context) -> {
+			assertThat(context).doesNotHaveBean(JdbcLockBackend.class);
+			assertThat(context.getBean(LockBackend.class)).isSameAs(custom);
+		});
+	}
+
+	private static int tableCount(AssertableApplicationContext context, String table) {
+		Integer count = new JdbcTemplate(context.getBean(DataSource.class)).queryForObject(
+				"SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = ?", Integer.class, table);
+		return (count != null) ? count : 0;
+	}
+
+	private static void assertFailure(AssertableApplicationContext context, String description, String action) {
+		assertThat(context).hasFailed();
+		assertThat(context.getStartupFailure()).rootCause()
+			.isInstanceOfSatisfying(DistributeLockConfigurationException.class, (ex) -> {
+				assertThat(ex.getDescription()).contains(description);
+				assertThat(ex.getAction()).contains(action);
+			});
+	}
+
+	private static DataSource dataSourceReporting(String productName, String productVersion) throws SQLException {
+		DatabaseMetaData metaData = mock(DatabaseMetaData.class);
+		given(metaData.getDatabaseProductName()).willReturn(productName);
+		given(metaData.getDatabaseProductVersion()).willReturn(productVersion);
+		Connection connection = mock(Connection.class);
+		given(connection.getMetaData()).willReturn(metaData);
+		DataSource dataSource = mock(DataSource.class);
+		given(dataSource.getConnection()).willReturn(connection);
+		return dataSource;
+	}
+
+}

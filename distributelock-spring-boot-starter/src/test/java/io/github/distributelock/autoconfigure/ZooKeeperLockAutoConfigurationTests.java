@@ -1,0 +1,174 @@
+package io.github.distributelock.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.distributelock.DistributeLock;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.zookeeper.EmbeddedZooKeeper;
+import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.ACL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class ZooKeeperLockAutoConfigurationTests {
+
+	private static TestingServer server;
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+		.withPropertyValues("distributelock.type=zookeeper");
+
+	@BeforeAll
+	static void startZooKeeper() throws Exception {
+		server = EmbeddedZooKeeper.startServer();
+	}
+
+	@AfterAll
+	static void stopZooKeeper() throws Exception {
+		server.close();
+	}
+
+	@Test
+	void zookeeperTypeCreatesAWorkingLockOnAClientStartedAndClosedWithTheContext() {
+		AtomicReference<CuratorFramework> built = new AtomicReference<>();
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+					"distributelock.zookeeper.root=/app/locks")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(DistributeLock.class)
+					.hasSingleBean(ZooKeeperLockBackend.class)
+					.hasSingleBean(CuratorFramework.class);
+				CuratorFramework client = context.getBean(CuratorFramework.class);
+				built.set(client);
+				assertThat(client.getState()).isEqualTo(CuratorFrameworkState.STARTED);
+				DistributeLock lock = context.getBean(DistributeLock.class);
+				try (LockHandle handle = lock.tryAcquire("autoconfigured", Duration.ZERO, null).orElseThrow()) {
+					assertThat(client.checkExists().forPath("/app/locks/autoconfigured")).isNotNull();
+				}
+			});
+		assertThat(built.get().getState()).isEqualTo(CuratorFrameworkState.STOPPED);
+	}
+
+	@Test
+	void propertiesReachTheClient() {
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+					"distributelock.zookeeper.connection-timeout=7s", "distributelock.zookeeper.base-sleep=250ms",
+					"distributelock.zookeeper.max-retries=4")
+			.run((context) -> {
+				CuratorFramework client = context.getBean(CuratorFramework.class);
+				assertThat(client.getZookeeperClient().getConnectionTimeoutMs()).isEqualTo(7_000);
+				assertThat(client.getZookeeperClient().getRetryPolicy())
+					.isInstanceOfSatisfying(ExponentialBackoffRetry.class, (retry) -> {
+						assertThat(retry.getBaseSleepTimeMs()).isEqualTo(250);
+						assertThat(retry.getN()).isEqualTo(4);
+					});
+			});
+	}
+
+	@Test
+	void digestAuthenticatesTheClientAndKeepsTheLockNodesToThatUser() throws Exception {
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+					"distributelock.zookeeper.root=/secure/locks", "distributelock.zookeeper.digest=app:secret")
+			.run((context) -> {
+				DistributeLock lock = context.getBean(DistributeLock.class);
+				try (LockHandle handle = lock.tryAcquire("guarded", Duration.ZERO, null).orElseThrow();
+						CuratorFramework stranger = EmbeddedZooKeeper.newClient(server.getConnectString(),
+								Duration.ofSeconds(10))) {
+					List<ACL> acl = context.getBean(CuratorFramework.class).getACL().forPath("/secure/locks/guarded");
+					assertThat(acl).singleElement().satisfies((entry) -> {
+						assertThat(entry.getId().getScheme()).isEqualTo("digest");
+						assertThat(entry.getId().getId()).startsWith("app:");
+					});
+					assertThatExceptionOfType(KeeperException.NoAuthException.class)
+						.isThrownBy(() -> stranger.delete().forPath("/secure/locks/guarded"));
+					assertThat(handle.isHeld()).isTrue();
+				}
+			});
+	}
+
+	@Test
+	void applicationsCuratorFrameworkIsUsedAndNoConnectStringIsNeeded() {
+		this.contextRunner.withUserConfiguration(UserCuratorConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(CuratorFramework.class);
+			CuratorFramework client = context.getBean("userCuratorFramework", CuratorFramework.class);
+			DistributeLock lock = context.getBean(DistributeLock.class);
+			try (LockHandle handle = lock.tryAcquire("on-the-users-client", Duration.ZERO, null).orElseThrow()) {
+				assertThat(client.checkExists().forPath("/locks/on-the-users-client")).isNotNull();
+			}
+			assertThat(context.getBean(DefaultDistributeLock.class).backend())
+				.isSameAs(context.getBean(ZooKeeperLockBackend.class));
+		});
+	}
+
+	@Test
+	void missingConnectStringFailsAndNamesTheProperty() {
+		this.contextRunner.run((context) -> {
+			FailureAnalysis analysis = failureAnalysis(context);
+			assertThat(analysis.getDescription()).contains("distributelock.zookeeper.connect-string")
+				.contains("CuratorFramework bean");
+			assertThat(analysis.getAction()).contains("distributelock.zookeeper.connect-string");
+		});
+	}
+
+	@Test
+	void invalidRootFailsAndNamesTheProperty() {
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+					"distributelock.zookeeper.root=locks/")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).contains("distributelock.zookeeper.root").contains("'locks/'");
+				assertThat(analysis.getAction()).contains("/locks");
+			});
+	}
+
+	@Test
+	void missingCuratorNamesTheDependencyToAdd() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(CuratorFramework.class)).run((context) -> {
+			FailureAnalysis analysis = failureAnalysis(context);
+			assertThat(analysis.getDescription()).contains("CuratorFramework").contains("missing");
+			assertThat(analysis.getAction()).contains("org.apache.curator:curator-framework");
+		});
+	}
+
+	private static FailureAnalysis failureAnalysis(AssertableApplicationContext context) {
+		assertThat(context).hasFailed();
+		FailureAnalysis analysis = new DistributeLockConfigurationFailureAnalyzer()
+			.analyze(context.getStartupFailure());
+		assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
+		return analysis;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserCuratorConfiguration {
+
+		@Bean(destroyMethod = "close")
+		CuratorFramework userCuratorFramework() throws Exception {
+			return EmbeddedZooKeeper.newClient(server.getConnectString(), Duration.ofSeconds(10));
+		}
+
+	}
+
+}

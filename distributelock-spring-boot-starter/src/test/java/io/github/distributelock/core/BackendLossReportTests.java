@@ -1,0 +1,158 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockLostException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * How {@link DefaultDistributeLock} handles the losses a backend reports through
+ * {@link LockLossListener}, on an in-memory backend whose locks live as long as its
+ * session.
+ */
+class BackendLossReportTests {
+
+	private final SessionBackend backend = new SessionBackend();
+
+	private final DefaultDistributeLock lock = new DefaultDistributeLock(this.backend, Duration.ofSeconds(30), true,
+			LockEventListener.NONE, null);
+
+	@AfterEach
+	void close() {
+		this.lock.close();
+	}
+
+	@Test
+	void registersWithItsBackendAndUnregistersAtClose() {
+		assertThat(this.backend.listeners).hasSize(1);
+		this.lock.close();
+		assertThat(this.backend.listeners).isEmpty();
+	}
+
+	@Test
+	void reportedLossMarksEveryHeldLockLost() throws Exception {
+		LockHandle first = this.lock.tryAcquire("first", Duration.ZERO, null).orElseThrow();
+		LockHandle second = this.lock.tryAcquire("second", Duration.ZERO, Duration.ofMinutes(1)).orElseThrow();
+		AtomicInteger told = new AtomicInteger();
+		first.onLost((handle) -> told.incrementAndGet());
+		second.onLost((handle) -> told.incrementAndGet());
+		this.backend.expireSession();
+		assertThat(first.isHeld()).isFalse();
+		assertThat(second.isHeld()).isFalse();
+		assertThat(told).hasValue(2);
+		assertThat(this.lock.lostLockCount()).isEqualTo(2);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(first::close).withMessageContaining("first");
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(second::close).withMessageContaining("second");
+		assertThat(this.lock.tryAcquire("first", Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+	}
+
+	@Test
+	void lossReportedWhileALockIsBeingAcquiredMarksItLost() throws Exception {
+		this.backend.expireSessionAfterNextAcquire = true;
+		LockHandle handle = this.lock.tryAcquire("racing", Duration.ZERO, null).orElseThrow();
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(this.lock.lostLockCount()).isOne();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
+	}
+
+	@Test
+	void locksAtRiskAreStillHeld() throws Exception {
+		try (LockHandle handle = this.lock.tryAcquire("suspect", Duration.ZERO, null).orElseThrow()) {
+			this.backend.listeners.forEach((listener) -> listener.locksAtRisk("connection suspended"));
+			assertThat(handle.isHeld()).isTrue();
+		}
+		assertThat(this.lock.lostLockCount()).isZero();
+	}
+
+	@Test
+	void fixedLeaseOfALockThatLivesWithTheSessionDoesNotRunOut() throws Exception {
+		try (LockHandle handle = this.lock.tryAcquire("fixed", Duration.ZERO, Duration.ofMillis(1)).orElseThrow()) {
+			AtomicInteger told = new AtomicInteger();
+			handle.onLost((lost) -> told.incrementAndGet());
+			assertThat(this.backend.locks).containsKey("fixed");
+			await().during(Duration.ofMillis(300))
+				.atMost(Duration.ofSeconds(2))
+				.until(() -> handle.isHeld() && told.get() == 0);
+		}
+		assertThat(this.lock.lostLockCount()).isZero();
+	}
+
+	/**
+	 * Locks that live as long as a session, which the test ends at will.
+	 */
+	static class SessionBackend implements LockBackend {
+
+		final Map<String, String> locks = new ConcurrentHashMap<>();
+
+		final List<LockLossListener> listeners = new CopyOnWriteArrayList<>();
+
+		private final AtomicLong tokens = new AtomicLong();
+
+		volatile boolean expireSessionAfterNextAcquire;
+
+		void expireSession() {
+			this.locks.clear();
+			this.listeners.forEach((listener) -> listener.locksLost("session expired"));
+		}
+
+		@Override
+		public String name() {
+			return "session";
+		}
+
+		@Override
+		public AcquireResult tryAcquire(String key, String owner, Duration lease) {
+			if (this.locks.putIfAbsent(key, owner) != null) {
+				return AcquireResult.heldByAnother(null);
+			}
+			if (this.expireSessionAfterNextAcquire) {
+				this.expireSessionAfterNextAcquire = false;
+				expireSession();
+			}
+			return AcquireResult.acquired(this.tokens.incrementAndGet());
+		}
+
+		@Override
+		public boolean renew(String key, String owner, Duration lease) {
+			return owner.equals(this.locks.get(key));
+		}
+
+		@Override
+		public boolean release(String key, String owner) {
+			return this.locks.remove(key, owner);
+		}
+
+		@Override
+		public void awaitRelease(String key, Duration maxWait) {
+		}
+
+		@Override
+		public boolean leasesExpire() {
+			return false;
+		}
+
+		@Override
+		public void addLossListener(LockLossListener listener) {
+			this.listeners.add(listener);
+		}
+
+		@Override
+		public void removeLossListener(LockLossListener listener) {
+			this.listeners.remove(listener);
+		}
+
+	}
+
+}

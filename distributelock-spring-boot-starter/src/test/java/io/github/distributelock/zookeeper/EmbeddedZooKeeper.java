@@ -1,0 +1,120 @@
+package io.github.distributelock.zookeeper;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.FourLetterWordMain;
+
+/**
+ * Real ZooKeeper servers from curator-test, on free loopback ports, and the clients and
+ * faults the tests need.
+ */
+public final class EmbeddedZooKeeper {
+
+	private static final String LOOPBACK = "127.0.0.1";
+
+	static {
+		// Test data need not survive a power cut: skip fsync so thousands of writes stay
+		// fast.
+		System.setProperty("zookeeper.forceSync", "no");
+		// Check for empty container nodes every half second instead of every minute.
+		System.setProperty("znode.container.checkIntervalMs", "500");
+	}
+
+	private EmbeddedZooKeeper() {
+	}
+
+	/** A started single server; close it to stop it and delete its data. */
+	public static TestingServer startServer() throws Exception {
+		InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1, Map.of("clientPortAddress", LOOPBACK),
+				LOOPBACK);
+		return new TestingServer(spec, true);
+	}
+
+	/** A started ensemble of {@code size} servers; close it to stop them. */
+	public static TestingCluster startCluster(int size) throws Exception {
+		List<InstanceSpec> specs = new ArrayList<>();
+		for (int id = 1; id <= size; id++) {
+			specs.add(new InstanceSpec(null, -1, -1, -1, true, id, -1, -1, Map.of("clientPortAddress", LOOPBACK),
+					LOOPBACK));
+		}
+		TestingCluster cluster = new TestingCluster(specs);
+		try {
+			cluster.start();
+			return cluster;
+		}
+		catch (Exception ex) {
+			cluster.close();
+			throw ex;
+		}
+	}
+
+	/** A started client, connected; the caller closes it. */
+	public static CuratorFramework newClient(String connectString, Duration sessionTimeout) throws Exception {
+		return newClient(CuratorFrameworkFactory.builder().connectString(connectString), sessionTimeout);
+	}
+
+	/** A client from {@code builder}, started and connected; the caller closes it. */
+	public static CuratorFramework newClient(CuratorFrameworkFactory.Builder builder, Duration sessionTimeout)
+			throws Exception {
+		CuratorFramework client = builder.sessionTimeoutMs((int) sessionTimeout.toMillis())
+			.connectionTimeoutMs(5_000)
+			.retryPolicy(new ExponentialBackoffRetry(100, 5))
+			.build();
+		client.start();
+		if (!client.blockUntilConnected(20, TimeUnit.SECONDS)) {
+			client.close();
+			throw new IllegalStateException("Could not connect to ZooKeeper at " + builder.getEnsembleProvider());
+		}
+		return client;
+	}
+
+	/**
+	 * Ends the client's session on the server, as an expiry does: a second connection
+	 * joins the session and closes it, so the server removes its ephemeral nodes at once
+	 * and the client is told its session expired when it next talks to the server.
+	 */
+	public static void expireSession(CuratorFramework client, String connectString) throws Exception {
+		ZooKeeper zooKeeper = client.getZookeeperClient().getZooKeeper();
+		CountDownLatch connected = new CountDownLatch(1);
+		Watcher watcher = (event) -> {
+			if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+				connected.countDown();
+			}
+		};
+		ZooKeeper twin = new ZooKeeper(connectString, 10_000, watcher, zooKeeper.getSessionId(),
+				zooKeeper.getSessionPasswd());
+		try {
+			if (!connected.await(10, TimeUnit.SECONDS)) {
+				throw new IllegalStateException(
+						"Could not join session 0x" + Long.toHexString(zooKeeper.getSessionId()));
+			}
+		}
+		finally {
+			twin.close();
+		}
+	}
+
+	/** Whether the server of {@code spec} is the ensemble's leader, asked with srvr. */
+	public static boolean isLeader(InstanceSpec spec) {
+		try {
+			return FourLetterWordMain.send4LetterWord(LOOPBACK, spec.getPort(), "srvr").contains("Mode: leader");
+		}
+		catch (Exception ex) {
+			return false;
+		}
+	}
+
+}
