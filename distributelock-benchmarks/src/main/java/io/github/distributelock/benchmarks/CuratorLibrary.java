@@ -18,12 +18,19 @@ final class CuratorLibrary implements LockLibrary {
 	private final CuratorFramework client;
 
 	CuratorLibrary(Endpoints endpoints) throws InterruptedException {
-		this.client = CuratorFrameworkFactory.newClient(endpoints.zooKeeperConnect(),
+		this.client = connect(endpoints);
+	}
+
+	/** A started Curator client with Curator's usual retry policy, as ours gets too. */
+	static CuratorFramework connect(Endpoints endpoints) throws InterruptedException {
+		CuratorFramework client = CuratorFrameworkFactory.newClient(endpoints.zooKeeperConnect(),
 				new ExponentialBackoffRetry(100, 3));
-		this.client.start();
-		if (!this.client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+		client.start();
+		if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+			client.close();
 			throw new IllegalStateException("ZooKeeper did not connect");
 		}
+		return client;
 	}
 
 	@Override

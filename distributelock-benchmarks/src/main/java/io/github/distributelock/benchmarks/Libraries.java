@@ -9,7 +9,10 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.jdbc.JdbcLockBackend;
 import io.github.distributelock.redis.RedisLockBackend;
+import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
+import org.apache.curator.framework.CuratorFramework;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -43,9 +46,17 @@ final class Libraries {
 
 	static final String ZK_FLOOR = "zookeeper-floor";
 
+	static final String ZK_OURS_TRYLOCK = "zookeeper-ours-trylock";
+
+	static final String ZK_OURS_HANDLE = "zookeeper-ours-handle";
+
 	static final String ZK_CURATOR = "zookeeper-curator";
 
 	static final String JDBC_FLOOR = "jdbc-floor";
+
+	static final String JDBC_OURS_TRYLOCK = "jdbc-ours-trylock";
+
+	static final String JDBC_OURS_HANDLE = "jdbc-ours-handle";
 
 	static final String JDBC_SI = "jdbc-si";
 
@@ -59,21 +70,21 @@ final class Libraries {
 		List<String> names = new ArrayList<>(List.of(REDIS_FLOOR, REDIS_OURS_TRYLOCK, REDIS_OURS_HANDLE,
 				REDIS_OURS_LOCKABLE, REDIS_REDISSON, REDIS_SI_SPIN, REDIS_SI_PUBSUB, REDIS_LOCK4J));
 		names.addAll(List.of(MEMORY_OURS_HANDLE, MEMORY_OURS_LOCKABLE));
-		names.addAll(List.of(ZK_FLOOR, ZK_CURATOR));
-		names.addAll(List.of(JDBC_FLOOR, JDBC_SI, JDBC_SHEDLOCK));
+		names.addAll(List.of(ZK_FLOOR, ZK_OURS_TRYLOCK, ZK_OURS_HANDLE, ZK_CURATOR));
+		names.addAll(List.of(JDBC_FLOOR, JDBC_OURS_TRYLOCK, JDBC_OURS_HANDLE, JDBC_SI, JDBC_SHEDLOCK));
 		return names;
 	}
 
 	/** The libraries that can wait for a held lock, for the contended runs. */
 	static List<String> contended() {
-		return List.of(REDIS_FLOOR, REDIS_OURS_HANDLE, REDIS_REDISSON, REDIS_SI_PUBSUB, ZK_FLOOR, ZK_CURATOR,
-				JDBC_FLOOR, JDBC_SI, JDBC_SHEDLOCK);
+		return List.of(REDIS_FLOOR, REDIS_OURS_HANDLE, REDIS_REDISSON, REDIS_SI_PUBSUB, ZK_FLOOR, ZK_OURS_HANDLE,
+				ZK_CURATOR, JDBC_FLOOR, JDBC_OURS_HANDLE, JDBC_SI, JDBC_SHEDLOCK);
 	}
 
 	/** The libraries of the scale run: one per distinct implementation. */
 	static List<String> scale() {
 		return List.of(REDIS_FLOOR, REDIS_OURS_HANDLE, REDIS_REDISSON, REDIS_SI_PUBSUB, REDIS_LOCK4J, ZK_FLOOR,
-				ZK_CURATOR, JDBC_FLOOR, JDBC_SI, JDBC_SHEDLOCK);
+				ZK_OURS_HANDLE, ZK_CURATOR, JDBC_FLOOR, JDBC_OURS_HANDLE, JDBC_SI, JDBC_SHEDLOCK);
 	}
 
 	/** How the page names a library. */
@@ -90,8 +101,12 @@ final class Libraries {
 			case MEMORY_OURS_HANDLE -> "**distributelock** tryAcquire + close, in-memory backend";
 			case MEMORY_OURS_LOCKABLE -> "**distributelock** @Lockable, 2 SpEL fields, in-memory backend";
 			case ZK_FLOOR -> "floor: raw client create ephemeral + delete";
+			case ZK_OURS_TRYLOCK -> "**distributelock** tryLock / releaseLock";
+			case ZK_OURS_HANDLE -> "**distributelock** tryAcquire + close";
 			case ZK_CURATOR -> "Curator InterProcessMutex";
 			case JDBC_FLOOR -> "floor: INSERT + DELETE";
+			case JDBC_OURS_TRYLOCK -> "**distributelock** tryLock / releaseLock";
+			case JDBC_OURS_HANDLE -> "**distributelock** tryAcquire + close";
 			case JDBC_SI -> "Spring Integration JdbcLockRegistry";
 			case JDBC_SHEDLOCK -> "ShedLock JdbcTemplateLockProvider";
 			default -> name;
@@ -139,11 +154,15 @@ final class Libraries {
 			case REDIS_SI_PUBSUB -> new SpringIntegrationRedisLibrary(endpoints, RedisLockType.PUB_SUB_LOCK);
 			case REDIS_LOCK4J -> new Lock4jLibrary(endpoints);
 			case ZK_FLOOR -> new ZooKeeperFloor(endpoints);
+			case ZK_OURS_TRYLOCK -> oursOnZooKeeper(endpoints, true);
+			case ZK_OURS_HANDLE -> oursOnZooKeeper(endpoints, false);
 			case ZK_CURATOR -> new CuratorLibrary(endpoints);
 			case JDBC_FLOOR -> {
 				HikariDataSource pool = pool(endpoints);
 				yield new JdbcFloor(dataSources.apply(pool), pool);
 			}
+			case JDBC_OURS_TRYLOCK -> oursOnJdbc(endpoints, dataSources, true);
+			case JDBC_OURS_HANDLE -> oursOnJdbc(endpoints, dataSources, false);
 			case JDBC_SI -> {
 				HikariDataSource pool = pool(endpoints);
 				yield new SpringIntegrationJdbcLibrary(dataSources.apply(pool), pool);
@@ -163,6 +182,22 @@ final class Libraries {
 			backend.close();
 			factory.destroy();
 		});
+	}
+
+	private static OursLibrary oursOnZooKeeper(Endpoints endpoints, boolean valueStyle) throws InterruptedException {
+		CuratorFramework client = CuratorLibrary.connect(endpoints);
+		ZooKeeperLockBackend backend = new ZooKeeperLockBackend(client);
+		return new OursLibrary(new DefaultDistributeLock(backend), valueStyle, () -> {
+			backend.close();
+			client.close();
+		});
+	}
+
+	private static OursLibrary oursOnJdbc(Endpoints endpoints, UnaryOperator<DataSource> dataSources,
+			boolean valueStyle) {
+		HikariDataSource pool = pool(endpoints);
+		JdbcLockBackend backend = new JdbcLockBackend(dataSources.apply(pool));
+		return new OursLibrary(new DefaultDistributeLock(backend), valueStyle, pool);
 	}
 
 	static LettuceConnectionFactory redisConnectionFactory(Endpoints endpoints) {

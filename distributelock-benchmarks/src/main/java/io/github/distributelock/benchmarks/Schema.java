@@ -2,8 +2,11 @@ package io.github.distributelock.benchmarks;
 
 import java.util.List;
 
+import io.github.distributelock.jdbc.JdbcLockBackend;
+
 /**
- * The tables the JDBC floor and the JDBC peers need, as their documentation gives them.
+ * The tables the JDBC floor and the JDBC peers need, as their documentation gives them;
+ * ours is created by {@link JdbcLockBackend#createSchema()}.
  */
 final class Schema {
 
@@ -16,7 +19,8 @@ final class Schema {
 					+ "locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))");
 
 	/** The tables whose rows count as what a library leaves in the store. */
-	static final List<String> LOCK_TABLES = List.of("floor_lock", "INT_LOCK", "shedlock");
+	static final List<String> LOCK_TABLES = List.of("floor_lock", "INT_LOCK", "shedlock",
+			JdbcLockBackend.DEFAULT_TABLE_NAME);
 
 	private Schema() {
 	}

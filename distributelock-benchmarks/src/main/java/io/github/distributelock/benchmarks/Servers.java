@@ -8,6 +8,7 @@ import java.sql.Statement;
 
 import javax.sql.DataSource;
 
+import io.github.distributelock.jdbc.JdbcLockBackend;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -75,6 +76,7 @@ final class Servers implements AutoCloseable {
 				statement.execute(sql);
 			}
 		}
+		new JdbcLockBackend(dataSource).createSchema();
 	}
 
 	Endpoints endpoints() {
