@@ -45,6 +45,26 @@ public interface DistributeLock {
 			throws InterruptedException;
 
 	/**
+	 * Tries to take the lock like {@link #tryAcquire(String, Duration, Duration)}, naming
+	 * it for metrics and traces. The name should be fixed text such as {@code "account"},
+	 * never a value such as an id: it becomes a metric tag. Without a name, the lock is
+	 * named by the key's leading letters ({@code account:42} is named {@code account}).
+	 * @param lockKey the lock key
+	 * @param lockName the lock name for metrics, or {@code null} to derive it from the
+	 * key
+	 * @param waitTime how long to wait; {@link Duration#ZERO} makes one attempt
+	 * @param leaseTime a fixed lease that is never renewed, or {@code null} for a lease
+	 * that a watchdog renews until the handle is closed
+	 * @return the handle, or empty if the lock was not taken within {@code waitTime}
+	 * @throws DistributeLockException if the store fails
+	 * @throws InterruptedException if the thread is interrupted while waiting
+	 */
+	default Optional<LockHandle> tryAcquire(String lockKey, @Nullable String lockName, Duration waitTime,
+			@Nullable Duration leaseTime) throws InterruptedException {
+		return tryAcquire(lockKey, waitTime, leaseTime);
+	}
+
+	/**
 	 * Tries to take the lock, owned by {@code lockValue}.
 	 * @param lockKey the lock key
 	 * @param lockValue the owner of the lock: only this value releases it

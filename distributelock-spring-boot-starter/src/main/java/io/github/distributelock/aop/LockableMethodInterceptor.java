@@ -47,7 +47,8 @@ public class LockableMethodInterceptor implements MethodInterceptor {
 		String lockKey = definition.lockKey(invocation.getArguments());
 		Optional<LockHandle> handle;
 		try {
-			handle = this.lock.get().tryAcquire(lockKey, definition.waitTime(), definition.leaseTime());
+			handle = this.lock.get()
+				.tryAcquire(lockKey, definition.name(), definition.waitTime(), definition.leaseTime());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * Auto-configuration of a {@link DistributeLock} over the store named by
@@ -28,15 +29,17 @@ import org.springframework.context.annotation.Import;
 @ConditionalOnBooleanProperty(name = "distributelock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributeLockProperties.class)
 @Import({ RedisLockConfiguration.class, ZooKeeperLockConfiguration.class, JdbcLockConfiguration.class,
-		UnavailableLockBackendConfiguration.class, LockableAdvisorConfiguration.class })
+		UnavailableLockBackendConfiguration.class, LockableAdvisorConfiguration.class, LockLifecycleConfiguration.class,
+		LockObservationConfiguration.class, LockHealthConfiguration.class, DistributeLocksEndpointConfiguration.class })
+@ImportRuntimeHints(DistributeLockRuntimeHints.class)
 public final class DistributeLockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(DistributeLock.class)
 	DefaultDistributeLock distributeLock(LockBackend backend, DistributeLockProperties properties,
-			ObjectProvider<LockEventListener> eventListener) {
+			ObjectProvider<LockEventListener> eventListeners) {
 		return new DefaultDistributeLock(backend, properties.getWatchdogLease(), properties.isThrowOnLost(),
-				eventListener.getIfUnique(() -> LockEventListener.NONE), null);
+				LockEventListener.of(eventListeners.orderedStream().toList()), null);
 	}
 
 }

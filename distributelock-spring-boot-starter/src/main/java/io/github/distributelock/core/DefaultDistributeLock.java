@@ -3,11 +3,8 @@ package io.github.distributelock.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributelock.CallBackExecutor;
 import io.github.distributelock.DistributeLock;
@@ -28,13 +25,14 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	/** The lease renewed by the watchdog when none is given. */
 	public static final Duration DEFAULT_WATCHDOG_LEASE = Duration.ofSeconds(30);
 
+	/** How long {@link #close()} lets the acquisitions in flight end. */
+	private static final Duration SHUTDOWN_DRAIN_TIMEOUT = Duration.ofSeconds(5);
+
 	private final EngineContext context;
 
 	private final boolean ownsScheduler;
 
-	private final String ownerPrefix = UUID.randomUUID() + ":";
-
-	private final AtomicLong ownerSequence = new AtomicLong();
+	private final LockAcquirer acquirer;
 
 	/**
 	 * Creates a lock with a 30 second watchdog lease that logs lost locks.
@@ -57,11 +55,12 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	 */
 	public DefaultDistributeLock(LockBackend backend, Duration watchdogLease, boolean throwOnLost,
 			LockEventListener events, @Nullable ScheduledExecutorService scheduler) {
-		requirePositive(watchdogLease, "watchdogLease");
+		Arguments.requirePositive(watchdogLease, "watchdogLease");
 		this.ownsScheduler = (scheduler == null);
 		this.context = new EngineContext(backend, (scheduler != null) ? scheduler : createScheduler(), watchdogLease,
 				throwOnLost, events);
 		backend.addLossListener(this.context);
+		this.acquirer = new LockAcquirer(this.context);
 	}
 
 	private static ScheduledExecutorService createScheduler() {
@@ -78,28 +77,40 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	@Override
 	public Optional<LockHandle> tryAcquire(String lockKey, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
-		requireKey(lockKey);
-		requireWait(waitTime);
+		return tryAcquire(lockKey, null, waitTime, leaseTime);
+	}
+
+	@Override
+	public Optional<LockHandle> tryAcquire(String lockKey, @Nullable String lockName, Duration waitTime,
+			@Nullable Duration leaseTime) throws InterruptedException {
+		Arguments.requireKey(lockKey);
+		Arguments.requireWait(waitTime);
 		if (leaseTime != null) {
-			requirePositive(leaseTime, "leaseTime");
+			Arguments.requirePositive(leaseTime, "leaseTime");
 		}
-		HeldLock lock = acquire(lockKey, null, waitTime, leaseTime);
+		HeldLock lock = this.acquirer.acquire(lockKey, lockName, null, waitTime, leaseTime);
 		return Optional.ofNullable(lock).map(HeldLock::newHandle);
 	}
 
 	@Override
 	public boolean tryLock(String lockKey, String lockValue, int waitTimeMs, int timeoutMs)
 			throws InterruptedException {
-		requireKey(lockKey);
+		Arguments.requireKey(lockKey);
 		if (lockValue == null || lockValue.isEmpty()) {
 			throw new IllegalArgumentException("lockValue must not be null or empty: it is the owner of the lock");
 		}
-		return acquire(lockKey, lockValue, Duration.ofMillis(waitTimeMs), leaseFromMillis(timeoutMs)) != null;
+		return this.acquirer.acquire(lockKey, null, lockValue, Duration.ofMillis(waitTimeMs),
+				Arguments.leaseFromMillis(timeoutMs)) != null;
 	}
 
 	@Override
 	public boolean releaseLock(String lockKey, String lockValue) {
-		requireKey(lockKey);
+		Arguments.requireKey(lockKey);
+		if (this.context.shutdown.isClosed()) {
+			// close() released what this instance held; the store may be gone already.
+			this.context.log().debug("Not releasing lock '" + lockKey + "': the lock service is shut down");
+			return false;
+		}
 		KeyState state = this.context.table.peek(lockKey);
 		HeldLock held = (state != null) ? state.held : null;
 		if (held != null && held.owner.equals(lockValue)) {
@@ -112,72 +123,14 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	@Override
 	public <T extends @Nullable Object> T tryLockAndCallBack(String lockKey, int waitTimeMs, int timeoutMs,
 			CallBackExecutor<T> onLocked, CallBackExecutor<T> onFailed) throws Exception {
-		Optional<LockHandle> handle = tryAcquire(lockKey, Duration.ofMillis(waitTimeMs), leaseFromMillis(timeoutMs));
+		Optional<LockHandle> handle = tryAcquire(lockKey, Duration.ofMillis(waitTimeMs),
+				Arguments.leaseFromMillis(timeoutMs));
 		if (handle.isEmpty()) {
 			return onFailed.execute();
 		}
 		try (LockHandle held = handle.get()) {
 			return onLocked.execute();
 		}
-	}
-
-	/**
-	 * Takes the lock for the calling thread (reentrant) or for an explicit owner value.
-	 * @return the held lock, or {@code null} if the wait time passed
-	 */
-	private @Nullable HeldLock acquire(String key, @Nullable String ownerValue, Duration waitTime,
-			@Nullable Duration leaseTime) throws InterruptedException {
-		requireWait(waitTime);
-		long start = System.nanoTime();
-		long deadline = start + saturatedNanos(waitTime);
-		Thread thread = Thread.currentThread();
-		KeyState state = this.context.table.enter(key);
-		HeldLock current = state.held;
-		if (ownerValue == null && current != null && current.reenter(thread)) {
-			this.context.table.leave(state);
-			return current;
-		}
-		boolean gateTaken = false;
-		HeldLock acquired = null;
-		try {
-			gateTaken = waitTime.isZero() ? state.gate.tryAcquire()
-					: state.gate.tryAcquire(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-			if (gateTaken) {
-				String owner = (ownerValue != null) ? ownerValue : nextOwner();
-				acquired = new StoreAcquisition(this.context, state, owner, leaseTime, deadline)
-					.run((ownerValue != null) ? null : thread);
-			}
-			return acquired;
-		}
-		finally {
-			Duration waited = Duration.ofNanos(System.nanoTime() - start);
-			if (acquired != null) {
-				state.held = acquired;
-				acquired.start();
-				this.context.events.acquired(key, waited);
-				logAcquired(key, waited);
-				this.context.markLostIfReportedSince(acquired);
-			}
-			else {
-				if (gateTaken) {
-					state.gate.release();
-				}
-				this.context.table.leave(state);
-				this.context.events.notAcquired(key, waited);
-			}
-		}
-	}
-
-	private void logAcquired(String key, Duration waited) {
-		if (this.context.log().isDebugEnabled()) {
-			this.context.log()
-				.debug("Acquired lock '" + key + "' in " + this.context.backend.name() + " after waiting "
-						+ waited.toMillis() + " ms");
-		}
-	}
-
-	private String nextOwner() {
-		return this.ownerPrefix + this.ownerSequence.incrementAndGet();
 	}
 
 	/**
@@ -205,11 +158,25 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	}
 
 	/**
-	 * Releases the locks still held, stops the watchdog and stops listening to the
-	 * backend's loss reports.
+	 * Shuts the lock service down: threads waiting for a lock are woken with a
+	 * {@link DistributeLockException}, attempts in flight are given a few seconds to end,
+	 * the locks still held are released, the watchdog stops, the backend's loss reports
+	 * are no longer heard, and later acquisitions fail with a
+	 * {@link DistributeLockException}. Closing twice does nothing the second time.
 	 */
 	@Override
 	public void close() {
+		if (!this.context.shutdown.close()) {
+			return;
+		}
+		// Woken waiters and attempts in flight end while the store can still be reached;
+		// one that takes a lock now gives it back at once.
+		int stillRunning = this.context.shutdown.awaitDrained(SHUTDOWN_DRAIN_TIMEOUT);
+		if (stillRunning > 0) {
+			this.context.log()
+				.warn(stillRunning + " lock acquisitions in " + this.context.backend.name() + " were still running "
+						+ SHUTDOWN_DRAIN_TIMEOUT.toSeconds() + " s after the shutdown began");
+		}
 		for (HeldLock lock : this.context.table.heldLocks()) {
 			try {
 				lock.releaseAll();
@@ -221,37 +188,6 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		this.context.backend.removeLossListener(this.context);
 		if (this.ownsScheduler) {
 			this.context.scheduler.shutdownNow();
-		}
-	}
-
-	private static @Nullable Duration leaseFromMillis(int timeoutMs) {
-		if (timeoutMs == -1) {
-			return null;
-		}
-		if (timeoutMs <= 0) {
-			throw new IllegalArgumentException("timeoutMs must be positive (a fixed lease in milliseconds) or -1 "
-					+ "(a lease renewed until release), was " + timeoutMs);
-		}
-		return Duration.ofMillis(timeoutMs);
-	}
-
-	private static void requireKey(String lockKey) {
-		if (lockKey == null || lockKey.isBlank()) {
-			throw new IllegalArgumentException("lockKey must not be null or blank");
-		}
-	}
-
-	private static void requireWait(Duration waitTime) {
-		if (waitTime == null || waitTime.isNegative()) {
-			throw new IllegalArgumentException(
-					"waitTime must not be negative, was " + waitTime + "; use 0 for a single attempt");
-		}
-	}
-
-	private static void requirePositive(Duration lease, String name) {
-		if (lease.isNegative() || lease.isZero() || lease.toMillis() < 1) {
-			throw new IllegalArgumentException(
-					name + " must be at least 1 ms, was " + lease + "; pass null for a lease renewed by the watchdog");
 		}
 	}
 

@@ -10,6 +10,7 @@ import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockLostException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the engine's parts share: the backend, the watchdog's scheduler, the settings and
@@ -31,6 +32,8 @@ final class EngineContext implements LockLossListener {
 
 	final LockEventListener events;
 
+	final ShutdownGuard shutdown;
+
 	private final AtomicLong lostLocks = new AtomicLong();
 
 	/** How many times the backend reported its locks lost. */
@@ -43,6 +46,18 @@ final class EngineContext implements LockLossListener {
 		this.watchdogLease = watchdogLease;
 		this.throwOnLost = throwOnLost;
 		this.events = events;
+		this.shutdown = new ShutdownGuard(backend.name());
+	}
+
+	/**
+	 * The tracker of one acquisition; the name is only derived from the key when a
+	 * listener will use it.
+	 */
+	LockTracker track(String key, @Nullable String name) {
+		if (this.events == LockEventListener.NONE) {
+			return LockTracker.NONE;
+		}
+		return this.events.acquiring(key, (name != null) ? name : LockNames.fromKey(key), this.backend.name());
 	}
 
 	/**
@@ -71,6 +86,7 @@ final class EngineContext implements LockLossListener {
 		this.lostLocks.incrementAndGet();
 		logger.warn("Lock '" + lock.key + "' in " + this.backend.name() + " was lost while held (" + reason
 				+ "); another holder may run the same work concurrently");
+		lock.tracker.lost(reason);
 		this.events.lost(lock.key);
 	}
 

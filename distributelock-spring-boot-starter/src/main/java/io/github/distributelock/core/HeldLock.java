@@ -44,6 +44,8 @@ final class HeldLock {
 	/** The backend's loss reports counted when the attempt that took it began. */
 	final long lossReportsAtAttempt;
 
+	final LockTracker tracker;
+
 	private final EngineContext context;
 
 	private final KeyState keyState;
@@ -64,7 +66,7 @@ final class HeldLock {
 
 	HeldLock(EngineContext context, KeyState keyState, String owner, AcquireResult result,
 			@Nullable Thread reentrantThread, @Nullable Duration fixedLease, long attemptStartNanos,
-			long lossReportsAtAttempt) {
+			long lossReportsAtAttempt, LockTracker tracker) {
 		this.context = context;
 		this.keyState = keyState;
 		this.key = keyState.key;
@@ -72,6 +74,7 @@ final class HeldLock {
 		this.fencingToken = result.fencingToken();
 		this.reentrantThread = reentrantThread;
 		this.fixedLease = fixedLease;
+		this.tracker = tracker;
 		this.acquiredAtNanos = attemptStartNanos;
 		this.lossReportsAtAttempt = lossReportsAtAttempt;
 		this.leaseDeadlineNanos = attemptStartNanos + storeLease().toNanos();
@@ -150,29 +153,40 @@ final class HeldLock {
 			return false;
 		}
 		cancelTimer();
-		boolean releasedInStore = false;
+		boolean releasedInStore;
 		try {
 			releasedInStore = this.context.call(this.key, "release",
 					() -> this.context.backend.release(this.key, this.owner));
 		}
-		finally {
+		catch (RuntimeException ex) {
 			detachLocally();
-			this.context.events.released(this.key, Duration.ofNanos(System.nanoTime() - this.acquiredAtNanos));
+			released();
+			throw ex;
 		}
-		if (this.context.log().isDebugEnabled()) {
-			this.context.log()
-				.debug("Released lock '" + this.key + "' in " + this.context.backend.name() + " after "
-						+ Duration.ofNanos(System.nanoTime() - this.acquiredAtNanos).toMillis() + " ms");
+		detachLocally();
+		boolean lost = !releasedInStore || previous == LOST;
+		if (lost && previous == HELD) {
+			this.context.lost(this, "it was no longer held in the store at release");
+			notifyLost();
 		}
-		if (!releasedInStore || previous == LOST) {
-			if (previous == HELD) {
-				this.context.lost(this, "it was no longer held in the store at release");
-				notifyLost();
-			}
+		released();
+		if (lost) {
 			this.context.lostAtRelease(this.key);
 			return false;
 		}
 		return true;
+	}
+
+	/** Reports the end of the hold, once, whether or not the store answered. */
+	private void released() {
+		Duration held = Duration.ofNanos(System.nanoTime() - this.acquiredAtNanos);
+		this.tracker.released();
+		this.context.events.released(this.key, held);
+		if (this.context.log().isDebugEnabled()) {
+			this.context.log()
+				.debug("Released lock '" + this.key + "' in " + this.context.backend.name() + " after holding it "
+						+ held.toMillis() + " ms (fencing token " + this.fencingToken + ")");
+		}
 	}
 
 	private void renew() {
@@ -193,11 +207,13 @@ final class HeldLock {
 				this.context.log()
 					.warn("Could not renew lock '" + this.key + "' in " + this.context.backend.name()
 							+ "; retrying while the lease lasts: " + ex.getMessage());
+				this.tracker.renewalFailed(ex);
 			}
 			return;
 		}
 		if (renewed) {
 			this.leaseDeadlineNanos = start + storeLease().toNanos();
+			this.tracker.renewed();
 			this.context.events.renewed(this.key);
 		}
 		else {

@@ -87,4 +87,14 @@ public interface LockBackend {
 	default void removeLossListener(LockLossListener listener) {
 	}
 
+	/**
+	 * One round trip to the store that changes nothing, for health checks. The default
+	 * releases a key with an owner nobody has, an owner-checked no-op in every store;
+	 * backends override it with their store's own check where it has one.
+	 * @throws RuntimeException if the store cannot be reached
+	 */
+	default void ping() {
+		release("distributelock.health-probe", "health-probe:" + Long.toHexString(System.nanoTime()));
+	}
+
 }

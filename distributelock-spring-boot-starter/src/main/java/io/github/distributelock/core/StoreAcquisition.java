@@ -23,25 +23,29 @@ final class StoreAcquisition {
 
 	private final long deadlineNanos;
 
+	private final LockTracker tracker;
+
 	StoreAcquisition(EngineContext context, KeyState keyState, String owner, @Nullable Duration fixedLease,
-			long deadlineNanos) {
+			long deadlineNanos, LockTracker tracker) {
 		this.context = context;
 		this.keyState = keyState;
 		this.owner = owner;
 		this.fixedLease = fixedLease;
 		this.deadlineNanos = deadlineNanos;
+		this.tracker = tracker;
 	}
 
 	@Nullable HeldLock run(@Nullable Thread reentrantThread) throws InterruptedException {
 		String key = this.keyState.key;
 		Duration lease = (this.fixedLease != null) ? this.fixedLease : this.context.watchdogLease;
 		while (true) {
+			this.context.shutdown.requireOpen(key);
 			long attemptStart = System.nanoTime();
 			long lossReports = this.context.lossReports();
 			AcquireResult result = attempt(key, lease);
 			if (result.acquired()) {
 				return new HeldLock(this.context, this.keyState, this.owner, result, reentrantThread, this.fixedLease,
-						attemptStart, lossReports);
+						attemptStart, lossReports, this.tracker);
 			}
 			long remaining = this.deadlineNanos - System.nanoTime();
 			if (remaining <= 0) {
@@ -53,12 +57,16 @@ final class StoreAcquisition {
 				// expired it.
 				remaining = Math.min(remaining, DefaultDistributeLock.saturatedNanos(holderLease) + 1_000_000);
 			}
-			try {
-				this.context.backend.awaitRelease(key, Duration.ofNanos(remaining));
-			}
-			catch (RuntimeException ex) {
-				throw this.context.failure(key, "wait for", ex);
-			}
+			Duration maxWait = Duration.ofNanos(remaining);
+			this.context.shutdown.await(key, () -> {
+				try {
+					this.context.backend.awaitRelease(key, maxWait);
+				}
+				catch (RuntimeException ex) {
+					throw this.context.failure(key, "wait for", ex);
+				}
+				return null;
+			});
 		}
 	}
 

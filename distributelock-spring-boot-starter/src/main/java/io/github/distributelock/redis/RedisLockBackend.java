@@ -10,6 +10,7 @@ import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.LockBackend;
 
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisConnectionCommands;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
@@ -135,6 +136,17 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 			}
 			return (remaining > 0 && remaining < wait.toMillis()) ? Duration.ofMillis(remaining + 1) : wait;
 		});
+	}
+
+	/**
+	 * Sends {@code PING}, to every node on Redis Cluster.
+	 */
+	@Override
+	public void ping() {
+		String reply = this.redis.execute(RedisConnectionCommands::ping, true);
+		if (!"PONG".equals(reply)) {
+			throw new IllegalStateException("Redis answered PING with '" + reply + "'");
+		}
 	}
 
 	@Override

@@ -12,10 +12,9 @@ import io.github.distributelock.LockFailedException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.Lockable;
 import io.github.distributelock.autoconfigure.DistributeLockAutoConfiguration;
-import io.github.distributelock.redis.EmbeddedRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -41,7 +40,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class LockableMethodInterceptorTests {
 
-	private static EmbeddedRedis redis;
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(
@@ -49,16 +49,6 @@ class LockableMethodInterceptorTests {
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
 				"distributelock.type=redis")
 		.withUserConfiguration(ShopConfiguration.class);
-
-	@BeforeAll
-	static void startRedis() {
-		redis = EmbeddedRedis.start();
-	}
-
-	@AfterAll
-	static void stopRedis() throws Exception {
-		redis.close();
-	}
 
 	@Test
 	void holdsTheLockUnderTheOriginalStartersKeyDuringTheCall() {

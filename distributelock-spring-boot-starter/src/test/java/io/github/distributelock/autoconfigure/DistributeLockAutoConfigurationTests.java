@@ -9,11 +9,10 @@ import io.github.distributelock.aop.LockableAdvisor;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
-import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -30,22 +29,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class DistributeLockAutoConfigurationTests {
 
-	private static EmbeddedRedis redis;
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributeLockAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port());
-
-	@BeforeAll
-	static void startRedis() {
-		redis = EmbeddedRedis.start();
-	}
-
-	@AfterAll
-	static void stopRedis() throws Exception {
-		redis.close();
-	}
 
 	@Test
 	void redisTypeCreatesAWorkingLockOnTheApplicationsRedis() {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
 import org.junit.jupiter.api.AfterEach;
@@ -37,6 +39,8 @@ public abstract class AbstractLockBackendContractTests {
 
 	private String key;
 
+	private ExecutorService callers;
+
 	/**
 	 * A new backend with its own connection to the store, as another instance would have.
 	 */
@@ -55,6 +59,9 @@ public abstract class AbstractLockBackendContractTests {
 
 	@AfterEach
 	void closeAll() throws Exception {
+		if (this.callers != null) {
+			this.callers.shutdownNow();
+		}
 		for (int i = this.closeables.size() - 1; i >= 0; i--) {
 			this.closeables.get(i).close();
 		}
@@ -62,6 +69,22 @@ public abstract class AbstractLockBackendContractTests {
 
 	protected String key() {
 		return this.key;
+	}
+
+	/**
+	 * A pool of {@code threads} threads for concurrent callers; a subclass may run them
+	 * on virtual threads.
+	 */
+	protected ExecutorService newExecutor(int threads) {
+		return Executors.newFixedThreadPool(threads);
+	}
+
+	/** Runs the test's other callers, each task on a thread of its own. */
+	protected Executor callers() {
+		if (this.callers == null) {
+			this.callers = newExecutor(8);
+		}
+		return this.callers;
 	}
 
 	protected DefaultDistributeLock newLock() {
@@ -139,7 +162,7 @@ public abstract class AbstractLockBackendContractTests {
 	void handleCanBeClosedFromAnotherThread() throws Exception {
 		DefaultDistributeLock lock = newLock();
 		LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
-		CompletableFuture.runAsync(handle::close).get(10, TimeUnit.SECONDS);
+		CompletableFuture.runAsync(handle::close, callers()).get(10, TimeUnit.SECONDS);
 		assertThat(isLockedInStore(key())).isFalse();
 		assertThat(lock.tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
 	}
@@ -160,7 +183,8 @@ public abstract class AbstractLockBackendContractTests {
 	protected void forgottenFixedLeaseLockFreesTheKeyForThreadsOfTheSameInstance() throws Exception {
 		DefaultDistributeLock lock = newLock();
 		assertThat(lock.tryLock(key(), "never-released", 0, 300)).isTrue();
-		Optional<LockHandle> next = CompletableFuture.supplyAsync(() -> acquireQuietly(lock, Duration.ofSeconds(10)))
+		Optional<LockHandle> next = CompletableFuture
+			.supplyAsync(() -> acquireQuietly(lock, Duration.ofSeconds(10)), callers())
 			.get(20, TimeUnit.SECONDS);
 		assertThat(next).isPresent();
 		next.get().close();
@@ -221,7 +245,7 @@ public abstract class AbstractLockBackendContractTests {
 		// The holder's lease (30 s) outlasts the waiter's wait (20 s): only the release
 		// notification can let the waiter in.
 		CompletableFuture<Optional<LockHandle>> waiting = CompletableFuture
-			.supplyAsync(() -> acquireQuietly(waiter, Duration.ofSeconds(20)));
+			.supplyAsync(() -> acquireQuietly(waiter, Duration.ofSeconds(20)), callers());
 		assertThat(waiterBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
 		held.close();
 		Optional<LockHandle> acquired = waiting.get(25, TimeUnit.SECONDS);
@@ -251,8 +275,8 @@ public abstract class AbstractLockBackendContractTests {
 		inner.close();
 		assertThat(isLockedInStore(key())).isTrue();
 		assertThat(outer.isHeld()).isTrue();
-		assertThat(CompletableFuture.supplyAsync(() -> acquireQuietly(lock, Duration.ZERO)).get(10, TimeUnit.SECONDS))
-			.isEmpty();
+		assertThat(CompletableFuture.supplyAsync(() -> acquireQuietly(lock, Duration.ZERO), callers())
+			.get(10, TimeUnit.SECONDS)).isEmpty();
 		assertThat(other.tryAcquire(key(), Duration.ZERO, null)).isEmpty();
 		outer.close();
 		assertThat(isLockedInStore(key())).isFalse();
@@ -280,7 +304,7 @@ public abstract class AbstractLockBackendContractTests {
 		int[] counter = { 0 };
 		AtomicInteger inside = new AtomicInteger();
 		AtomicInteger overlaps = new AtomicInteger();
-		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		ExecutorService pool = newExecutor(threads);
 		try {
 			List<Future<?>> workers = new ArrayList<>();
 			for (int t = 0; t < threads; t++) {
@@ -310,6 +334,59 @@ public abstract class AbstractLockBackendContractTests {
 		assertThat(overlaps.get()).isZero();
 		assertThat(counter[0]).isEqualTo(threads * iterations);
 		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void closeWakesWaitersReleasesHeldLocksAndRefusesNewCalls() throws Exception {
+		DefaultDistributeLock holder = newLock();
+		CountingLockBackend waiterBackend = trackBackend(new CountingLockBackend(newBackend()));
+		DefaultDistributeLock waiter = newLock(waiterBackend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		holder.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		assertThat(holder.tryLock(key() + ".by-value", "value", 0, -1)).isTrue();
+		AtomicReference<Thread> gateThread = new AtomicReference<>();
+		CompletableFuture<Boolean> atGate = CompletableFuture.supplyAsync(() -> {
+			gateThread.set(Thread.currentThread());
+			return acquireExpectingShutdown(holder);
+		}, callers());
+		CompletableFuture<Boolean> atStore = CompletableFuture.supplyAsync(() -> acquireExpectingShutdown(waiter),
+				callers());
+		assertThat(waiterBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> gateThread.get() != null && gateThread.get().getState() == Thread.State.TIMED_WAITING);
+		// Each waiter would wait 30 s: returning within 10 s means close() woke it.
+		waiter.close();
+		assertThat(atStore.get(10, TimeUnit.SECONDS)).as("interrupt status left after the wake-up").isFalse();
+		assertThat(isLockedInStore(key())).isTrue();
+		holder.close();
+		assertThat(atGate.get(10, TimeUnit.SECONDS)).as("interrupt status left after the wake-up").isFalse();
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(isLockedInStore(key() + ".by-value")).isFalse();
+		assertThatExceptionOfType(DistributeLockException.class)
+			.isThrownBy(() -> holder.tryAcquire(key(), Duration.ZERO, null))
+			.withMessageContaining("shutting down")
+			.withMessageContaining(key());
+		assertThatExceptionOfType(DistributeLockException.class).isThrownBy(() -> holder.tryLock(key(), "v", 0, -1))
+			.withMessageContaining("shutting down");
+		assertThat(holder.releaseLock(key() + ".by-value", "value")).isFalse();
+		holder.close();
+	}
+
+	/**
+	 * Waits for the lock until the lock service shuts down; returns whether the thread
+	 * was left interrupted.
+	 */
+	private boolean acquireExpectingShutdown(DefaultDistributeLock lock) {
+		try {
+			lock.tryAcquire(key(), LONG_WAIT, null).ifPresent(LockHandle::close);
+			throw new AssertionError("acquired the lock instead of being woken by the shutdown");
+		}
+		catch (DistributeLockException ex) {
+			assertThat(ex).hasMessageContaining("shutting down").hasMessageContaining(key());
+			return Thread.currentThread().isInterrupted();
+		}
+		catch (InterruptedException ex) {
+			throw new AssertionError("interrupted instead of told of the shutdown", ex);
+		}
 	}
 
 	@Test

@@ -11,6 +11,9 @@ import io.github.distributelock.core.LockBackend;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import redis.embedded.RedisShardedCluster;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
@@ -18,6 +21,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The contract on a real 3-shard Redis Cluster: the lock key, its fencing counter and the
@@ -42,6 +46,7 @@ class RedisClusterLockBackendContractTests extends AbstractLockBackendContractTe
 			.initializationTimeout(Duration.ofSeconds(30))
 			.build();
 		cluster.start();
+		awaitEveryNodeSeesAHealthyCluster();
 		inspectionConnection = newConnectionFactory();
 		store = new StringRedisTemplate(inspectionConnection);
 	}
@@ -55,6 +60,25 @@ class RedisClusterLockBackendContractTests extends AbstractLockBackendContractTe
 		}
 		finally {
 			cluster.stop();
+		}
+	}
+
+	/**
+	 * A client caches the slot map it reads when it connects, so connect only once every
+	 * node has every slot assigned.
+	 */
+	private static void awaitEveryNodeSeesAHealthyCluster() {
+		for (int port : cluster.serverPorts()) {
+			RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", port));
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				await().atMost(Duration.ofSeconds(60))
+					.pollInterval(Duration.ofMillis(100))
+					.until(() -> connection.sync().clusterInfo(),
+							(info) -> info.contains("cluster_state:ok") && info.contains("cluster_slots_ok:16384"));
+			}
+			finally {
+				client.shutdown();
+			}
 		}
 	}
 

@@ -9,9 +9,9 @@ import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.AbstractLockBackendContractTests;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -24,27 +24,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisLockBackendContractTests extends AbstractLockBackendContractTests {
 
-	private static EmbeddedRedis redis;
-
-	private static LettuceConnectionFactory inspectionConnection;
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
 
 	private static StringRedisTemplate store;
 
 	@BeforeAll
-	static void startRedis() {
-		redis = EmbeddedRedis.start();
-		inspectionConnection = redis.newConnectionFactory();
-		store = new StringRedisTemplate(inspectionConnection);
-	}
-
-	@AfterAll
-	static void stopRedis() throws Exception {
-		try {
-			inspectionConnection.destroy();
-		}
-		finally {
-			redis.close();
-		}
+	static void inspectTheStore() {
+		store = redis.store();
 	}
 
 	@Override

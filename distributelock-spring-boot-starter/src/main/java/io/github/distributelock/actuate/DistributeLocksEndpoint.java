@@ -1,0 +1,92 @@
+package io.github.distributelock.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.HeldLockInfo;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+/**
+ * The {@code distributelocks} actuator endpoint: the locks this instance holds now.
+ * <p>
+ * <b>Note:</b> the owner of a lock taken with
+ * {@link io.github.distributelock.DistributeLock#tryLock tryLock} is the value the caller
+ * chose, and whoever knows it can release the lock: expose this endpoint only where the
+ * other actuator endpoints are.
+ *
+ * @author distributelock
+ * @since 1.0.0
+ */
+@Endpoint(id = "distributelocks")
+public class DistributeLocksEndpoint {
+
+	private final Collection<DefaultDistributeLock> locks;
+
+	/**
+	 * Creates an endpoint.
+	 * @param locks the lock services whose held locks are listed
+	 */
+	public DistributeLocksEndpoint(Collection<DefaultDistributeLock> locks) {
+		this.locks = locks;
+	}
+
+	/**
+	 * Lists the locks held now, oldest first.
+	 * @return the held locks
+	 */
+	@ReadOperation
+	public HeldLocksDescriptor heldLocks() {
+		List<HeldLockDescriptor> held = new ArrayList<>();
+		for (DefaultDistributeLock lock : this.locks) {
+			String backend = lock.backend().name();
+			for (HeldLockInfo info : lock.heldLocks()) {
+				held.add(HeldLockDescriptor.of(backend, info));
+			}
+		}
+		held.sort(Comparator.comparing(HeldLockDescriptor::since));
+		return new HeldLocksDescriptor(held);
+	}
+
+	/**
+	 * The locks this instance holds.
+	 *
+	 * @param locks the held locks, oldest first
+	 */
+	public record HeldLocksDescriptor(List<HeldLockDescriptor> locks) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * A lock this instance holds.
+	 *
+	 * @param key the lock key
+	 * @param backend the backend that holds it
+	 * @param owner the owner token in the store
+	 * @param since when it was acquired
+	 * @param leaseMs the fixed lease in milliseconds, or {@code null} when the lease is
+	 * renewed by the watchdog (or the store has no lease)
+	 * @param fencingToken the fencing token of the acquisition
+	 * @param thread the name of the thread that took it, or {@code null} for a lock owned
+	 * by a caller's value
+	 */
+	public record HeldLockDescriptor(String key, String backend, String owner, Instant since, @Nullable Long leaseMs,
+			long fencingToken, @Nullable String thread) {
+
+		static HeldLockDescriptor of(String backend, HeldLockInfo info) {
+			Duration lease = info.lease();
+			return new HeldLockDescriptor(info.key(), backend, info.owner(), info.since(),
+					(lease != null) ? lease.toMillis() : null, info.fencingToken(), info.thread());
+		}
+
+	}
+
+}

@@ -1,0 +1,81 @@
+package io.github.distributelock.autoconfigure;
+
+import io.github.distributelock.core.DefaultDistributeLock;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.ContextClosedEvent;
+
+/**
+ * Shuts the lock service down while the context closes, at the right moment: after the
+ * application's own lifecycles have stopped (the web server's graceful shutdown, task
+ * executors, message listeners), which may still need locks, and before the store's
+ * clients stop, which the release of the held locks needs (Spring Data Redis's connection
+ * factory stops in phase 0, long before beans are destroyed).
+ *
+ * @author distributelock
+ */
+@Configuration(proxyBeanMethods = false)
+class LockLifecycleConfiguration {
+
+	@Bean
+	static DistributeLockLifecycle distributeLockLifecycle(ObjectProvider<DefaultDistributeLock> locks) {
+		return new DistributeLockLifecycle(locks);
+	}
+
+	/**
+	 * Closes every {@link DefaultDistributeLock} when its lifecycle phase stops during a
+	 * context close; a plain {@code stop()} of the context leaves it running.
+	 */
+	static class DistributeLockLifecycle implements SmartLifecycle, ApplicationListener<ContextClosedEvent> {
+
+		/**
+		 * Above the phase of the store clients (0), below every application lifecycle.
+		 */
+		static final int PHASE = 1024;
+
+		private final ObjectProvider<DefaultDistributeLock> locks;
+
+		private volatile boolean running;
+
+		private volatile boolean closing;
+
+		DistributeLockLifecycle(ObjectProvider<DefaultDistributeLock> locks) {
+			this.locks = locks;
+		}
+
+		@Override
+		public void onApplicationEvent(ContextClosedEvent event) {
+			// Published before the lifecycles stop.
+			this.closing = true;
+		}
+
+		@Override
+		public void start() {
+			this.running = true;
+		}
+
+		@Override
+		public void stop() {
+			this.running = false;
+			if (this.closing) {
+				this.locks.orderedStream().forEach(DefaultDistributeLock::close);
+			}
+		}
+
+		@Override
+		public boolean isRunning() {
+			return this.running;
+		}
+
+		@Override
+		public int getPhase() {
+			return PHASE;
+		}
+
+	}
+
+}

@@ -1,0 +1,72 @@
+package io.github.distributelock.core;
+
+/**
+ * Follows one acquisition of a lock for a {@link LockEventListener}, from the first
+ * attempt at the store to the release: {@link #acquired}, {@link #notAcquired} or
+ * {@link #failed} once, then, if the lock was taken, any number of renewals, at most one
+ * loss and one {@link #released}.
+ * <p>
+ * The attempt's methods are called on the thread that asked for the lock; renewals and
+ * losses found by the watchdog on its thread; the release on the thread that closed the
+ * handle. Methods must return quickly and not throw.
+ *
+ * @author distributelock
+ * @since 1.0.0
+ */
+public interface LockTracker {
+
+	/**
+	 * A tracker that does nothing.
+	 */
+	LockTracker NONE = new LockTracker() {
+	};
+
+	/**
+	 * The lock was taken.
+	 * @param fencingToken the fencing token of this acquisition
+	 */
+	default void acquired(long fencingToken) {
+	}
+
+	/**
+	 * The lock was not taken within the caller's wait time.
+	 */
+	default void notAcquired() {
+	}
+
+	/**
+	 * The attempt failed: the store failed, the thread was interrupted, or the lock
+	 * service shut down while it waited.
+	 * @param failure what went wrong
+	 */
+	default void failed(Throwable failure) {
+	}
+
+	/**
+	 * The watchdog renewed the lease.
+	 */
+	default void renewed() {
+	}
+
+	/**
+	 * The watchdog could not renew the lease and will retry while the lease lasts.
+	 * @param failure the failure of the store
+	 */
+	default void renewalFailed(Throwable failure) {
+	}
+
+	/**
+	 * The lock was lost while held: its lease ran out or the store no longer had it.
+	 * Reported before {@link #released()} when found at release.
+	 * @param reason why it was lost
+	 */
+	default void lost(String reason) {
+	}
+
+	/**
+	 * The lock was given back, or the attempt to give it back to the store ended.
+	 */
+	default void released() {
+	}
+
+}

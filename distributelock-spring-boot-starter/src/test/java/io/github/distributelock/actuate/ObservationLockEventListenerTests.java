@@ -1,0 +1,209 @@
+package io.github.distributelock.actuate;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.distributelock.DistributeLockException;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
+import io.github.distributelock.redis.RedisLockBackend;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Acquisitions and holds on a real redis-server, observed through a registry that checks
+ * the observations' lifecycle and feeds Micrometer's default meter handler.
+ */
+class ObservationLockEventListenerTests {
+
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
+
+	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+	private final TestObservationRegistry observations = TestObservationRegistry.create();
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	ObservationLockEventListenerTests() {
+		this.observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(this.meters));
+	}
+
+	@AfterEach
+	void closeAll() throws Exception {
+		for (int i = this.closeables.size() - 1; i >= 0; i--) {
+			this.closeables.get(i).close();
+		}
+	}
+
+	@Test
+	void acquisitionsAreTimedByBackendLockNameAndResult() throws Exception {
+		DefaultDistributeLock lock = newLock(Duration.ofSeconds(30));
+		DefaultDistributeLock other = newLock(Duration.ofSeconds(30));
+		lock.tryAcquire("account:42", Duration.ZERO, null).orElseThrow().close();
+		try (LockHandle held = other.tryAcquire("account:43", Duration.ZERO, null).orElseThrow()) {
+			assertThat(lock.tryAcquire("account:43", Duration.ofMillis(50), null)).isEmpty();
+		}
+		assertThat(acquireTimer("acquired").count()).isEqualTo(2);
+		assertThat(acquireTimer("timeout").count()).isEqualTo(1);
+		assertThat(this.observations).hasObservationWithNameEqualTo("distributelock.acquire")
+			.that()
+			.hasContextualNameEqualTo("acquire lock account")
+			.hasHighCardinalityKeyValue("lock.key", "account:42");
+	}
+
+	@Test
+	void theFullKeyNeverBecomesATag() throws Exception {
+		DefaultDistributeLock lock = newLock(Duration.ofSeconds(30));
+		lock.tryAcquire("order.addOder_4242_tokenXYZ", Duration.ZERO, null).orElseThrow().close();
+		lock.tryAcquire("order.addOder_4243_tokenXYZ", "order.addOder", Duration.ZERO, null).orElseThrow().close();
+		List<String> tagValues = this.meters.getMeters()
+			.stream()
+			.flatMap((meter) -> meter.getId().getTags().stream())
+			.map(Tag::getValue)
+			.toList();
+		assertThat(tagValues).contains("order", "order.addOder")
+			.noneMatch((value) -> value.contains("4242"))
+			.noneMatch((value) -> value.contains("4243"))
+			.noneMatch((value) -> value.contains("tokenXYZ"));
+	}
+
+	@Test
+	void storeFailureIsAnError() {
+		DefaultDistributeLock lock = new DefaultDistributeLock(new FailingBackend(), Duration.ofSeconds(30), false,
+				new ObservationLockEventListener(this.observations), null);
+		this.closeables.add(lock);
+		assertThatExceptionOfType(DistributeLockException.class)
+			.isThrownBy(() -> lock.tryAcquire("account:1", Duration.ZERO, null));
+		assertThat(this.meters.get("distributelock.acquire")
+			.tags("backend", "failing", "lock.name", "account", "result", "error", "error", "DistributeLockException")
+			.timer()
+			.count()).isEqualTo(1);
+	}
+
+	@Test
+	void holdIsALongTaskTimerUntilTheRelease() throws Exception {
+		DefaultDistributeLock lock = newLock(Duration.ofSeconds(30));
+		LockHandle handle = lock.tryAcquire("account:7", Duration.ZERO, null).orElseThrow();
+		assertThat(this.meters.get("distributelock.hold.active")
+			.tags("backend", "redis", "lock.name", "account")
+			.longTaskTimer()
+			.activeTasks()).isEqualTo(1);
+		handle.close();
+		assertThat(this.meters.get("distributelock.hold.active").longTaskTimer().activeTasks()).isZero();
+		assertThat(holdTimer("released").count()).isEqualTo(1);
+	}
+
+	@Test
+	void renewalsAndLossesAreCounted() throws Exception {
+		DefaultDistributeLock lock = newLock(Duration.ofMillis(300));
+		try (LockHandle renewed = lock.tryAcquire("account:8", Duration.ZERO, null).orElseThrow()) {
+			await().atMost(Duration.ofSeconds(10)).until(() -> counter("distributelock.hold.renewed") >= 2);
+		}
+		LockHandle expiring = lock.tryAcquire("account:9", Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
+		await().atMost(Duration.ofSeconds(10)).until(() -> counter("distributelock.hold.lost") == 1);
+		assertThat(this.meters.get("distributelock.hold.active").longTaskTimer().activeTasks()).isOne();
+		expiring.close();
+		assertThat(holdTimer("lost").count()).isEqualTo(1);
+		assertThat(holdTimer("released").count()).isEqualTo(1);
+		assertThat(counter("distributelock.hold.lost")).isEqualTo(1);
+	}
+
+	@Test
+	void bothObservationsAreChildrenOfTheCallersObservation() throws Exception {
+		DefaultDistributeLock lock = newLock(Duration.ofSeconds(30));
+		Observation caller = Observation.start("caller", this.observations);
+		try (Observation.Scope scope = caller.openScope()) {
+			lock.tryAcquire("account:10", Duration.ZERO, null).orElseThrow().close();
+		}
+		caller.stop();
+		assertThat(this.observations).hasObservationWithNameEqualTo("distributelock.acquire")
+			.that()
+			.hasParentObservationEqualTo(caller);
+		assertThat(this.observations).hasObservationWithNameEqualTo("distributelock.hold")
+			.that()
+			.hasParentObservationEqualTo(caller)
+			.hasLowCardinalityKeyValue("outcome", "released")
+			.hasHighCardinalityKeyValue("lock.key", "account:10");
+		assertThat(this.observations.getCurrentObservation()).isNull();
+	}
+
+	private DefaultDistributeLock newLock(Duration watchdogLease) {
+		LettuceConnectionFactory factory = redis.newConnectionFactory();
+		this.closeables.add(factory::destroy);
+		RedisLockBackend backend = new RedisLockBackend(factory);
+		this.closeables.add(backend);
+		DefaultDistributeLock lock = new DefaultDistributeLock(backend, watchdogLease, false,
+				new ObservationLockEventListener(this.observations), null);
+		this.closeables.add(lock);
+		return lock;
+	}
+
+	private io.micrometer.core.instrument.Timer acquireTimer(String result) {
+		return this.meters.get("distributelock.acquire")
+			.tags("backend", "redis", "lock.name", "account", "result", result)
+			.timer();
+	}
+
+	private io.micrometer.core.instrument.Timer holdTimer(String outcome) {
+		return this.meters.get("distributelock.hold")
+			.tags("backend", "redis", "lock.name", "account", "outcome", outcome)
+			.timer();
+	}
+
+	private double counter(String name) {
+		return this.meters.find(name)
+			.tags("backend", "redis", "lock.name", "account")
+			.counters()
+			.stream()
+			.mapToDouble(io.micrometer.core.instrument.Counter::count)
+			.sum();
+	}
+
+	/** A store that cannot be reached. */
+	private static final class FailingBackend implements LockBackend {
+
+		@Override
+		public String name() {
+			return "failing";
+		}
+
+		@Override
+		public AcquireResult tryAcquire(String key, String owner, Duration lease) {
+			throw new IllegalStateException("connection refused");
+		}
+
+		@Override
+		public boolean renew(String key, String owner, Duration lease) {
+			throw new IllegalStateException("connection refused");
+		}
+
+		@Override
+		public boolean release(String key, String owner) {
+			throw new IllegalStateException("connection refused");
+		}
+
+		@Override
+		public void awaitRelease(String key, Duration maxWait) {
+			throw new IllegalStateException("connection refused");
+		}
+
+	}
+
+}

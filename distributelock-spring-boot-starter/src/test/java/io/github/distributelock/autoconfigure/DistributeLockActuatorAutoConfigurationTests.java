@@ -1,0 +1,223 @@
+package io.github.distributelock.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distributelock.DistributeLock;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.Lockable;
+import io.github.distributelock.actuate.DistributeLockHealthIndicator;
+import io.github.distributelock.actuate.DistributeLocksEndpoint;
+import io.github.distributelock.actuate.DistributeLocksEndpoint.HeldLockDescriptor;
+import io.github.distributelock.actuate.ObservationLockEventListener;
+import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Observations, the health indicator and the {@code distributelocks} endpoint are
+ * configured when their libraries are present, and nothing changes when they are not.
+ */
+class DistributeLockActuatorAutoConfigurationTests {
+
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
+				CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+				DataRedisAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+		.withPropertyValues("distributelock.type=redis", "spring.data.redis.host=127.0.0.1",
+				"spring.data.redis.port=" + redis.port());
+
+	@Test
+	void lockableLocksAreTimedUnderTheAnnotationsKey() {
+		this.contextRunner.withUserConfiguration(OrderServiceConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(ObservationLockEventListener.class);
+			context.getBean(OrderService.class).create(42, "abc");
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(meters.get("distributelock.acquire")
+				.tags("backend", "redis", "lock.name", "order.addOder", "result", "acquired")
+				.timer()
+				.count()).isEqualTo(1);
+			assertThat(meters.get("distributelock.hold")
+				.tags("lock.name", "order.addOder", "outcome", "released")
+				.timer()
+				.count()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void applicationsOwnListenerIsToldAlongsideTheObservations() {
+		this.contextRunner.withUserConfiguration(CountingListenerConfiguration.class).run((context) -> {
+			context.getBean(DistributeLock.class).tryAcquire("counted", Duration.ZERO, null).orElseThrow().close();
+			assertThat(context.getBean(CountingListenerConfiguration.class).acquired).hasValue(1);
+			assertThat(context.getBean(MeterRegistry.class).get("distributelock.acquire").timer().count()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void withoutMicrometerNothingIsObserved() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer")).run((context) -> {
+			assertThat(context).hasNotFailed().doesNotHaveBean(ObservationLockEventListener.class);
+			try (LockHandle handle = context.getBean(DistributeLock.class)
+				.tryAcquire("unobserved", Duration.ZERO, null)
+				.orElseThrow()) {
+				assertThat(handle.isHeld()).isTrue();
+			}
+		});
+	}
+
+	@Test
+	void withoutAnObservationRegistryTheListenerObservesNothing() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=redis", "spring.data.redis.host=127.0.0.1",
+					"spring.data.redis.port=" + redis.port())
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(ObservationRegistry.class);
+				context.getBean(DistributeLock.class)
+					.tryAcquire("no-registry", Duration.ZERO, null)
+					.orElseThrow()
+					.close();
+			});
+	}
+
+	@Test
+	void healthIsUpWithTheBackendAndTheRoundTripTime() {
+		this.contextRunner.run((context) -> {
+			Health health = context.getBean("distributeLockHealthIndicator", DistributeLockHealthIndicator.class)
+				.health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("backend", "redis").containsKey("roundTripMs");
+			assertThat((Double) health.getDetails().get("roundTripMs")).isPositive();
+		});
+	}
+
+	@Test
+	void healthIsDownWhenTheStoreIsGone() throws Exception {
+		EmbeddedRedis stopped = EmbeddedRedis.start();
+		int port = stopped.port();
+		stopped.close();
+		this.contextRunner
+			.withPropertyValues("spring.data.redis.port=" + port, "spring.data.redis.connect-timeout=2s",
+					"spring.data.redis.timeout=2s")
+			.run((context) -> {
+				Health health = context.getBean(DistributeLockHealthIndicator.class).health();
+				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(health.getDetails()).containsEntry("backend", "redis").containsKey("error");
+			});
+	}
+
+	@Test
+	void healthIndicatorCanBeTurnedOff() {
+		this.contextRunner.withPropertyValues("management.health.distributelock.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(DistributeLockHealthIndicator.class));
+	}
+
+	@Test
+	void withoutSpringBootHealthThereIsNoHealthIndicator() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(DistributeLockHealthIndicator.class)
+				.hasSingleBean(DistributeLock.class));
+	}
+
+	@Test
+	void endpointListsTheLocksThisInstanceHolds() {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=distributelocks")
+			.run((context) -> {
+				DistributeLock lock = context.getBean(DistributeLock.class);
+				DistributeLocksEndpoint endpoint = context.getBean(DistributeLocksEndpoint.class);
+				try (LockHandle handle = lock.tryAcquire("account:1", Duration.ZERO, null).orElseThrow()) {
+					assertThat(lock.tryLock("report", "owner-value", 0, 60_000)).isTrue();
+					assertThat(endpoint.heldLocks().locks()).hasSize(2);
+					HeldLockDescriptor account = endpoint.heldLocks().locks().get(0);
+					assertThat(account.key()).isEqualTo("account:1");
+					assertThat(account.backend()).isEqualTo("redis");
+					assertThat(account.fencingToken()).isEqualTo(handle.fencingToken());
+					assertThat(account.thread()).isEqualTo(Thread.currentThread().getName());
+					assertThat(account.leaseMs()).isNull();
+					assertThat(account.since()).isNotNull();
+					HeldLockDescriptor report = endpoint.heldLocks().locks().get(1);
+					assertThat(report.owner()).isEqualTo("owner-value");
+					assertThat(report.leaseMs()).isEqualTo(60_000);
+					assertThat(report.thread()).isNull();
+					assertThat(lock.releaseLock("report", "owner-value")).isTrue();
+				}
+				assertThat(endpoint.heldLocks().locks()).isEmpty();
+			});
+	}
+
+	@Test
+	void endpointIsOnlyCreatedWhenExposed() {
+		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(DistributeLocksEndpoint.class));
+	}
+
+	@Test
+	void withoutTheActuatorThereIsNoEndpoint() {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=distributelocks")
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(DistributeLocksEndpoint.class)
+				.hasSingleBean(DistributeLock.class));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CountingListenerConfiguration {
+
+		final AtomicInteger acquired = new AtomicInteger();
+
+		@Bean
+		LockEventListener countingListener() {
+			return new LockEventListener() {
+
+				@Override
+				public void acquired(String key, Duration waited) {
+					CountingListenerConfiguration.this.acquired.incrementAndGet();
+				}
+
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OrderServiceConfiguration {
+
+		@Bean
+		OrderService orderService() {
+			return new OrderService();
+		}
+
+	}
+
+	static class OrderService {
+
+		@Lockable(key = "order.addOder", fields = { "productId", "token" })
+		void create(long productId, String token) {
+		}
+
+	}
+
+}

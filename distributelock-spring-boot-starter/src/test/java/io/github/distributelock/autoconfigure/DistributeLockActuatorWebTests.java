@@ -1,0 +1,94 @@
+package io.github.distributelock.autoconfigure;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+
+import com.jayway.jsonpath.DocumentContext;
+import com.jayway.jsonpath.JsonPath;
+import io.github.distributelock.DistributeLock;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What an operator sees over HTTP in a web application with the actuator and Prometheus:
+ * the health of the lock store, the held locks, and the lock metrics.
+ */
+class DistributeLockActuatorWebTests {
+
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
+
+	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+	@Test
+	void healthEndpointAndPrometheusShowTheLocks() throws Exception {
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(WebApplication.class)
+			.properties("server.port=0", "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
+					"distributelock.type=redis",
+					"management.endpoints.web.exposure.include=health,distributelocks,prometheus",
+					"management.endpoint.health.show-details=always")
+			.run()) {
+			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+			DistributeLock lock = context.getBean(DistributeLock.class);
+			try (LockHandle handle = lock.tryAcquire("web:42", Duration.ZERO, null).orElseThrow()) {
+				DocumentContext locks = JsonPath.parse(get(port, "/actuator/distributelocks"));
+				assertThat(lock.tryLock("web:report", "value-1", 0, 60_000)).isTrue();
+				DocumentContext both = JsonPath.parse(get(port, "/actuator/distributelocks"));
+				assertThat(both.<Number>read("$.locks[1].leaseMs").longValue()).isEqualTo(60_000);
+				assertThat(both.<String>read("$.locks[1].owner")).isEqualTo("value-1");
+				assertThat(both.<Map<String, Object>>read("$.locks[1]")).doesNotContainKey("thread");
+				assertThat(lock.releaseLock("web:report", "value-1")).isTrue();
+				assertThat(locks.<String>read("$.locks[0].key")).isEqualTo("web:42");
+				assertThat(locks.<String>read("$.locks[0].backend")).isEqualTo("redis");
+				assertThat(locks.<String>read("$.locks[0].since")).matches("\\d{4}-\\d{2}-\\d{2}T.*Z");
+				// Null values are left out by the actuator: no fixed lease here.
+				assertThat(locks.<Map<String, Object>>read("$.locks[0]")).doesNotContainKey("leaseMs");
+				assertThat(locks.<Number>read("$.locks[0].fencingToken").longValue()).isEqualTo(handle.fencingToken());
+				assertThat(locks.<String>read("$.locks[0].thread")).isEqualTo(Thread.currentThread().getName());
+			}
+			DocumentContext health = JsonPath.parse(get(port, "/actuator/health"));
+			assertThat(health.<String>read("$.components.distributeLock.status")).isEqualTo("UP");
+			assertThat(health.<String>read("$.components.distributeLock.details.backend")).isEqualTo("redis");
+			assertThat(health.<Number>read("$.components.distributeLock.details.roundTripMs").doubleValue())
+				.isPositive();
+			String prometheus = get(port, "/actuator/prometheus");
+			assertThat(prometheus).containsPattern(
+					"distributelock_acquire_seconds_count\\{backend=\"redis\",error=\"none\",lock_name=\"web\",result=\"acquired\"} 2")
+				.containsPattern(
+						"distributelock_hold_seconds_count\\{backend=\"redis\",error=\"none\",lock_name=\"web\",outcome=\"released\"} 2")
+				.contains("distributelock_hold_active_seconds_count{backend=\"redis\",lock_name=\"web\"} 0")
+				.doesNotContain("42\"");
+		}
+	}
+
+	private String get(int port, String path) throws IOException, InterruptedException {
+		HttpResponse<String> response = this.http
+			.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+				.timeout(Duration.ofSeconds(10))
+				.build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).as("GET %s: %s", path, response.body()).isEqualTo(200);
+		return response.body();
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class WebApplication {
+
+	}
+
+}
