@@ -27,8 +27,8 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>
  * Options: {@code --quick} (a short run that checks everything works),
  * {@code --libraries=a,b} (only these),
- * {@code --parts=uncontended,commands,contended,scale} (only these parts; the page is
- * written from whatever results exist).
+ * {@code --parts=uncontended,interleaved,commands,contended,scale} (only these parts; the
+ * page is written from whatever results exist).
  */
 public final class BenchmarkMain {
 
@@ -63,6 +63,10 @@ public final class BenchmarkMain {
 			Endpoints endpoints = servers.endpoints();
 			if (parts.contains("uncontended")) {
 				runJmh(endpoints, settings, libraries);
+			}
+			if (parts.contains("interleaved")) {
+				write("interleaved.json",
+						new InterleavedHarness(endpoints, settings, RESULTS.resolve("interleaved")).run(libraries));
 			}
 			if (parts.contains("commands")) {
 				write("commands.json", new CommandCounter(endpoints, settings.countedCycles()).run(libraries));

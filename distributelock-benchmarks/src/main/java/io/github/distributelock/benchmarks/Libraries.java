@@ -113,6 +113,14 @@ final class Libraries {
 		};
 	}
 
+	/**
+	 * Whether a library is the direct call that a {@code @Lockable} library is compared
+	 * with.
+	 */
+	static boolean isDirectCall(String name) {
+		return name.equals(REDIS_OURS_HANDLE) || name.equals(MEMORY_OURS_HANDLE);
+	}
+
 	static boolean isOurs(String name) {
 		return name.contains("-ours-");
 	}

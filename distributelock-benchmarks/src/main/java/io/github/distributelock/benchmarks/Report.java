@@ -72,8 +72,12 @@ public final class Report {
 		machine(run);
 		line("## Targets");
 		line();
+		line("Latency ratios are judged on the interleaved run (below the JMH tables) when there is one, contention "
+				+ "on the contended harness; all figures of a row come from this one run.");
+		line();
 		table(List.of("target", "measured (same run)", "verdict"), Targets.check(this.results));
 		uncontended();
+		interleaved();
 		commands();
 		contended();
 		scale();
@@ -144,6 +148,33 @@ public final class Report {
 		}
 	}
 
+	private void interleaved() {
+		if (this.results.interleaved.isEmpty()) {
+			return;
+		}
+		line("### The same, interleaved in one JVM");
+		line();
+		line("The libraries of one store in one fresh JVM, in short batches of cycles, one library after the other, "
+				+ "round after round, every sample kept. The machine's load changes over the minutes JMH takes from "
+				+ "one library to the next; interleaved, every library sees the same load, so these ratios are the "
+				+ "ones the targets are judged by.");
+		line();
+		List<String[]> rows = new ArrayList<>();
+		for (Map.Entry<String, Results.Latency> entry : this.results.interleaved.entrySet()) {
+			String store = Libraries.store(entry.getKey());
+			Results.Latency floor = this.results.interleaved
+				.get(store.equals("memory") ? Libraries.MEMORY_OURS_HANDLE : store + "-floor");
+			Results.Latency latency = entry.getValue();
+			rows.add(
+					new String[] { storeName(store).split(":")[0], Libraries.label(entry.getKey()), micros(latency.p50),
+							ratio(latency.p50, (floor != null) ? floor.p50 : Double.NaN), micros(latency.p99),
+							ratio(latency.p99, (floor != null) ? floor.p99 : Double.NaN), micros(latency.mean) });
+		}
+		table(List.of("store", "library", "p50 µs", "x floor", "p99 µs", "x floor", "mean µs"), rows);
+		line("(For the in-memory backend, the ratios are against the direct call.)");
+		line();
+	}
+
 	private void commands() {
 		if (this.results.commands.isEmpty()) {
 			return;
@@ -202,7 +233,7 @@ public final class Report {
 		}
 		line("## Scale: distinct keys");
 		line();
-		line("Each library in a fresh JVM locks and unlocks many distinct keys on 8 threads (the stores side by side, "
+		line("Each library in a fresh JVM locks and unlocks many distinct keys on 16 threads (the stores side by side, "
 				+ "the libraries of one store one after the other). Left in the store: what the cycles added to the "
 				+ "library's own store (Redis keys, and how many of them expire by themselves; znodes; rows of the "
 				+ "lock tables), right after the last cycle. Retained heap: heap in use after full collections, minus "
@@ -288,7 +319,11 @@ public final class Report {
 	}
 
 	private static String micros(double value) {
-		return Double.isNaN(value) ? "" : (value >= 100) ? String.format("%,.0f", value) : String.format("%.1f", value);
+		if (Double.isNaN(value)) {
+			return "";
+		}
+		return (value >= 100) ? String.format("%,.0f", value)
+				: (value >= 1) ? String.format("%.1f", value) : String.format("%.2f", value);
 	}
 
 	private static String millis(double micros) {

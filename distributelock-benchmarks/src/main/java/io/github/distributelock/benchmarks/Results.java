@@ -22,6 +22,8 @@ final class Results {
 
 	final Map<String, Latency> uncontended = new LinkedHashMap<>();
 
+	final Map<String, Latency> interleaved = new LinkedHashMap<>();
+
 	final List<JsonNode> commands = new ArrayList<>();
 
 	final List<JsonNode> contended = new ArrayList<>();
@@ -47,6 +49,16 @@ final class Results {
 					// ops/us, as the benchmark's output unit is microseconds
 					latency.opsPerSecond = metric.path("score").asDouble() * 1e6;
 				}
+			}
+		}
+		JsonNode interleaved = read(directory.resolve("interleaved.json"));
+		if (interleaved != null) {
+			for (JsonNode one : interleaved) {
+				Latency latency = new Latency();
+				latency.p50 = number(one.path("p50Micros"));
+				latency.p99 = number(one.path("p99Micros"));
+				latency.mean = number(one.path("meanMicros"));
+				results.interleaved.put(one.path("library").asString(), latency);
 			}
 		}
 		addAll(results.commands, read(directory.resolve("commands.json")));
@@ -77,8 +89,15 @@ final class Results {
 		return node.isNumber() ? node.asDouble() : Double.NaN;
 	}
 
+	/** JMH's figures of a library. */
 	@Nullable Latency latency(String library) {
 		return this.uncontended.get(library);
+	}
+
+	/** The interleaved run's figures of a library, or JMH's if it has none. */
+	@Nullable Latency paired(String library) {
+		Latency latency = this.interleaved.get(library);
+		return (latency != null) ? latency : this.uncontended.get(library);
 	}
 
 	@Nullable JsonNode contended(String library, int jvms) {

@@ -15,14 +15,14 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * The scale runs: each library in a fresh JVM ({@link ScaleWorker}) locks and unlocks
- * many distinct keys on 8 threads, so that a per-key structure that is never freed shows
+ * many distinct keys on 16 threads, so that a per-key structure that is never freed shows
  * up in the store or in the heap.
  */
 final class ScaleHarness {
 
 	private static final Log logger = LogFactory.getLog(ScaleHarness.class);
 
-	private static final int THREADS = 8;
+	private static final int THREADS = 16;
 
 	private final Endpoints endpoints;
 

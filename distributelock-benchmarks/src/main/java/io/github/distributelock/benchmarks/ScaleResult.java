@@ -9,7 +9,7 @@ import java.nio.file.Path;
  *
  * @param library the library
  * @param cycles lock/unlock cycles, each on a new key
- * @param seconds how long the cycles took, on 8 threads
+ * @param seconds how long the cycles took, on 16 threads
  * @param redisKeys keys left in Redis
  * @param redisExpiring of those, keys that expire by themselves
  * @param znodes znodes left in ZooKeeper

@@ -32,11 +32,12 @@ public final class ScaleWorker {
 				StoreInspector store = new StoreInspector(endpoints)) {
 			run(lock, "scale-warmup." + library + ".", WARMUP_CYCLES, threads);
 			long heapBefore = retainedHeap();
-			StoreInspector.Snapshot before = store.snapshot();
+			String keys = "*scale." + library + ".*";
+			StoreInspector.Snapshot before = store.snapshot(keys);
 			long start = System.nanoTime();
 			run(lock, "scale." + library + ".", cycles, threads);
 			double seconds = (System.nanoTime() - start) / 1e9;
-			StoreInspector.Snapshot left = store.snapshot().minus(before);
+			StoreInspector.Snapshot left = store.snapshot(keys).minus(before);
 			long heapAfter = retainedHeap();
 			Files.writeString(result,
 					String.join(" ",

@@ -14,18 +14,20 @@ import java.time.Duration;
  * @param contendedMeasured the measured part of each contended run
  * @param scaleCycles the lock/unlock cycles over distinct keys of the scale run
  * @param countedCycles the cycles whose store commands are counted
+ * @param interleavedRounds the rounds of the interleaved run
  */
 record Settings(boolean quick, int warmupIterations, int measurementIterations, Duration iterationTime,
-		Duration contendedWarmup, Duration contendedMeasured, int scaleCycles, int countedCycles) {
+		Duration contendedWarmup, Duration contendedMeasured, int scaleCycles, int countedCycles,
+		int interleavedRounds) {
 
 	static Settings full() {
 		return new Settings(false, 3, 5, Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(6), 100_000,
-				1_000);
+				1_000, 100);
 	}
 
 	static Settings quickRun() {
 		return new Settings(true, 1, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), 10_000,
-				200);
+				200, 10);
 	}
 
 }

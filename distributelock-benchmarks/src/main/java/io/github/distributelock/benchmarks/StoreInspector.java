@@ -3,19 +3,24 @@ package io.github.distributelock.benchmarks;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * Counts what the locks left in each store: Redis keys (and how many of them expire),
- * ZooKeeper znodes, and rows of the lock tables.
+ * Counts what the locks left in each store: Redis keys of a pattern (and how many of them
+ * expire), ZooKeeper znodes, and rows of the lock tables.
  */
 final class StoreInspector implements AutoCloseable {
 
@@ -42,31 +47,40 @@ final class StoreInspector implements AutoCloseable {
 		this.postgres = Libraries.pool(endpoints);
 	}
 
-	Snapshot snapshot() throws Exception {
-		long[] keys = redisKeys();
+	/**
+	 * What the stores hold now.
+	 * @param redisPattern the Redis keys to count, as a {@code SCAN MATCH} pattern: the
+	 * keys of other libraries may be expiring meanwhile
+	 * @return the counts
+	 * @throws Exception if a store fails
+	 */
+	Snapshot snapshot(String redisPattern) throws Exception {
+		long[] keys = redisKeys(redisPattern);
 		return new Snapshot(keys[0], keys[1], znodes(), rows());
 	}
 
-	/** Keys and keys with an expiry, from {@code INFO keyspace}. */
-	private long[] redisKeys() {
-		String info = this.redis.sync().info("keyspace");
-		for (String line : info.split("\r?\n")) {
-			if (line.startsWith("db0:")) {
-				long keys = 0;
-				long expires = 0;
-				for (String pair : line.substring(4).split(",")) {
-					String[] parts = pair.split("=");
-					if (parts[0].equals("keys")) {
-						keys = Long.parseLong(parts[1]);
-					}
-					else if (parts[0].equals("expires")) {
-						expires = Long.parseLong(parts[1]);
-					}
-				}
-				return new long[] { keys, expires };
+	/** Keys that match, and how many of them expire. */
+	private long[] redisKeys(String pattern) throws Exception {
+		List<String> keys = new ArrayList<>();
+		ScanArgs match = ScanArgs.Builder.matches(pattern).limit(1000);
+		KeyScanCursor<String> cursor = this.redis.sync().scan(match);
+		keys.addAll(cursor.getKeys());
+		while (!cursor.isFinished()) {
+			cursor = this.redis.sync().scan(cursor, match);
+			keys.addAll(cursor.getKeys());
+		}
+		List<RedisFuture<Long>> ttls = new ArrayList<>();
+		for (String key : keys) {
+			ttls.add(this.redis.async().pttl(key));
+		}
+		long expiring = 0;
+		for (RedisFuture<Long> ttl : ttls) {
+			Long millis = ttl.get(30, TimeUnit.SECONDS);
+			if (millis != null && millis >= 0) {
+				expiring++;
 			}
 		}
-		return new long[] { 0, 0 };
+		return new long[] { keys.size(), expiring };
 	}
 
 	/**

@@ -35,9 +35,9 @@ final class Targets {
 	}
 
 	private void redisUncontended() {
-		Results.Latency floor = this.results.latency(Libraries.REDIS_FLOOR);
+		Results.Latency floor = this.results.paired(Libraries.REDIS_FLOOR);
 		for (String ours : List.of(Libraries.REDIS_OURS_TRYLOCK, Libraries.REDIS_OURS_HANDLE)) {
-			Results.Latency latency = this.results.latency(ours);
+			Results.Latency latency = this.results.paired(ours);
 			String target = "Redis uncontended p50 within 1.10x of the Lettuce floor (" + Libraries.label(ours) + ")";
 			if (floor == null || latency == null) {
 				notMeasured(target, ours);
@@ -51,8 +51,8 @@ final class Targets {
 	}
 
 	private void lockable() {
-		Results.Latency direct = this.results.latency(Libraries.REDIS_OURS_HANDLE);
-		Results.Latency annotated = this.results.latency(Libraries.REDIS_OURS_LOCKABLE);
+		Results.Latency direct = this.results.paired(Libraries.REDIS_OURS_HANDLE);
+		Results.Latency annotated = this.results.paired(Libraries.REDIS_OURS_LOCKABLE);
 		String target = "@Lockable p50 within 1.05x of the direct call";
 		if (direct == null || annotated == null) {
 			notMeasured(target, Libraries.REDIS_OURS_LOCKABLE);
@@ -60,8 +60,8 @@ final class Targets {
 		}
 		double ratio = annotated.p50 / direct.p50;
 		add(target, String.format("%.0f us vs %.0f us: %.3fx", annotated.p50, direct.p50, ratio), ratio <= 1.05);
-		Results.Latency memoryDirect = this.results.latency(Libraries.MEMORY_OURS_HANDLE);
-		Results.Latency memoryAnnotated = this.results.latency(Libraries.MEMORY_OURS_LOCKABLE);
+		Results.Latency memoryDirect = this.results.paired(Libraries.MEMORY_OURS_HANDLE);
+		Results.Latency memoryAnnotated = this.results.paired(Libraries.MEMORY_OURS_LOCKABLE);
 		if (memoryDirect != null && memoryAnnotated != null) {
 			double overhead = memoryAnnotated.p50 - memoryDirect.p50;
 			double ratioOnRedis = (direct.p50 + overhead) / direct.p50;
@@ -73,7 +73,7 @@ final class Targets {
 	}
 
 	private void beatsPeers(String target, String ours, List<String> peers) {
-		Results.Latency latency = this.results.latency(ours);
+		Results.Latency latency = this.results.paired(ours);
 		if (latency == null) {
 			notMeasured(target, ours);
 			return;
@@ -81,7 +81,7 @@ final class Targets {
 		StringBuilder measured = new StringBuilder(String.format("ours %.0f us", latency.p50));
 		boolean met = true;
 		for (String peer : peers) {
-			Results.Latency other = this.results.latency(peer);
+			Results.Latency other = this.results.paired(peer);
 			if (other != null) {
 				measured.append(String.format("; %s %.0f us", Libraries.label(peer), other.p50));
 				met &= latency.p50 < other.p50;

@@ -49,8 +49,7 @@ public class UncontendedBenchmark {
 		for (int i = 0; i < SETUP_CYCLES; i++) {
 			this.lock.lockAndUnlock(this.key + ".setup");
 		}
-		this.directCall = this.library.equals(Libraries.REDIS_OURS_HANDLE)
-				|| this.library.equals(Libraries.MEMORY_OURS_HANDLE);
+		this.directCall = Libraries.isDirectCall(this.library);
 	}
 
 	@Benchmark
