@@ -47,8 +47,8 @@ public final class BenchmarkMain {
 		List<String> arguments = Arrays.asList(args);
 		Settings settings = arguments.contains("--quick") ? Settings.quickRun() : Settings.full();
 		List<String> libraries = option(arguments, "--libraries", Libraries.all());
-		Set<String> parts = Set
-			.copyOf(option(arguments, "--parts", List.of("uncontended", "commands", "contended", "scale")));
+		Set<String> parts = Set.copyOf(
+				option(arguments, "--parts", List.of("uncontended", "interleaved", "commands", "contended", "scale")));
 		if (!Files.isDirectory(Path.of("distributelock-benchmarks"))) {
 			throw new IllegalStateException("Run from the repository's root, where distributelock-benchmarks/ is");
 		}

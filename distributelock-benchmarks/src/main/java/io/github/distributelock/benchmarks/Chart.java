@@ -118,7 +118,7 @@ final class Chart {
 				int x = x(value, low, high, left, right);
 				g.setColor((step == 1) ? new Color(0xBDBDBD) : new Color(0xEEEEEE));
 				g.drawLine(x, axisTop, x, axisBottom);
-				if (step == 1 || step == 2 || step == 5) {
+				if ((step == 1 || step == 2 || step == 5) && x < right - 20) {
 					g.setColor(Color.DARK_GRAY);
 					g.drawString(number(value), x - 10, axisBottom + 14);
 				}
