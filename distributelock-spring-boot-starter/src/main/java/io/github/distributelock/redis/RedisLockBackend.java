@@ -1,5 +1,7 @@
 package io.github.distributelock.redis;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -65,13 +67,28 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	 */
 	public RedisLockBackend(RedisConnectionFactory connectionFactory, String keyPrefix, Duration fenceIdleTimeout) {
 		this.redis = new StringRedisTemplate(connectionFactory);
+		// Our own callbacks only: they need no close-suppressing proxy of the
+		// connection, which the template would otherwise build on every call.
+		this.redis.setExposeConnection(true);
 		this.keys = new RedisLockKeys(keyPrefix);
 		this.fenceIdleMillis = Long.toString(Math.max(1, fenceIdleTimeout.toMillis()));
 		this.releaseListener = new RedisReleaseListener(connectionFactory);
 	}
 
+	/**
+	 * Reads a script once: a script built on a resource checks the resource's last
+	 * modification on every call, a class path lookup that cost more CPU than the rest of
+	 * the call.
+	 */
 	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		return RedisScript.of(new ClassPathResource(name, RedisLockBackend.class), resultType);
+		try {
+			String text = new ClassPathResource(name, RedisLockBackend.class)
+				.getContentAsString(StandardCharsets.UTF_8);
+			return RedisScript.of(text, resultType);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read the Redis script " + name, ex);
+		}
 	}
 
 	@Override

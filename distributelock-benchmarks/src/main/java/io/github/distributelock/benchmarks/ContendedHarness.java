@@ -1,0 +1,91 @@
+package io.github.distributelock.benchmarks;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The contended runs, a plain Java harness rather than JMH because the hand-off latency
+ * spans two threads (and, across JVMs, two processes): for each library, 4 threads in one
+ * JVM, then 2 JVMs of 2 threads, all on one key, each JVM started fresh by
+ * {@link ContendedWorker}.
+ */
+final class ContendedHarness {
+
+	private static final Log logger = LogFactory.getLog(ContendedHarness.class);
+
+	private final Endpoints endpoints;
+
+	private final Settings settings;
+
+	private final Path workDirectory;
+
+	ContendedHarness(Endpoints endpoints, Settings settings, Path workDirectory) {
+		this.endpoints = endpoints;
+		this.settings = settings;
+		this.workDirectory = workDirectory;
+	}
+
+	List<ContendedResult> run(List<String> libraries) throws Exception {
+		List<ContendedResult> results = new ArrayList<>();
+		for (String library : libraries) {
+			results.add(run(library, 1, 4));
+			results.add(run(library, 2, 2));
+		}
+		return results;
+	}
+
+	private ContendedResult run(String library, int jvms, int threads) throws Exception {
+		String name = library + "-" + jvms + "x" + threads;
+		logger.info("Contended: " + name);
+		Files.createDirectories(this.workDirectory);
+		Path boardFile = this.workDirectory.resolve(name + ".board");
+		Files.deleteIfExists(boardFile);
+		SharedBoard board = SharedBoard.open(boardFile);
+		String key = "contended." + name;
+		List<ChildJvm> children = new ArrayList<>();
+		List<Path> resultFiles = new ArrayList<>();
+		try {
+			for (int worker = 0; worker < jvms; worker++) {
+				Path result = this.workDirectory.resolve(name + "-" + worker + ".txt");
+				Files.deleteIfExists(result);
+				resultFiles.add(result);
+				children.add(ChildJvm.start(ContendedWorker.class, this.endpoints,
+						this.workDirectory.resolve(name + "-" + worker + ".log"),
+						List.of(library, key, Integer.toString(threads), boardFile.toString(), Integer.toString(worker),
+								Long.toString(this.settings.contendedWarmup().toMillis()),
+								Long.toString(this.settings.contendedMeasured().toMillis()), result.toString())));
+			}
+			awaitReady(board, jvms);
+			board.start(System.nanoTime() + Duration.ofMillis(200).toNanos());
+			Duration limit = this.settings.contendedWarmup()
+				.plus(this.settings.contendedMeasured())
+				.plus(Duration.ofSeconds(60));
+			for (ChildJvm child : children) {
+				child.await(limit);
+			}
+		}
+		finally {
+			children.forEach(ChildJvm::destroy);
+		}
+		return ContendedResult.of(library, jvms, threads, this.settings.contendedMeasured(), resultFiles);
+	}
+
+	private static void awaitReady(SharedBoard board, int jvms) throws InterruptedException {
+		long giveUp = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+		for (int worker = 0; worker < jvms; worker++) {
+			while (!board.isReady(worker)) {
+				if (System.nanoTime() - giveUp > 0) {
+					throw new IllegalStateException("Contended worker " + worker + " did not get ready");
+				}
+				Thread.sleep(10);
+			}
+		}
+	}
+
+}
