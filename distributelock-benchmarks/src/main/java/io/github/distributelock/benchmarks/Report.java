@@ -114,7 +114,8 @@ public final class Report {
 						+ settings.path("iterationTime").asString() + ", 1 thread, modes SampleTime and Throughput" });
 		rows.add(new String[] { "contended", settings.path("contendedWarmup").asString() + " warm-up + "
 				+ settings.path("contendedMeasured").asString() + " measured, fresh JVMs, plain Java harness" });
-		rows.add(new String[] { "scale", settings.path("scaleCycles").asInt() + " keys, 4 threads, fresh JVM" });
+		rows.add(new String[] { "scale",
+				settings.path("scaleCycles").asInt() + " keys, 16 threads, fresh JVM per library" });
 		table(List.of("", ""), rows);
 	}
 
