@@ -38,6 +38,14 @@ class ZooKeeperLockBackendFaultTests {
 
 	private static final String KEY = "order.addOder_42";
 
+	/**
+	 * The session of clients that must keep their locks through a failover: the longest
+	 * the servers grant (20 ticks of 1 s). On a loaded 2-core machine a client took up to
+	 * 6 s to reconnect after a leader election, and a 10 s session once expired
+	 * meanwhile.
+	 */
+	private static final Duration FAILOVER_SESSION = Duration.ofSeconds(20);
+
 	private final List<AutoCloseable> closeables = new ArrayList<>();
 
 	@AfterEach
@@ -59,8 +67,8 @@ class ZooKeeperLockBackendFaultTests {
 	@Test
 	void heldLockSurvivesTheLossOfTheLeaderAndLocksKeepWorking() throws Exception {
 		TestingCluster cluster = track(EmbeddedZooKeeper.startCluster(3));
-		CuratorFramework holderClient = client(cluster.getConnectString(), Duration.ofSeconds(10));
-		CuratorFramework otherClient = client(cluster.getConnectString(), Duration.ofSeconds(10));
+		CuratorFramework holderClient = client(cluster.getConnectString(), FAILOVER_SESSION);
+		CuratorFramework otherClient = client(cluster.getConnectString(), FAILOVER_SESSION);
 		DefaultDistributeLock holder = lock(new ZooKeeperLockBackend(holderClient), false);
 		DefaultDistributeLock other = lock(new ZooKeeperLockBackend(otherClient), false);
 		LockHandle held = holder.tryAcquire(KEY, Duration.ZERO, null).orElseThrow();
@@ -83,8 +91,8 @@ class ZooKeeperLockBackendFaultTests {
 	void heldLockStaysHeldAndExclusiveWhenItsClientFailsOverToAnotherServer() throws Exception {
 		TestingCluster cluster = track(EmbeddedZooKeeper.startCluster(3));
 		List<InstanceSpec> followers = followers(cluster);
-		CuratorFramework holderClient = client(connectString(followers), Duration.ofSeconds(10));
-		CuratorFramework otherClient = client(cluster.getConnectString(), Duration.ofSeconds(10));
+		CuratorFramework holderClient = client(connectString(followers), FAILOVER_SESSION);
+		CuratorFramework otherClient = client(cluster.getConnectString(), FAILOVER_SESSION);
 		ZooKeeperLockBackend holderBackend = new ZooKeeperLockBackend(holderClient);
 		RecordingLossListener losses = new RecordingLossListener();
 		holderBackend.addLossListener(losses);
