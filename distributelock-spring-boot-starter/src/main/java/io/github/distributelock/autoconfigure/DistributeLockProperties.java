@@ -284,6 +284,14 @@ public class DistributeLockProperties {
 		 */
 		private @Nullable String dialect;
 
+		/**
+		 * How long the row of a released or expired lock is kept before it is deleted.
+		 * While the row is kept, the next acquisition of the key takes it over and draws
+		 * its fencing token under the row lock, which keeps tokens in acquisition order;
+		 * keep it longer than any lock statement can stall inside the database.
+		 */
+		private Duration releasedRowRetention = Duration.ofMinutes(1);
+
 		public String getTableName() {
 			return this.tableName;
 		}
@@ -306,6 +314,14 @@ public class DistributeLockProperties {
 
 		public void setDialect(@Nullable String dialect) {
 			this.dialect = dialect;
+		}
+
+		public Duration getReleasedRowRetention() {
+			return this.releasedRowRetention;
+		}
+
+		public void setReleasedRowRetention(Duration releasedRowRetention) {
+			this.releasedRowRetention = releasedRowRetention;
 		}
 
 	}

@@ -1,6 +1,7 @@
 package io.github.distributelock.autoconfigure;
 
 import java.time.Clock;
+import java.time.Duration;
 
 import javax.sql.DataSource;
 
@@ -50,8 +51,16 @@ class JdbcLockConfiguration {
 	}
 
 	private static JdbcLockBackend createBackend(DataSource dataSource, DistributeLockProperties.Jdbc jdbc) {
+		Duration retention = jdbc.getReleasedRowRetention();
+		if (retention.isNegative() || retention.isZero()) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.jdbc.released-row-retention must be positive, but is " + retention + ".",
+					"Set distributelock.jdbc.released-row-retention to how long the rows of released locks are "
+							+ "kept, longer than any lock statement can stall in the database, such as 1m.");
+		}
 		try {
-			return new JdbcLockBackend(dataSource, jdbc.getTableName(), jdbc.getDialect(), Clock.systemUTC());
+			return new JdbcLockBackend(dataSource, jdbc.getTableName(), jdbc.getDialect(), Clock.systemUTC(),
+					retention);
 		}
 		catch (UnsupportedLockDatabaseException ex) {
 			throw new DistributeLockConfigurationException(ex.getMessage(),

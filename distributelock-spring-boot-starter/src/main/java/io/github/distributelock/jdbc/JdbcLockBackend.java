@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
@@ -28,6 +29,13 @@ import org.springframework.dao.DuplicateKeyException;
  * over once its lease has run out. Waiters poll the row with exponential back-off and
  * jitter, as a table has no release notification.
  * <p>
+ * A release keeps the row, marked free, for the {@linkplain #releasedRowRetention()
+ * retention}: every later acquisition of the key then takes the row over under its row
+ * lock and only then draws its fencing token, which is what keeps tokens in the order of
+ * acquisition (a statement that inserts a new row has drawn its token before it knew it
+ * would win). Rows free for longer than the retention are deleted by one of the releases,
+ * at most once per retention period and instance.
+ * <p>
  * <b>Note:</b> the lock table's name is the only text put into SQL; it must be a plain
  * identifier, optionally schema-qualified. Keys, owners and leases are statement
  * parameters.
@@ -46,6 +54,9 @@ public class JdbcLockBackend implements LockBackend {
 	/** The longest owner value, in characters, that the lock table holds. */
 	public static final int MAX_OWNER_LENGTH = 255;
 
+	/** How long a released row is kept by default. */
+	public static final Duration DEFAULT_RELEASED_ROW_RETENTION = Duration.ofMinutes(1);
+
 	private static final Log logger = LogFactory.getLog(JdbcLockBackend.class);
 
 	private static final long FIRST_POLL_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -57,6 +68,12 @@ public class JdbcLockBackend implements LockBackend {
 
 	private final JdbcLockRepository repository;
 
+	private final Duration releasedRowRetention;
+
+	private final long purgePeriodNanos;
+
+	private final AtomicLong nextPurgeNanos;
+
 	/**
 	 * Creates a backend on the table {@code distributelock}, with the dialect detected
 	 * from the database.
@@ -67,7 +84,8 @@ public class JdbcLockBackend implements LockBackend {
 	}
 
 	/**
-	 * Creates a backend.
+	 * Creates a backend that keeps released rows for
+	 * {@link #DEFAULT_RELEASED_ROW_RETENTION}.
 	 * @param dataSource the application's database
 	 * @param tableName the lock table, a plain identifier optionally qualified by a
 	 * schema; its sequence is named {@code <tableName>_seq}
@@ -81,6 +99,36 @@ public class JdbcLockBackend implements LockBackend {
 	 * dialect is unknown
 	 */
 	public JdbcLockBackend(DataSource dataSource, String tableName, @Nullable String dialect, Clock clock) {
+		this(dataSource, tableName, dialect, clock, DEFAULT_RELEASED_ROW_RETENTION);
+	}
+
+	/**
+	 * Creates a backend.
+	 * @param dataSource the application's database
+	 * @param tableName the lock table, a plain identifier optionally qualified by a
+	 * schema; its sequence is named {@code <tableName>_seq}
+	 * @param dialect the SQL dialect ({@code postgresql}, {@code h2} or {@code mariadb}),
+	 * or {@code null} to detect it from the connection's metadata
+	 * @param clock the application's clock; leases never use it, it is only compared with
+	 * the database clock once, to report a skew
+	 * @param releasedRowRetention how long the row of a released (or expired) lock is
+	 * kept before it is deleted; it must be longer than any one lock statement can stall
+	 * inside the database, since only a statement stalled that long could still insert a
+	 * token drawn before the row's last holder took it
+	 * @throws UnsupportedLockDatabaseException if the dialect is detected and the
+	 * database is not supported
+	 * @throws IllegalArgumentException if the table name is not a plain identifier, the
+	 * dialect is unknown, or the retention is not positive
+	 */
+	public JdbcLockBackend(DataSource dataSource, String tableName, @Nullable String dialect, Clock clock,
+			Duration releasedRowRetention) {
+		if (releasedRowRetention.isNegative() || releasedRowRetention.isZero()) {
+			throw new IllegalArgumentException(
+					"The released-row retention must be positive, but is " + releasedRowRetention);
+		}
+		this.releasedRowRetention = releasedRowRetention;
+		this.purgePeriodNanos = saturatedNanos(releasedRowRetention);
+		this.nextPurgeNanos = new AtomicLong(System.nanoTime() + this.purgePeriodNanos);
 		JdbcLockDialect lockDialect = (dialect != null && !dialect.isBlank()) ? JdbcLockDialect.named(dialect)
 				: JdbcLockDialect.detect(dataSource);
 		this.repository = new JdbcLockRepository(dataSource, lockDialect, tableName);
@@ -106,6 +154,24 @@ public class JdbcLockBackend implements LockBackend {
 	 */
 	public String tableName() {
 		return this.repository.tableName();
+	}
+
+	/**
+	 * How long the row of a released or expired lock is kept before it is deleted.
+	 * @return the retention
+	 */
+	public Duration releasedRowRetention() {
+		return this.releasedRowRetention;
+	}
+
+	/**
+	 * Deletes the rows of locks released, or left to expire, longer ago than the
+	 * {@linkplain #releasedRowRetention() retention}. Releases call it once per retention
+	 * period; call it yourself to empty the table sooner.
+	 * @return how many rows were deleted
+	 */
+	public int deleteReleasedRows() {
+		return this.repository.purge(this.releasedRowRetention.toMillis());
 	}
 
 	/**
@@ -140,7 +206,29 @@ public class JdbcLockBackend implements LockBackend {
 
 	@Override
 	public boolean release(String key, String owner) {
-		return this.repository.release(key, owner);
+		boolean released = this.repository.release(key, owner);
+		deleteReleasedRowsWhenDue(key);
+		return released;
+	}
+
+	private void deleteReleasedRowsWhenDue(String key) {
+		long due = this.nextPurgeNanos.get();
+		long now = System.nanoTime();
+		if (now - due < 0 || !this.nextPurgeNanos.compareAndSet(due, now + this.purgePeriodNanos)) {
+			return;
+		}
+		try {
+			int deleted = deleteReleasedRows();
+			if (logger.isDebugEnabled()) {
+				logger.debug("Deleted " + deleted + " lock rows free for longer than "
+						+ this.releasedRowRetention.toMillis() + " ms from " + tableName());
+			}
+		}
+		catch (RuntimeException ex) {
+			// The release itself succeeded; the rows are only deleted later.
+			logger.warn("Could not delete the free lock rows of " + tableName() + " after releasing '" + key
+					+ "'; a later release tries again", ex);
+		}
 	}
 
 	/**

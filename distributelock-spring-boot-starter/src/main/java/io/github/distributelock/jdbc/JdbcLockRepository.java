@@ -43,6 +43,8 @@ final class JdbcLockRepository {
 
 	private final LockStatement now;
 
+	private final LockStatement purge;
+
 	JdbcLockRepository(DataSource dataSource, JdbcLockDialect dialect, String tableName) {
 		this.jdbcTemplate = new JdbcTemplate(new UnboundDataSource(dataSource));
 		this.dialect = dialect;
@@ -52,6 +54,7 @@ final class JdbcLockRepository {
 		this.renew = LockStatement.load(dialect, "renew.sql", tableName);
 		this.release = LockStatement.load(dialect, "release.sql", tableName);
 		this.now = LockStatement.load(dialect, "now.sql", tableName);
+		this.purge = LockStatement.load(dialect, "purge.sql", tableName);
 	}
 
 	JdbcLockDialect dialect() {
@@ -93,12 +96,19 @@ final class JdbcLockRepository {
 	}
 
 	/**
-	 * Deletes this owner's row.
-	 * @return whether the row was there with its lease still running
+	 * Frees this owner's lock, keeping the row for the key's next acquisition.
+	 * @return whether this owner held the row with its lease still running
 	 */
 	boolean release(String key, String owner) {
-		Boolean live = query(this.release, Map.of("key", key, "owner", owner), (rs) -> rs.getBoolean("live"));
-		return Boolean.TRUE.equals(live);
+		return execute(this.release, Map.of("key", key, "owner", owner), PreparedStatement::executeUpdate) == 1;
+	}
+
+	/**
+	 * Deletes the rows that have been free for longer than {@code retentionMillis}.
+	 * @return how many rows were deleted
+	 */
+	int purge(long retentionMillis) {
+		return execute(this.purge, Map.of("retention_ms", retentionMillis), PreparedStatement::executeUpdate);
 	}
 
 	/** The database clock in milliseconds since the epoch. */

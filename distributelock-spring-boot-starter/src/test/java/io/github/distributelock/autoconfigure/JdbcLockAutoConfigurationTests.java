@@ -88,6 +88,20 @@ class JdbcLockAutoConfigurationTests {
 	}
 
 	@Test
+	void releasedRowRetentionIsConfigurable() {
+		this.contextRunner.withPropertyValues("distributelock.jdbc.released-row-retention=5m")
+			.run((context) -> assertThat(context.getBean(JdbcLockBackend.class).releasedRowRetention())
+				.isEqualTo(Duration.ofMinutes(5)));
+	}
+
+	@Test
+	void releasedRowRetentionOfZeroFailsAtStartup() {
+		this.contextRunner.withPropertyValues("distributelock.jdbc.released-row-retention=0s")
+			.run((context) -> assertFailure(context, "distributelock.jdbc.released-row-retention must be positive",
+					"such as 1m"));
+	}
+
+	@Test
 	void unknownDialectFailsAtStartup() {
 		this.contextRunner.withPropertyValues("distributelock.jdbc.dialect=oracle")
 			.run((context) -> assertFailure(context, "Unknown JDBC lock dialect 'oracle'",

@@ -82,17 +82,6 @@ class PostgresMultiProcessFaultTests extends AbstractMultiProcessFaultTests {
 		return LEASE_MILLIS;
 	}
 
-	/**
-	 * Not on PostgreSQL: the acquire statement draws its token from the sequence before
-	 * it inserts the row, so a statement delayed between the two can take the lock after
-	 * a later-drawn token was used and released (seen once in 20,000 sections on a loaded
-	 * machine).
-	 */
-	@Override
-	protected boolean tokensFollowAcquisitionOrder() {
-		return false;
-	}
-
 	@Override
 	protected String backendName() {
 		return "PostgreSQL";

@@ -1,8 +1,15 @@
 package io.github.distributelock.jdbc;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -15,13 +22,16 @@ import io.github.distributelock.core.AbstractLockBackendContractTests;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The contract on one real database, plus what is particular to a lock table: the row,
@@ -131,6 +141,103 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 		assertThat(overlaps.get()).isZero();
 		assertThat(counter[0]).isEqualTo(threadsPerInstance * instances.length * iterations);
 		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void releasedRowIsKeptFreeForTheRetentionThenDeletedByALaterRelease() throws Exception {
+		HikariDataSource dataSource = database().newDataSource();
+		closeAfterTest(dataSource);
+		Duration retention = Duration.ofMillis(300);
+		JdbcLockBackend backend = new JdbcLockBackend(dataSource, JdbcLockBackend.DEFAULT_TABLE_NAME, null,
+				Clock.systemUTC(), retention);
+		String released = key() + ".released";
+		AcquireResult first = backend.tryAcquire(released, "owner-1", Duration.ofSeconds(30));
+		assertThat(backend.release(released, "owner-1")).isTrue();
+		assertThat(isLockedInStore(released)).isFalse();
+		assertThat(rowCount(released)).isOne();
+		AcquireResult again = backend.tryAcquire(released, "owner-2", Duration.ofSeconds(30));
+		assertThat(again.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(backend.release(released, "owner-2")).isTrue();
+		// A later release of any key deletes the rows once the retention has passed.
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			backend.tryAcquire(key(), "owner-3", Duration.ofSeconds(30));
+			backend.release(key(), "owner-3");
+			return rowCount(released) == 0;
+		});
+		assertThat(backend.tryAcquire(released, "owner-4", Duration.ofSeconds(30)).acquired()).isTrue();
+		assertThat(backend.release(released, "owner-4")).isTrue();
+	}
+
+	private int rowCount(String key) {
+		Integer rows = database().jdbcTemplate()
+			.queryForObject("SELECT COUNT(*) FROM distributelock WHERE lock_key = ?", Integer.class, key);
+		return (rows != null) ? rows : 0;
+	}
+
+	/**
+	 * The interleaving that once put a PostgreSQL token out of order, made deterministic
+	 * where a database makes an insert wait for an uncommitted row of the same key:
+	 * statement A draws its token and waits for a transaction T that inserted the key.
+	 * Inside T, with the lock's own statements, holder B releases and holder C acquires
+	 * (drawing a token after A's) and releases; T commits. A must not win with the token
+	 * it drew before C's: the released row is still there, so A either takes it over and
+	 * draws a new token under its row lock, or, where its statement's clock started
+	 * before the release, finds it held and succeeds at the next attempt.
+	 */
+	void assertAStatementThatDrewItsTokenBeforeALaterHolderCannotUseItAfterwards() throws Exception {
+		HikariDataSource dataSource = database().newDataSource();
+		closeAfterTest(dataSource);
+		JdbcLockBackend backend = new JdbcLockBackend(dataSource);
+		JdbcLockDialect dialect = JdbcLockDialect.named(database().dialect());
+		LockStatement acquire = LockStatement.load(dialect, "acquire.sql", JdbcLockBackend.DEFAULT_TABLE_NAME);
+		LockStatement release = LockStatement.load(dialect, "release.sql", JdbcLockBackend.DEFAULT_TABLE_NAME);
+		long laterHoldersToken;
+		CompletableFuture<AcquireResult> statementA;
+		try (Connection transaction = dataSource.getConnection()) {
+			transaction.setAutoCommit(false);
+			assertThat(acquireIn(transaction, acquire, "holder-b")).isNotNull();
+			statementA = CompletableFuture.supplyAsync(() -> backend.tryAcquire(key(), "a", Duration.ofSeconds(30)));
+			await().atMost(Duration.ofSeconds(20)).until(this::lockWaits, (waits) -> waits > 0);
+			releaseIn(transaction, release, "holder-b");
+			Long token = acquireIn(transaction, acquire, "holder-c");
+			assertThat(token).isNotNull();
+			laterHoldersToken = token;
+			releaseIn(transaction, release, "holder-c");
+			transaction.commit();
+		}
+		AcquireResult a = statementA.get(20, TimeUnit.SECONDS);
+		if (!a.acquired()) {
+			a = backend.tryAcquire(key(), "a", Duration.ofSeconds(30));
+		}
+		assertThat(a.acquired()).isTrue();
+		assertThat(a.fencingToken()).isGreaterThan(laterHoldersToken);
+		assertThat(backend.release(key(), "a")).isTrue();
+	}
+
+	private int lockWaits() {
+		Integer waits = database().jdbcTemplate().queryForObject(database().lockWaitsQuery(), Integer.class);
+		return (waits != null) ? waits : 0;
+	}
+
+	private @Nullable Long acquireIn(Connection transaction, LockStatement acquire, String owner) throws SQLException {
+		try (PreparedStatement statement = transaction.prepareStatement(acquire.sql())) {
+			new ArgumentPreparedStatementSetter(
+					acquire.arguments(Map.of("key", key(), "owner", owner, "lease_ms", 30_000L)))
+				.setValues(statement);
+			try (ResultSet row = statement.executeQuery()) {
+				assertThat(row.next()).isTrue();
+				long token = row.getLong("fencing_token");
+				return row.wasNull() ? null : token;
+			}
+		}
+	}
+
+	private void releaseIn(Connection transaction, LockStatement release, String owner) throws SQLException {
+		try (PreparedStatement statement = transaction.prepareStatement(release.sql())) {
+			new ArgumentPreparedStatementSetter(release.arguments(Map.of("key", key(), "owner", owner)))
+				.setValues(statement);
+			assertThat(statement.executeUpdate()).isOne();
+		}
 	}
 
 }

@@ -66,6 +66,9 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 	/** The statement that sets a session's time zone to an offset such as +14:00. */
 	abstract String setTimeZone(String offset);
 
+	/** A query for how many statements wait for a lock held by another transaction. */
+	abstract String lockWaitsQuery();
+
 	/** A new connection pool, as one instance of the application would have. */
 	HikariDataSource newDataSource() {
 		return newDataSource(null);
@@ -168,6 +171,11 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 		}
 
 		@Override
+		String lockWaitsQuery() {
+			return "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'";
+		}
+
+		@Override
 		String setTimeZone(String offset) {
 			return "SET TIME ZONE INTERVAL '" + offset + "' HOUR TO MINUTE";
 		}
@@ -201,6 +209,11 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 		@Override
 		String now() {
 			return "CURRENT_TIMESTAMP";
+		}
+
+		@Override
+		String lockWaitsQuery() {
+			throw new UnsupportedOperationException("The interleaving test runs on PostgreSQL and MariaDB only");
 		}
 
 		@Override
@@ -294,6 +307,11 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 		@Override
 		String now() {
 			return "UTC_TIMESTAMP(6)";
+		}
+
+		@Override
+		String lockWaitsQuery() {
+			return "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
 		}
 
 		@Override

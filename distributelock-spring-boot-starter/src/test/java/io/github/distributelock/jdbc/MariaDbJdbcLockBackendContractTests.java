@@ -2,6 +2,7 @@ package io.github.distributelock.jdbc;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * The contract on mariadb.
@@ -25,6 +26,11 @@ class MariaDbJdbcLockBackendContractTests extends AbstractJdbcLockBackendContrac
 	@Override
 	JdbcTestDatabase database() {
 		return database;
+	}
+
+	@Test
+	void statementThatDrewItsTokenBeforeALaterHolderCannotUseItAfterThatHolderReleased() throws Exception {
+		assertAStatementThatDrewItsTokenBeforeALaterHolderCannotUseItAfterwards();
 	}
 
 }

@@ -1,3 +1,7 @@
--- Deletes this owner's row; returns whether its lease was still running.
-SELECT expires_at > CURRENT_TIMESTAMP AS live
-FROM OLD TABLE (DELETE FROM ${table} WHERE lock_key = :key AND owner = :owner)
+-- Frees this owner's lock and keeps its row, so that the next acquisition of the key takes
+-- the row over under its row lock and draws its fencing token only then; with the row
+-- deleted, a statement that drew its token before this holder's could insert it later.
+-- purge.sql deletes rows free for longer than the retention. Counts the row only when its
+-- lease was still running.
+UPDATE ${table} SET expires_at = CURRENT_TIMESTAMP
+WHERE lock_key = :key AND owner = :owner AND expires_at > CURRENT_TIMESTAMP
