@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.context.annotation.Bean;
+import org.springframework.dao.DataAccessException;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.util.ClassUtils;
@@ -45,7 +46,7 @@ class JdbcLockConfiguration {
 		DistributeLockProperties.Jdbc jdbc = properties.getJdbc();
 		JdbcLockBackend backend = createBackend(database, jdbc);
 		if (shouldCreateSchema(jdbc.getInitializeSchema(), database)) {
-			backend.createSchema();
+			createSchema(backend);
 		}
 		return backend;
 	}
@@ -67,10 +68,30 @@ class JdbcLockConfiguration {
 					"Keep the locks in PostgreSQL, MariaDB 10.5 or later, or H2, or set distributelock.type to "
 							+ "redis or zookeeper.");
 		}
+		catch (IllegalStateException ex) {
+			throw new DistributeLockConfigurationException(ex.getMessage() + ".",
+					"Make sure the database at spring.datasource.url is reachable when the application starts, or "
+							+ "set distributelock.jdbc.dialect (postgresql, h2 or mariadb) so that the lock backend "
+							+ "starts without it; lock calls then fail with a DistributeLockException until the "
+							+ "database is up.");
+		}
 		catch (IllegalArgumentException ex) {
 			throw new DistributeLockConfigurationException(ex.getMessage() + ".",
 					"Set distributelock.jdbc.table-name to a plain identifier (optionally schema-qualified), and "
 							+ "distributelock.jdbc.dialect to postgresql, h2 or mariadb or leave it unset.");
+		}
+	}
+
+	private static void createSchema(JdbcLockBackend backend) {
+		try {
+			backend.createSchema();
+		}
+		catch (DataAccessException ex) {
+			throw new DistributeLockConfigurationException(
+					"Could not create the lock table " + backend.tableName() + ": " + ex.getMostSpecificCause(),
+					"Make sure the database is reachable when the application starts, or create the table "
+							+ "yourself (docs/backends/jdbc.md has the DDL) and set "
+							+ "distributelock.jdbc.initialize-schema=never.");
 		}
 	}
 
