@@ -124,4 +124,29 @@ abstract class AbstractConnectionCutTests {
 		assertThat(isLocked(key)).isFalse();
 	}
 
+	@Test
+	void latencyOfAFifteenthOfTheLeaseEachWayKeepsTheLockThroughRenewals() throws Exception {
+		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
+		DefaultDistributeLock holderLock = newLock(proxy.port());
+		DefaultDistributeLock otherLock = newLock(storePort());
+		String key = "latency." + System.nanoTime();
+		Duration latency = LEASE.dividedBy(15);
+		try (LockHandle held = holderLock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow()) {
+			proxy.latency(latency);
+			// Renewals, every third of the lease, each take a slow round trip on the
+			// established connection; the lock must stay held, and exclusive, for longer
+			// than one lease.
+			await().during(LEASE.multipliedBy(3).dividedBy(2))
+				.atMost(LEASE.multipliedBy(3))
+				.until(() -> held.isHeld() && isLocked(key));
+			assertThat(otherLock.tryAcquire(key, Duration.ZERO, null)).isEmpty();
+			assertThat(holderLock.lostLockCount()).isZero();
+			long start = System.nanoTime();
+			held.close();
+			logger.info(backendName() + ": released through " + latency.toMillis() + " ms of latency each way in "
+					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
+		}
+		assertThat(isLocked(key)).isFalse();
+	}
+
 }
