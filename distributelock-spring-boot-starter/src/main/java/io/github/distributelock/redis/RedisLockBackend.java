@@ -9,7 +9,6 @@ import java.util.List;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.LockBackend;
-import io.lettuce.core.ScriptOutputType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -36,10 +35,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * connection of the backend's own (see {@link RedisReplicaAcks}), and an acquisition that
  * too few replicas acknowledged in time is released and fails.
  * <p>
- * <b>Note:</b> {@code WAIT} does not make Redis strongly consistent: Sentinel may still
- * promote a replica that had not acknowledged, when fewer replicas than there are were
- * required, and an acknowledged write can still be lost by a replica that restarts
- * without persistence.
+ * <b>Note:</b> {@code WAIT} does not make Redis strongly consistent: when fewer replicas
+ * are required than there are, Sentinel may promote one that had not acknowledged, and a
+ * replica that restarts without persistence forgets what it acknowledged.
  *
  * @author distributelock
  * @since 1.0.0
@@ -150,8 +148,7 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 		List<String> scriptKeys = List.of(lockKey, this.keys.fenceKey(lockKey));
 		String leaseMillis = Long.toString(lease.toMillis());
 		RedisReplicaAcks acks = this.replicaAcks;
-		List<?> result = (acks != null)
-				? acks.eval(ACQUIRE, ScriptOutputType.MULTI, scriptKeys, owner, leaseMillis, this.fenceIdleMillis)
+		List<?> result = (acks != null) ? acks.evalList(ACQUIRE, scriptKeys, owner, leaseMillis, this.fenceIdleMillis)
 				: this.redis.execute(ACQUIRE, scriptKeys, owner, leaseMillis, this.fenceIdleMillis);
 		if (result == null || result.size() != 2) {
 			throw new IllegalStateException("Unexpected reply to the acquire script: " + result);
@@ -210,7 +207,7 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 			Long renewed = this.redis.execute(RENEW, scriptKeys, owner, leaseMillis);
 			return renewed != null && renewed == 1;
 		}
-		Long renewed = acks.eval(RENEW, ScriptOutputType.INTEGER, scriptKeys, owner, leaseMillis);
+		Long renewed = acks.evalLong(RENEW, scriptKeys, owner, leaseMillis);
 		if (renewed == null || renewed != 1) {
 			return false;
 		}

@@ -77,9 +77,22 @@ final class RedisReplicaAcks implements AutoCloseable {
 	}
 
 	/**
-	 * Runs a script by its SHA, loading it again if the server lost it.
+	 * Runs a script that answers a list, by its SHA, loading it again if the server lost
+	 * it.
 	 */
-	<T> @Nullable T eval(RedisScript<?> script, ScriptOutputType type, List<String> keys, String... args) {
+	@Nullable List<Object> evalList(RedisScript<?> script, List<String> keys, String... args) {
+		return eval(script, ScriptOutputType.MULTI, keys, args);
+	}
+
+	/**
+	 * Runs a script that answers an integer, by its SHA, loading it again if the server
+	 * lost it.
+	 */
+	@Nullable Long evalLong(RedisScript<?> script, List<String> keys, String... args) {
+		return eval(script, ScriptOutputType.INTEGER, keys, args);
+	}
+
+	private <T> @Nullable T eval(RedisScript<?> script, ScriptOutputType type, List<String> keys, String... args) {
 		RedisCommands<byte[], byte[]> commands = connection().sync();
 		byte[][] keyBytes = keys.stream().map(RedisReplicaAcks::bytes).toArray(byte[][]::new);
 		byte[][] argBytes = new byte[args.length][];
