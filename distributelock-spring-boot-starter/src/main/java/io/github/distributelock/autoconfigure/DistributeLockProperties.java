@@ -145,6 +145,20 @@ public class DistributeLockProperties {
 		 */
 		private Duration fenceIdleTimeout = Duration.ofMinutes(1);
 
+		/**
+		 * Number of replicas that must acknowledge each acquisition and renewal (Redis
+		 * WAIT) before a lock counts as held; an acquisition that too few acknowledge in
+		 * time is released and fails. 0 not to wait for replicas. Not supported on Redis
+		 * Cluster.
+		 */
+		private int minReplicasToAck;
+
+		/**
+		 * How long to wait for the replicas to acknowledge when min-replicas-to-ack is
+		 * set; keep it below spring.data.redis.timeout.
+		 */
+		private Duration replicaAckTimeout = Duration.ofSeconds(1);
+
 		public String getKeyPrefix() {
 			return this.keyPrefix;
 		}
@@ -159,6 +173,22 @@ public class DistributeLockProperties {
 
 		public void setFenceIdleTimeout(Duration fenceIdleTimeout) {
 			this.fenceIdleTimeout = fenceIdleTimeout;
+		}
+
+		public int getMinReplicasToAck() {
+			return this.minReplicasToAck;
+		}
+
+		public void setMinReplicasToAck(int minReplicasToAck) {
+			this.minReplicasToAck = minReplicasToAck;
+		}
+
+		public Duration getReplicaAckTimeout() {
+			return this.replicaAckTimeout;
+		}
+
+		public void setReplicaAckTimeout(Duration replicaAckTimeout) {
+			this.replicaAckTimeout = replicaAckTimeout;
 		}
 
 	}

@@ -33,7 +33,18 @@ class RedisLockConfiguration {
 							+ "the spring.data.redis.* properties, or define a RedisConnectionFactory bean.");
 		}
 		DistributeLockProperties.Redis redis = properties.getRedis();
-		return new RedisLockBackend(factory, redis.getKeyPrefix(), redis.getFenceIdleTimeout());
+		try {
+			return new RedisLockBackend(factory, redis.getKeyPrefix(), redis.getFenceIdleTimeout(),
+					redis.getMinReplicasToAck(), redis.getReplicaAckTimeout());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.redis.min-replicas-to-ack=" + redis.getMinReplicasToAck() + " cannot be used here: "
+							+ ex.getMessage() + ".",
+					"Set distributelock.redis.min-replicas-to-ack to 0, or give it a Lettuce connection to a single "
+							+ "Redis master (spring.data.redis.host or spring.data.redis.sentinel.*) and a positive "
+							+ "distributelock.redis.replica-ack-timeout.");
+		}
 	}
 
 }

@@ -6,8 +6,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.LockBackend;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionCommands;
@@ -24,6 +28,16 @@ import org.springframework.data.redis.core.script.RedisScript;
  * <p>
  * Single node, Sentinel and Cluster work alike: everything one script touches lives in
  * the lock key's hash slot.
+ * <p>
+ * Redis replicates asynchronously, so a lock granted by a master that fails before a
+ * replica received it is lost when that replica is promoted. With a minimum number of
+ * replicas to acknowledge, an acquisition and a renewal are followed by {@code WAIT} on a
+ * connection of the backend's own (see {@link RedisReplicaAcks}), and an acquisition that
+ * too few replicas acknowledged in time is released and fails.
+ * <p>
+ * <b>Note:</b> {@code WAIT} does not make Redis strongly consistent: when fewer replicas
+ * are required than there are, Sentinel may promote one that had not acknowledged, and a
+ * replica that restarts without persistence forgets what it acknowledged.
  *
  * @author distributelock
  * @since 1.0.0
@@ -35,6 +49,11 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 
 	/** How long a fencing counter outlives the last acquisition of its key. */
 	public static final Duration DEFAULT_FENCE_IDLE_TIMEOUT = Duration.ofMinutes(1);
+
+	/** How long to wait for replicas to acknowledge a lock write, when required. */
+	public static final Duration DEFAULT_REPLICA_ACK_TIMEOUT = Duration.ofSeconds(1);
+
+	private static final Log logger = LogFactory.getLog(RedisLockBackend.class);
 
 	private static final RedisScript<List> ACQUIRE = script("acquire.lua", List.class);
 
@@ -49,6 +68,8 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	private final String fenceIdleMillis;
 
 	private final RedisReleaseListener releaseListener;
+
+	private final @Nullable RedisReplicaAcks replicaAcks;
 
 	/**
 	 * Creates a backend with the default key prefix {@code lock:}.
@@ -66,6 +87,31 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	 * acquisition
 	 */
 	public RedisLockBackend(RedisConnectionFactory connectionFactory, String keyPrefix, Duration fenceIdleTimeout) {
+		this(connectionFactory, keyPrefix, fenceIdleTimeout, 0, DEFAULT_REPLICA_ACK_TIMEOUT);
+	}
+
+	/**
+	 * Creates a backend that, with {@code minReplicasToAck} above zero, holds a lock only
+	 * once that many replicas acknowledged it.
+	 * @param connectionFactory the connections to Redis; a
+	 * {@link org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory}
+	 * to a single master (with Sentinel or not) when {@code minReplicasToAck} is above
+	 * zero
+	 * @param keyPrefix the text before each lock key in Redis
+	 * @param fenceIdleTimeout how long a key's fencing counter is kept after its last
+	 * acquisition
+	 * @param minReplicasToAck how many replicas must acknowledge each acquisition and
+	 * renewal, or {@code 0} not to wait for replicas
+	 * @param replicaAckTimeout how long to wait for those acknowledgements; positive
+	 * @since 1.0.0
+	 */
+	public RedisLockBackend(RedisConnectionFactory connectionFactory, String keyPrefix, Duration fenceIdleTimeout,
+			int minReplicasToAck, Duration replicaAckTimeout) {
+		if (minReplicasToAck < 0) {
+			throw new IllegalArgumentException("minReplicasToAck must not be negative, was " + minReplicasToAck);
+		}
+		this.replicaAcks = (minReplicasToAck > 0)
+				? new RedisReplicaAcks(connectionFactory, minReplicasToAck, replicaAckTimeout) : null;
 		this.redis = new StringRedisTemplate(connectionFactory);
 		// Our own callbacks only: they need no close-suppressing proxy of the
 		// connection, which the template would otherwise build on every call.
@@ -99,23 +145,82 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	@Override
 	public AcquireResult tryAcquire(String key, String owner, Duration lease) {
 		String lockKey = this.keys.lockKey(key);
-		List<?> result = this.redis.execute(ACQUIRE, List.of(lockKey, this.keys.fenceKey(lockKey)), owner,
-				Long.toString(lease.toMillis()), this.fenceIdleMillis);
+		List<String> scriptKeys = List.of(lockKey, this.keys.fenceKey(lockKey));
+		String leaseMillis = Long.toString(lease.toMillis());
+		RedisReplicaAcks acks = this.replicaAcks;
+		List<?> result = (acks != null) ? acks.evalList(ACQUIRE, scriptKeys, owner, leaseMillis, this.fenceIdleMillis)
+				: this.redis.execute(ACQUIRE, scriptKeys, owner, leaseMillis, this.fenceIdleMillis);
 		if (result == null || result.size() != 2) {
 			throw new IllegalStateException("Unexpected reply to the acquire script: " + result);
 		}
 		long value = ((Number) result.get(1)).longValue();
 		if (((Number) result.get(0)).longValue() == 1) {
+			if (acks != null) {
+				awaitAcquisitionReplicated(acks, key, owner);
+			}
 			return AcquireResult.acquired(value);
 		}
 		return AcquireResult.heldByAnother((value > 0) ? Duration.ofMillis(value) : null);
 	}
 
+	/**
+	 * A lock the replicas have not acknowledged may vanish at the next failover while its
+	 * holder goes on, so the caller is not told it holds it: it is given back.
+	 */
+	private void awaitAcquisitionReplicated(RedisReplicaAcks acks, String key, String owner) {
+		long acknowledged;
+		try {
+			acknowledged = acks.awaitReplicas();
+		}
+		catch (RuntimeException ex) {
+			throw releaseAfterFailure(key, owner, new DistributeLockException("Could not learn whether the replicas "
+					+ "acknowledged lock '" + key + "' in redis: " + ex.getMessage(), key, name(), ex));
+		}
+		if (acknowledged < acks.minReplicas()) {
+			throw releaseAfterFailure(key, owner, new DistributeLockException("Lock '" + key
+					+ "' was taken on the Redis master but only " + acknowledged + " of the " + acks.minReplicas()
+					+ " replicas required (distributelock.redis.min-replicas-to-ack) acknowledged it within "
+					+ acks.timeout().toMillis() + " ms, so a failover could lose it; it was released. Check that "
+					+ "enough replicas are connected (INFO replication), or raise "
+					+ "distributelock.redis.replica-ack-timeout, or lower distributelock.redis.min-replicas-to-ack.",
+					key, name(), null));
+		}
+	}
+
+	private DistributeLockException releaseAfterFailure(String key, String owner, DistributeLockException failure) {
+		try {
+			release(key, owner);
+		}
+		catch (RuntimeException ex) {
+			failure.addSuppressed(ex);
+		}
+		logger.warn(failure.getMessage());
+		return failure;
+	}
+
 	@Override
 	public boolean renew(String key, String owner, Duration lease) {
-		Long renewed = this.redis.execute(RENEW, List.of(this.keys.lockKey(key)), owner,
-				Long.toString(lease.toMillis()));
-		return renewed != null && renewed == 1;
+		List<String> scriptKeys = List.of(this.keys.lockKey(key));
+		String leaseMillis = Long.toString(lease.toMillis());
+		RedisReplicaAcks acks = this.replicaAcks;
+		if (acks == null) {
+			Long renewed = this.redis.execute(RENEW, scriptKeys, owner, leaseMillis);
+			return renewed != null && renewed == 1;
+		}
+		Long renewed = acks.evalLong(RENEW, scriptKeys, owner, leaseMillis);
+		if (renewed == null || renewed != 1) {
+			return false;
+		}
+		// An unacknowledged renewal fails, so that the holder counts its lease from the
+		// last renewal a promoted replica would know of, and reports the loss in time.
+		long acknowledged = acks.awaitReplicas();
+		if (acknowledged < acks.minReplicas()) {
+			throw new DistributeLockException(
+					"The renewal of lock '" + key + "' was acknowledged by only " + acknowledged + " of the "
+							+ acks.minReplicas() + " replicas required within " + acks.timeout().toMillis() + " ms",
+					key, name(), null);
+		}
+		return true;
 	}
 
 	@Override
@@ -151,7 +256,14 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 
 	@Override
 	public void close() throws Exception {
-		this.releaseListener.close();
+		try {
+			this.releaseListener.close();
+		}
+		finally {
+			if (this.replicaAcks != null) {
+				this.replicaAcks.close();
+			}
+		}
 	}
 
 }

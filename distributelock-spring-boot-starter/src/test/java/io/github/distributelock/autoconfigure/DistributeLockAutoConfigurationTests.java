@@ -3,6 +3,7 @@ package io.github.distributelock.autoconfigure;
 import java.time.Duration;
 
 import io.github.distributelock.DistributeLock;
+import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.Lockable;
 import io.github.distributelock.aop.LockableAdvisor;
@@ -26,6 +27,7 @@ import org.springframework.core.Ordered;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class DistributeLockAutoConfigurationTests {
 
@@ -75,6 +77,46 @@ class DistributeLockAutoConfigurationTests {
 					}
 				}
 			});
+	}
+
+	@Test
+	void minReplicasToAckReachesTheBackendWhichRefusesALockNoReplicaAcknowledged() {
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.redis.min-replicas-to-ack=1",
+					"distributelock.redis.replica-ack-timeout=200ms")
+			.run((context) -> {
+				DistributeLock lock = context.getBean(DistributeLock.class);
+				// The embedded Redis has no replica, so WAIT 1 200 answers 0.
+				assertThatExceptionOfType(DistributeLockException.class)
+					.isThrownBy(() -> lock.tryAcquire("unreplicated", Duration.ZERO, null))
+					.withMessageContaining("'unreplicated'")
+					.withMessageContaining("only 0 of the 1 replicas")
+					.withMessageContaining("200 ms");
+				RedisConnectionFactory factory = context.getBean(RedisConnectionFactory.class);
+				try (var connection = factory.getConnection()) {
+					assertThat(connection.keyCommands().exists("lock:unreplicated".getBytes())).isFalse();
+				}
+			});
+	}
+
+	@Test
+	void negativeMinReplicasToAckFailsAtStartupSayingWhatToSet() {
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.redis.min-replicas-to-ack=-1")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).contains("distributelock.redis.min-replicas-to-ack=-1");
+				assertThat(analysis.getAction()).contains("distributelock.redis.min-replicas-to-ack to 0");
+			});
+	}
+
+	@Test
+	void zeroReplicaAckTimeoutFailsAtStartup() {
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.redis.min-replicas-to-ack=1",
+					"distributelock.redis.replica-ack-timeout=0s")
+			.run((context) -> assertThat(failureAnalysis(context).getDescription())
+				.contains("timeout must be positive"));
 	}
 
 	@Test

@@ -1,0 +1,253 @@
+package io.github.distributelock.fault;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributelock.DistributeLockException;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.redis.EmbeddedRedisSentinel;
+import io.github.distributelock.redis.RedisLockBackend;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A Redis master with one replica under a Sentinel, the master killed with SIGKILL while
+ * locks are held, the replica promoted: what happens to the locks, with and without
+ * {@code min-replicas-to-ack} ({@code WAIT} after each acquisition).
+ */
+class RedisSentinelFailoverTests {
+
+	private static final Log logger = LogFactory.getLog(RedisSentinelFailoverTests.class);
+
+	/** Longer than a failover, so that a lock the promoted replica has outlives it. */
+	private static final Duration LEASE = Duration.ofSeconds(10);
+
+	private static final Duration REPLICA_ACK_TIMEOUT = Duration.ofMillis(500);
+
+	private static final Duration FAILOVER = Duration.ofSeconds(20);
+
+	private static final int LOCKS = 20;
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	@AfterEach
+	void closeAll() throws Exception {
+		Exception failure = null;
+		for (int i = this.closeables.size() - 1; i >= 0; i--) {
+			try {
+				this.closeables.get(i).close();
+			}
+			catch (Exception ex) {
+				failure = (failure != null) ? failure : ex;
+			}
+		}
+		this.closeables.clear();
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+	private <T extends AutoCloseable> T closeAfter(T closeable) {
+		this.closeables.add(closeable);
+		return closeable;
+	}
+
+	private DefaultDistributeLock newLock(EmbeddedRedisSentinel redis, int minReplicasToAck) {
+		return newLock(redis, minReplicasToAck, LockEventListener.NONE);
+	}
+
+	private DefaultDistributeLock newLock(EmbeddedRedisSentinel redis, int minReplicasToAck, LockEventListener events) {
+		RedisLockBackend backend = closeAfter(
+				new RedisLockBackend(redis.newSentinelConnectionFactory(), RedisLockBackend.DEFAULT_KEY_PREFIX,
+						RedisLockBackend.DEFAULT_FENCE_IDLE_TIMEOUT, minReplicasToAck, REPLICA_ACK_TIMEOUT));
+		return closeAfter(new DefaultDistributeLock(backend, LEASE, false, events, null));
+	}
+
+	@ParameterizedTest(name = "min-replicas-to-ack={0}")
+	@ValueSource(ints = { 0, 1 })
+	void heldLocksThatReachedTheReplicaSurviveTheMasterKillAndStayExclusive(int minReplicasToAck) throws Exception {
+		EmbeddedRedisSentinel redis = closeAfter(EmbeddedRedisSentinel.start());
+		Map<String, Long> lastRenewal = new ConcurrentHashMap<>();
+		DefaultDistributeLock holder = newLock(redis, minReplicasToAck, new LockEventListener() {
+
+			@Override
+			public void renewed(String key) {
+				lastRenewal.put(key, System.nanoTime());
+			}
+
+		});
+		DefaultDistributeLock other = newLock(redis, minReplicasToAck);
+		List<LockHandle> handles = new ArrayList<>();
+		List<String> keys = new ArrayList<>();
+		for (int i = 0; i < LOCKS; i++) {
+			String key = "failover." + i;
+			keys.add(key);
+			handles.add(holder.tryAcquire(key, Duration.ZERO, null).orElseThrow());
+		}
+		// Killed right after the last acquisition, to give replication lag its best
+		// chance.
+		long killed = System.nanoTime();
+		redis.killMaster();
+		await("promotion").atMost(FAILOVER)
+			.ignoreExceptions()
+			.until(() -> redis.currentMasterPort() == redis.replicaPort());
+		long promotedMillis = millisSince(killed);
+		StringRedisTemplate promoted = redis.template(redis.replicaPort());
+		int survived = 0;
+		for (String key : keys) {
+			if (Boolean.TRUE.equals(promoted.hasKey(lockKey(key)))) {
+				survived++;
+			}
+		}
+		// The promoted master has no replica left: with min-replicas-to-ack nothing can
+		// be
+		// acknowledged until one is back.
+		redis.addReplicaOfPromotedMaster();
+		await("locks again").atMost(FAILOVER).ignoreExceptions().until(() -> {
+			Optional<LockHandle> probe = other.tryAcquire("failover.probe", Duration.ZERO, null);
+			probe.ifPresent(LockHandle::close);
+			return probe.isPresent();
+		});
+		long locking = System.nanoTime();
+		long lockingMillis = millisSince(killed);
+		// A renewal on the promoted master tells every holder whether its lock is there.
+		await("every holder renewed on the promoted master or heard of the loss").atMost(LEASE).until(() -> {
+			for (int i = 0; i < LOCKS; i++) {
+				Long renewed = lastRenewal.get(keys.get(i));
+				if (handles.get(i).isHeld() && (renewed == null || renewed - locking < 0)) {
+					return false;
+				}
+			}
+			return true;
+		});
+		int stillHeld = 0;
+		for (int i = 0; i < LOCKS; i++) {
+			if (handles.get(i).isHeld()) {
+				stillHeld++;
+				assertThat(other.tryAcquire(keys.get(i), Duration.ZERO, null)).as("a held lock stays exclusive")
+					.isEmpty();
+			}
+		}
+		logger.info("Sentinel failover (min-replicas-to-ack=" + minReplicasToAck + "): replica promoted "
+				+ promotedMillis + " ms after the master was killed, locks taken again after " + lockingMillis
+				+ " ms (a new replica added in between); " + survived + " of " + LOCKS
+				+ " held locks were on the promoted master, " + stillHeld + " still held");
+		assertThat(promotedMillis).isGreaterThanOrEqualTo(EmbeddedRedisSentinel.DOWN_AFTER.toMillis());
+		if (minReplicasToAck > 0) {
+			// Each was acknowledged by the only replica, the one promoted.
+			assertThat(survived).isEqualTo(LOCKS);
+		}
+		assertThat(stillHeld).isEqualTo(survived);
+		handles.forEach(LockHandle::close);
+	}
+
+	@Test
+	void withoutReplicaAcksALockTheReplicaNeverGotIsGrantedAgainAfterFailoverWhileItsHolderStillHoldsIt()
+			throws Exception {
+		TcpProxy[] replication = new TcpProxy[1];
+		EmbeddedRedisSentinel redis = closeAfter(EmbeddedRedisSentinel
+			.start((masterPort) -> closeAfter(replication[0] = TcpProxy.start(masterPort)).port()));
+		DefaultDistributeLock holder = newLock(redis, 0);
+		StringRedisTemplate replica = redis.template(redis.replicaPort());
+		cutReplication(replication[0], replica);
+
+		String key = "window.unacknowledged";
+		LockHandle held = holder.tryAcquire(key, Duration.ZERO, LEASE.multipliedBy(3)).orElseThrow();
+		assertThat(redis.template(redis.masterPort()).hasKey(lockKey(key))).isTrue();
+		assertThat(replica.hasKey(lockKey(key))).isFalse();
+
+		long killed = System.nanoTime();
+		redis.killMaster();
+		await("promotion").atMost(FAILOVER)
+			.ignoreExceptions()
+			.until(() -> redis.currentMasterPort() == redis.replicaPort());
+		logger.info("Sentinel failover with the replica cut off: replica promoted " + millisSince(killed)
+				+ " ms after the master was killed");
+
+		DefaultDistributeLock other = newLock(redis, 0);
+		Optional<LockHandle> taken = other.tryAcquire(key, Duration.ofSeconds(10), null);
+		// The honest outcome: mutual exclusion is broken. The first caller was told it
+		// holds the lock for its whole lease, and another client holds it too.
+		assertThat(taken).isPresent();
+		assertThat(held.isHeld()).isTrue();
+		logger.info("Without min-replicas-to-ack: the lock was granted again " + millisSince(killed)
+				+ " ms after the master was killed while its first holder still held it (token " + held.fencingToken()
+				+ " then " + taken.get().fencingToken() + ")");
+		taken.get().close();
+	}
+
+	@Test
+	void withOneReplicaToAckTheAcquisitionTheReplicaDidNotAcknowledgeFailsAndLeavesNothingLocked() throws Exception {
+		TcpProxy[] replication = new TcpProxy[1];
+		EmbeddedRedisSentinel redis = closeAfter(EmbeddedRedisSentinel
+			.start((masterPort) -> closeAfter(replication[0] = TcpProxy.start(masterPort)).port()));
+		DefaultDistributeLock holder = newLock(redis, 1);
+		StringRedisTemplate replica = redis.template(redis.replicaPort());
+		StringRedisTemplate master = redis.template(redis.masterPort());
+		String key = "window.acknowledged";
+		try (LockHandle replicated = holder.tryAcquire(key + ".before", Duration.ZERO, null).orElseThrow()) {
+			assertThat(replica.hasKey(lockKey(key + ".before"))).isTrue();
+		}
+		cutReplication(replication[0], replica);
+
+		long start = System.nanoTime();
+		assertThatExceptionOfType(DistributeLockException.class)
+			.isThrownBy(() -> holder.tryAcquire(key, Duration.ZERO, LEASE.multipliedBy(3)))
+			.withMessageContaining("'" + key + "'")
+			.withMessageContaining("only 0 of the 1 replicas")
+			.withMessageContaining("distributelock.redis.min-replicas-to-ack")
+			.satisfies((ex) -> assertThat(ex.getLockKey()).isEqualTo(key));
+		long failedMillis = millisSince(start);
+		logger.info("With min-replicas-to-ack=1 and the replica cut off, the acquisition failed after " + failedMillis
+				+ " ms (replica-ack-timeout " + REPLICA_ACK_TIMEOUT.toMillis() + " ms)");
+		assertThat(failedMillis).isGreaterThanOrEqualTo(REPLICA_ACK_TIMEOUT.toMillis());
+		assertThat(master.hasKey(lockKey(key))).as("nothing left locked on the master").isFalse();
+		assertThat(holder.heldLocks()).isEmpty();
+
+		redis.killMaster();
+		await("promotion").atMost(FAILOVER)
+			.ignoreExceptions()
+			.until(() -> redis.currentMasterPort() == redis.replicaPort());
+		assertThat(replica.hasKey(lockKey(key))).as("nothing locked on the promoted master").isFalse();
+		DefaultDistributeLock other = newLock(redis, 0);
+		try (LockHandle taken = other.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow()) {
+			assertThat(taken.isHeld()).isTrue();
+		}
+	}
+
+	/**
+	 * Cuts the replication link and waits until the replica knows, so that nothing
+	 * written to the master from now on reaches it.
+	 */
+	private static void cutReplication(TcpProxy replication, StringRedisTemplate replica) {
+		replication.cut();
+		await("replication cut").atMost(Duration.ofSeconds(10))
+			.until(() -> "down".equals(EmbeddedRedisSentinel.replicationInfo(replica, "master_link_status")));
+	}
+
+	private static String lockKey(String key) {
+		return RedisLockBackend.DEFAULT_KEY_PREFIX + key;
+	}
+
+	private static long millisSince(long nanos) {
+		return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
+	}
+
+}
