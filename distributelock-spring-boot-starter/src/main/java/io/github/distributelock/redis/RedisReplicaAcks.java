@@ -3,6 +3,7 @@ package io.github.distributelock.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
@@ -38,7 +39,8 @@ final class RedisReplicaAcks implements AutoCloseable {
 
 	private final Duration timeout;
 
-	private final Object monitor = new Object();
+	/** A lock, not a monitor: connecting blocks, and must not pin a virtual thread. */
+	private final ReentrantLock connecting = new ReentrantLock();
 
 	private volatile @Nullable StatefulRedisConnection<byte[], byte[]> connection;
 
@@ -126,7 +128,8 @@ final class RedisReplicaAcks implements AutoCloseable {
 		if (current != null) {
 			return current;
 		}
-		synchronized (this.monitor) {
+		this.connecting.lock();
+		try {
 			if (this.closed) {
 				throw new IllegalStateException("The Redis lock backend is closed");
 			}
@@ -140,6 +143,9 @@ final class RedisReplicaAcks implements AutoCloseable {
 			}
 			return this.connection;
 		}
+		finally {
+			this.connecting.unlock();
+		}
 	}
 
 	private static byte[] bytes(String text) {
@@ -148,13 +154,17 @@ final class RedisReplicaAcks implements AutoCloseable {
 
 	@Override
 	public void close() {
-		synchronized (this.monitor) {
+		this.connecting.lock();
+		try {
 			this.closed = true;
 			StatefulRedisConnection<byte[], byte[]> current = this.connection;
 			this.connection = null;
 			if (current != null) {
 				current.close();
 			}
+		}
+		finally {
+			this.connecting.unlock();
 		}
 	}
 
