@@ -33,6 +33,17 @@ class ConfigurationReferenceTests {
 	private static final Path PAGE = Path.of(System.getProperty("basedir", "."), "..", "docs", "configuration.md")
 		.normalize();
 
+	private static final Path README = Path.of(System.getProperty("basedir", "."), "..", "README.md").normalize();
+
+	@Test
+	void readmeListsEveryDistributeLockProperty() throws IOException {
+		String readme = Files.readString(README, StandardCharsets.UTF_8);
+		assertThat(properties()).filteredOn(ConfigurationReferenceTests::isOurs)
+			.extracting((property) -> "| `" + property.get("name") + "` |")
+			.as("properties missing from the table of %s", README)
+			.allSatisfy((row) -> assertThat(readme).contains(row));
+	}
+
 	@Test
 	void pageListsEveryPropertyOfTheMetadata() throws IOException {
 		List<Map<String, Object>> properties = properties();
