@@ -39,7 +39,11 @@ class RedisSentinelFailoverTests {
 	/** Longer than a failover, so that a lock the promoted replica has outlives it. */
 	private static final Duration LEASE = Duration.ofSeconds(10);
 
-	private static final Duration REPLICA_ACK_TIMEOUT = Duration.ofMillis(500);
+	/**
+	 * Ample for a replica in sync to acknowledge on a loaded machine (500 ms was once
+	 * not), and below the connections' 2 s command timeout.
+	 */
+	private static final Duration REPLICA_ACK_TIMEOUT = Duration.ofMillis(1500);
 
 	private static final Duration FAILOVER = Duration.ofSeconds(20);
 
