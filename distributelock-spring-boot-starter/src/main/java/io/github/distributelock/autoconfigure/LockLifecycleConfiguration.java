@@ -3,6 +3,7 @@ package io.github.distributelock.autoconfigure;
 import io.github.distributelock.core.DefaultDistributeLock;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -22,6 +23,7 @@ import org.springframework.context.event.ContextClosedEvent;
 class LockLifecycleConfiguration {
 
 	@Bean
+	@ConditionalOnMissingBean
 	static DistributeLockLifecycle distributeLockLifecycle(ObjectProvider<DefaultDistributeLock> locks) {
 		return new DistributeLockLifecycle(locks);
 	}

@@ -90,6 +90,25 @@ class RedisLockBackendContractTests extends AbstractLockBackendContractTests {
 	}
 
 	@Test
+	void scriptsFlushedFromTheServerAreLoadedAgain() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		lock.tryAcquire(key() + ".warm-up", Duration.ZERO, null).orElseThrow().close();
+		// As after a restart or a failover to a server that never saw the scripts.
+		store.execute((org.springframework.data.redis.core.RedisCallback<Object>) (connection) -> {
+			connection.scriptingCommands().scriptFlush();
+			return null;
+		});
+		try (LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
+			assertThat(isLockedInStore(key())).isTrue();
+			store.execute((org.springframework.data.redis.core.RedisCallback<Object>) (connection) -> {
+				connection.scriptingCommands().scriptFlush();
+				return null;
+			});
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
 	void fencingCounterSharesTheHashSlotAndExpiresWhenIdle() throws Exception {
 		DefaultDistributeLock lock = newLock();
 		lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow().close();
