@@ -38,9 +38,11 @@ public final class LockDefinition {
 
 	private final String failMessage;
 
+	private final boolean failOnNullField;
+
 	LockDefinition(Method method, String name, String separator, Expression[] fields, String[] fieldSources,
 			Map<String, Integer> argumentIndexByName, Duration waitTime, @Nullable Duration leaseTime,
-			String failMessage) {
+			String failMessage, boolean failOnNullField) {
 		this.method = method;
 		this.name = name;
 		this.separator = separator;
@@ -50,12 +52,15 @@ public final class LockDefinition {
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
 		this.failMessage = failMessage;
+		this.failOnNullField = failOnNullField;
 	}
 
 	/**
 	 * The lock key for one call: the name, then each field's value after the separator.
 	 * @param arguments the call's arguments
 	 * @return the lock key
+	 * @throws IllegalArgumentException if a field cannot be evaluated, or is null while
+	 * null fields are refused
 	 */
 	public String lockKey(@Nullable Object[] arguments) {
 		if (this.fields.length == 0) {
@@ -71,6 +76,14 @@ public final class LockDefinition {
 			catch (EvaluationException ex) {
 				throw new IllegalArgumentException("@Lockable on " + InvalidLockableException.describe(this.method)
 						+ ": could not evaluate field '" + this.fieldSources[i] + "': " + ex.getMessage(), ex);
+			}
+			if (value == null && this.failOnNullField) {
+				// One key for every call with a missing value would serialize unrelated
+				// work, or hide a caller's bug.
+				throw new IllegalArgumentException("@Lockable on " + InvalidLockableException.describe(this.method)
+						+ ": field '" + this.fieldSources[i] + "' is null (or an object on its path is), so the "
+						+ "lock key cannot name what it locks; nothing was locked. Pass a value, or set "
+						+ "distributelock.fail-on-null-field=false to write \"null\" into the key");
 			}
 			key.append(this.separator).append(value);
 		}

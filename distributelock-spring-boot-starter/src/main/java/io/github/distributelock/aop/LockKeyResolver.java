@@ -53,15 +53,31 @@ public class LockKeyResolver {
 
 	private final String defaultFailMessage;
 
+	private final boolean failOnNullField;
+
 	/**
-	 * Creates a resolver.
+	 * Creates a resolver that writes a null field value as {@code null}, as the original
+	 * starter did.
 	 * @param separator the text between the key and each field value
 	 * @param defaultFailMessage the {@code "message|code"} of annotations without
 	 * {@code failMsg}
 	 */
 	public LockKeyResolver(String separator, String defaultFailMessage) {
+		this(separator, defaultFailMessage, false);
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param separator the text between the key and each field value
+	 * @param defaultFailMessage the {@code "message|code"} of annotations without
+	 * {@code failMsg}
+	 * @param failOnNullField whether a null field value fails the call before locking,
+	 * rather than being written as {@code null}
+	 */
+	public LockKeyResolver(String separator, String defaultFailMessage, boolean failOnNullField) {
 		this.separator = separator;
 		this.defaultFailMessage = defaultFailMessage;
+		this.failOnNullField = failOnNullField;
 	}
 
 	/**
@@ -105,7 +121,7 @@ public class LockKeyResolver {
 		String failMessage = lockable.failMsg().isEmpty() ? this.defaultFailMessage : lockable.failMsg();
 		Duration lease = (lockable.timeoutMs() == -1) ? null : Duration.ofMillis(lockable.timeoutMs());
 		return Optional.of(new LockDefinition(method, lockable.key(), this.separator, fields, sources, indexByName,
-				Duration.ofMillis(lockable.waitTimeMs()), lease, failMessage));
+				Duration.ofMillis(lockable.waitTimeMs()), lease, failMessage, this.failOnNullField));
 	}
 
 	private Map<String, Integer> argumentIndexByName(Method method) {

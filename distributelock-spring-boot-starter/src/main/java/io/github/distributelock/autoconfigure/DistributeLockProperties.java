@@ -50,6 +50,13 @@ public class DistributeLockProperties {
 	private String separator = "_";
 
 	/**
+	 * Whether a @Lockable call fails with an IllegalArgumentException, before locking,
+	 * when a field value (or an object on its path) is null, instead of writing "null"
+	 * into the lock key as the original starter did.
+	 */
+	private boolean failOnNullField;
+
+	/**
 	 * Order of the @Lockable advisor; it must run before (outside) the transaction
 	 * advisor so the lock is released after commit.
 	 */
@@ -107,6 +114,14 @@ public class DistributeLockProperties {
 
 	public void setSeparator(String separator) {
 		this.separator = separator;
+	}
+
+	public boolean isFailOnNullField() {
+		return this.failOnNullField;
+	}
+
+	public void setFailOnNullField(boolean failOnNullField) {
+		this.failOnNullField = failOnNullField;
 	}
 
 	public int getOrder() {

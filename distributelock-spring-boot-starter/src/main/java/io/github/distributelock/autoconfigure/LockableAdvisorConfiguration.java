@@ -37,7 +37,8 @@ class LockableAdvisorConfiguration {
 	static LockKeyResolver lockKeyResolver(Environment environment) {
 		DistributeLockProperties defaults = new DistributeLockProperties();
 		return new LockKeyResolver(environment.getProperty("distributelock.separator", defaults.getSeparator()),
-				environment.getProperty("distributelock.fail-message", defaults.getFailMessage()));
+				environment.getProperty("distributelock.fail-message", defaults.getFailMessage()), environment
+					.getProperty("distributelock.fail-on-null-field", Boolean.class, defaults.isFailOnNullField()));
 	}
 
 	@Bean

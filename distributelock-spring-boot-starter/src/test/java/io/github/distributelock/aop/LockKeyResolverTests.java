@@ -32,6 +32,22 @@ class LockKeyResolverTests {
 	}
 
 	@Test
+	void refusesANullValueOrANullAlongThePathWhenConfiguredTo() {
+		LockKeyResolver strict = new LockKeyResolver("_", "busy", true);
+		Method method = ReflectionUtils.findMethod(Service.class, "ship", Order.class, SpecialProduct.class);
+		LockDefinition definition = strict.definition(method, Service.class);
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(
+					() -> definition.lockKey(new Object[] { new Order(null), new SpecialProduct(7L, "pen", "blue") }))
+			.withMessageContaining("ship")
+			.withMessageContaining("'order.customer.address.city' is null")
+			.withMessageContaining("distributelock.fail-on-null-field");
+		assertThat(definition.lockKey(
+				new Object[] { new Order(new Customer(new Address("Paris"))), new SpecialProduct(7L, "pen", "blue") }))
+			.isEqualTo("ship_Paris_7_blue_pen");
+	}
+
+	@Test
 	void acceptsIndexedArgumentsAndFullSpel() {
 		assertThat(lockKey("indexed", new Product(5L, "x"), "t")).isEqualTo("indexed_5_t");
 		assertThat(lockKey("expression", new User(9L), "vip")).isEqualTo("expression_9-vip_VIP");
