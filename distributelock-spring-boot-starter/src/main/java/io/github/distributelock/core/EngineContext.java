@@ -34,6 +34,8 @@ final class EngineContext implements LockLossListener {
 
 	final ShutdownGuard shutdown;
 
+	final Watchdog watchdog;
+
 	private final AtomicLong lostLocks = new AtomicLong();
 
 	/** How many times the backend reported its locks lost. */
@@ -47,6 +49,7 @@ final class EngineContext implements LockLossListener {
 		this.throwOnLost = throwOnLost;
 		this.events = events;
 		this.shutdown = new ShutdownGuard(backend.name());
+		this.watchdog = new Watchdog(scheduler, watchdogLease);
 	}
 
 	/**

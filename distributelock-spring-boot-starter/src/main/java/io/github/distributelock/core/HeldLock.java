@@ -58,6 +58,9 @@ final class HeldLock {
 
 	private final AtomicBoolean detached = new AtomicBoolean();
 
+	/** Whether a renewal of this lock is running or queued, so ticks never stack them. */
+	private final AtomicBoolean renewing = new AtomicBoolean();
+
 	private final List<LostListener> lostListeners = new CopyOnWriteArrayList<>();
 
 	private volatile long leaseDeadlineNanos;
@@ -89,18 +92,16 @@ final class HeldLock {
 	}
 
 	/**
-	 * Starts the watchdog when the lease is renewed automatically, or the expiry timer of
-	 * a fixed lease, so that a lease that runs out frees this JVM's waiters even if the
-	 * holder never releases.
+	 * Hands the lock to the watchdog when the lease is renewed automatically, or starts
+	 * the expiry timer of a fixed lease, so that a lease that runs out frees this JVM's
+	 * waiters even if the holder never releases.
 	 */
 	void start() {
 		if (!leaseExpires()) {
 			return;
 		}
 		if (this.fixedLease == null) {
-			long period = Math.max(1, storeLease().toNanos() / 3);
-			this.timer = this.context.scheduler.scheduleWithFixedDelay(this::renew, period, period,
-					TimeUnit.NANOSECONDS);
+			this.context.watchdog.watch(this);
 		}
 		else {
 			this.timer = this.context.scheduler.schedule(
@@ -189,6 +190,28 @@ final class HeldLock {
 		}
 	}
 
+	boolean leaseRanOut() {
+		return System.nanoTime() - this.leaseDeadlineNanos >= 0;
+	}
+
+	/** Claims the next renewal for the watchdog; false while one is still running. */
+	boolean startRenewal() {
+		return this.renewing.compareAndSet(false, true);
+	}
+
+	void endRenewal() {
+		this.renewing.set(false);
+	}
+
+	void renewAndEnd() {
+		try {
+			renew();
+		}
+		finally {
+			endRenewal();
+		}
+	}
+
 	private void renew() {
 		if (this.state.get() != HELD) {
 			return;
@@ -257,6 +280,10 @@ final class HeldLock {
 	}
 
 	private void cancelTimer() {
+		if (this.fixedLease == null) {
+			this.context.watchdog.unwatch(this);
+			return;
+		}
 		ScheduledFuture<?> current = this.timer;
 		if (current != null) {
 			current.cancel(false);
