@@ -72,6 +72,12 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	private final @Nullable RedisReplicaAcks replicaAcks;
 
 	/**
+	 * What this thread's last failed attempt knew of the key's release channel, for the
+	 * wait that follows it.
+	 */
+	private final ThreadLocal<RedisReleaseListener.@Nullable Heard> heardBeforeAttempt = new ThreadLocal<>();
+
+	/**
 	 * Creates a backend with the default key prefix {@code lock:}.
 	 * @param connectionFactory the connections to Redis
 	 */
@@ -148,6 +154,8 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 		List<String> scriptKeys = List.of(lockKey, this.keys.fenceKey(lockKey));
 		String leaseMillis = Long.toString(lease.toMillis());
 		RedisReplicaAcks acks = this.replicaAcks;
+		RedisReleaseListener.Heard heard = this.releaseListener.isListening()
+				? this.releaseListener.heard(this.keys.releaseChannel(lockKey)) : null;
 		List<?> result = (acks != null) ? acks.evalList(ACQUIRE, scriptKeys, owner, leaseMillis, this.fenceIdleMillis)
 				: this.redis.execute(ACQUIRE, scriptKeys, owner, leaseMillis, this.fenceIdleMillis);
 		if (result == null || result.size() != 2) {
@@ -160,6 +168,7 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 			}
 			return AcquireResult.acquired(value);
 		}
+		this.heardBeforeAttempt.set(heard);
 		return AcquireResult.heldByAnother((value > 0) ? Duration.ofMillis(value) : null);
 	}
 
@@ -233,7 +242,9 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	@Override
 	public void awaitRelease(String key, Duration maxWait) throws InterruptedException {
 		String lockKey = this.keys.lockKey(key);
-		this.releaseListener.await(this.keys.releaseChannel(lockKey), maxWait, (wait) -> {
+		RedisReleaseListener.Heard heard = this.heardBeforeAttempt.get();
+		this.heardBeforeAttempt.remove();
+		this.releaseListener.await(this.keys.releaseChannel(lockKey), maxWait, heard, (wait) -> {
 			Long remaining = this.redis
 				.execute((connection) -> connection.keyCommands().pTtl(lockKey.getBytes(StandardCharsets.UTF_8)), true);
 			if (remaining == null || remaining == -2) {

@@ -1,29 +1,48 @@
 package io.github.distributelock.redis;
 
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
-import org.springframework.core.task.SyncTaskExecutor;
 
 /**
  * Waits for release messages on one shared subscriber connection, subscribed to a key's
- * channel only while a thread of this JVM waits for that key.
+ * channel while threads of this JVM wait for that key, and for a moment after the last
+ * one left.
+ * <p>
+ * Subscribing and unsubscribing are round trips that Spring Data Redis makes
+ * synchronously. A waiter woken by a release must try for the lock at once, not after
+ * unsubscribing, or a waiter in another JVM that needs no round trip first takes it; and
+ * a waiter that lost that race waits again within a millisecond, so the subscription it
+ * just left is kept for {@link #LINGER} and unsubscribed off the waiters' threads.
  */
 final class RedisReleaseListener implements AutoCloseable {
+
+	/** How long a channel stays subscribed after its last waiter left. */
+	static final Duration LINGER = Duration.ofMillis(100);
 
 	/**
 	 * A channel nobody publishes to, subscribed from the first wait on, so the subscriber
@@ -31,9 +50,13 @@ final class RedisReleaseListener implements AutoCloseable {
 	 */
 	private static final ChannelTopic KEEP_OPEN = new ChannelTopic("distributelock:subscriber");
 
+	private static final Log logger = LogFactory.getLog(RedisReleaseListener.class);
+
 	private final RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 
 	private final AtomicBoolean keptOpen = new AtomicBoolean();
+
+	private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
 
 	/**
 	 * Subscribes for the waiters: while Redis is unreachable a subscription waits for it
@@ -42,65 +65,148 @@ final class RedisReleaseListener implements AutoCloseable {
 	private final ExecutorService subscriptions = Executors.newCachedThreadPool(daemon("distributelock-subscribe"));
 
 	/**
-	 * Retries a failed subscription later, instead of sleeping on the waiter's thread.
+	 * Unsubscribes channels that nobody waits on any more, and retries failed
+	 * subscriptions later instead of sleeping on a waiter's thread.
 	 */
-	private final ScheduledExecutorService recovery = Executors
+	private final ScheduledExecutorService background = Executors
 		.newSingleThreadScheduledExecutor(daemon("distributelock-subscribe-recovery"));
 
 	RedisReleaseListener(RedisConnectionFactory connectionFactory) {
 		this.container.setConnectionFactory(connectionFactory);
-		// The listener only counts down a latch: run it on the connection's thread.
+		// The listener only counts down latches: run it on the connection's thread.
 		this.container.setTaskExecutor(new SyncTaskExecutor());
-		this.container.setSubscriptionExecutor(this.recovery);
+		this.container.setSubscriptionExecutor(this.background);
 		this.container.afterPropertiesSet();
 		this.container.start();
 	}
 
 	/**
-	 * Subscribes to {@code channel}, then calls {@code released} and, unless the lock is
-	 * already free, blocks until a release message arrives or {@code maxWait} passes.
+	 * Whether any channel is subscribed, or being subscribed or unsubscribed.
 	 */
-	void await(String channel, Duration maxWait, ReleaseCheck released) throws InterruptedException {
-		ReleaseLatch latch = new ReleaseLatch();
-		ChannelTopic topic = new ChannelTopic(channel);
-		// Completes once Redis has confirmed the subscription, so a release after the
-		// check below is always heard.
-		CompletableFuture<Void> subscribed = CompletableFuture.runAsync(() -> subscribe(latch, topic),
-				this.subscriptions);
+	boolean isListening() {
+		return !this.channels.isEmpty();
+	}
+
+	/**
+	 * What this JVM has heard on {@code channel} so far, taken before an attempt at the
+	 * lock, or {@code null} if it is not subscribed to it.
+	 */
+	@Nullable Heard heard(String channel) {
+		Channel subscription = this.channels.get(channel);
+		return (subscription != null && subscription.confirmed) ? new Heard(subscription, subscription.releases.get())
+				: null;
+	}
+
+	/**
+	 * Subscribes to {@code channel} unless it is already, then, unless the lock is free,
+	 * blocks until a release message arrives or {@code maxWait} passes. Whether the lock
+	 * is free is known without asking Redis when the channel was subscribed throughout
+	 * since {@code heardBeforeAttempt} was taken: a release since then was heard.
+	 * Otherwise {@code released} asks.
+	 */
+	void await(String channel, Duration maxWait, @Nullable Heard heardBeforeAttempt, ReleaseCheck released)
+			throws InterruptedException {
+		CountDownLatch latch = new CountDownLatch(1);
+		Channel subscription = join(channel, latch);
 		try {
-			subscribed.get(maxWait.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			// Redis did not confirm in time: the caller's next attempt tells why.
-			subscribed.whenComplete((result, failure) -> this.container.removeMessageListener(latch, topic));
-			return;
-		}
-		catch (InterruptedException ex) {
-			subscribed.whenComplete((result, failure) -> this.container.removeMessageListener(latch, topic));
-			throw ex;
-		}
-		catch (ExecutionException ex) {
-			this.container.removeMessageListener(latch, topic);
-			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
-					: new IllegalStateException(ex.getCause());
-		}
-		try {
-			Duration wait = released.remainingWait(maxWait);
+			if (!subscription.awaitSubscribed(maxWait)) {
+				// Redis did not confirm in time: the caller's next attempt tells why.
+				return;
+			}
+			Duration wait;
+			if (heardBeforeAttempt != null && heardBeforeAttempt.channel == subscription && subscription.confirmed) {
+				wait = (subscription.releases.get() != heardBeforeAttempt.releases) ? Duration.ZERO : maxWait;
+			}
+			else {
+				wait = released.remainingWait(maxWait);
+			}
 			if (!wait.isZero() && !wait.isNegative()) {
-				latch.await(wait);
+				latch.await(wait.toNanos(), TimeUnit.NANOSECONDS);
 			}
 		}
 		finally {
-			this.container.removeMessageListener(latch, topic);
+			leave(subscription, latch);
 		}
 	}
 
-	private void subscribe(ReleaseLatch latch, ChannelTopic topic) {
+	private Channel join(String name, CountDownLatch latch) {
+		return this.channels.compute(name, (key, current) -> {
+			Channel channel = (current != null) ? current : new Channel(key);
+			channel.waiters++;
+			channel.latches.add(latch);
+			if (channel.unsubscribe != null) {
+				channel.unsubscribe.cancel(false);
+				channel.unsubscribe = null;
+			}
+			CompletableFuture<Void> subscribed = channel.subscribed;
+			if (subscribed == null || subscribed.isCompletedExceptionally()) {
+				boolean retry = (subscribed != null);
+				channel.confirmed = false;
+				channel.subscribed = CompletableFuture.runAsync(() -> subscribe(channel, retry), this.subscriptions);
+			}
+			return channel;
+		});
+	}
+
+	private void leave(Channel channel, CountDownLatch latch) {
+		this.channels.computeIfPresent(channel.name, (key, current) -> {
+			current.latches.remove(latch);
+			current.waiters--;
+			if (current.waiters == 0) {
+				current.unsubscribe = scheduleUnsubscribe(current);
+			}
+			return current;
+		});
+	}
+
+	private @Nullable ScheduledFuture<?> scheduleUnsubscribe(Channel channel) {
+		try {
+			return this.background.schedule(() -> unsubscribeIfIdle(channel), LINGER.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// Closing: the container drops every subscription.
+			return null;
+		}
+	}
+
+	private void unsubscribeIfIdle(Channel channel) {
+		AtomicBoolean idle = new AtomicBoolean();
+		this.channels.computeIfPresent(channel.name, (key, current) -> {
+			if (current != channel || current.waiters > 0) {
+				return current;
+			}
+			idle.set(true);
+			return null;
+		});
+		if (idle.get()) {
+			// A new waiter of the channel has a new subscription, which the container
+			// keeps whatever the order of the two calls.
+			channel.subscribed().whenComplete((result, failure) -> remove(channel));
+		}
+	}
+
+	private void remove(Channel channel) {
+		try {
+			this.container.removeMessageListener(channel, channel.topic);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not unsubscribe from " + channel.name + "; the subscription is renewed or closed "
+					+ "with the connection", ex);
+		}
+	}
+
+	private void subscribe(Channel channel, boolean retry) {
 		if (this.keptOpen.compareAndSet(false, true)) {
 			this.container.addMessageListener((message, pattern) -> {
 			}, KEEP_OPEN);
 		}
-		this.container.addMessageListener(latch, topic);
+		if (retry) {
+			// After a failed attempt the container may hold the listener without the
+			// subscription: start again from nothing.
+			this.container.removeMessageListener(channel, channel.topic);
+		}
+		this.container.addMessageListener(channel, channel.topic);
+		channel.confirmed = true;
 	}
 
 	@Override
@@ -110,7 +216,7 @@ final class RedisReleaseListener implements AutoCloseable {
 		}
 		finally {
 			this.subscriptions.shutdownNow();
-			this.recovery.shutdownNow();
+			this.background.shutdownNow();
 		}
 	}
 
@@ -132,17 +238,77 @@ final class RedisReleaseListener implements AutoCloseable {
 
 	}
 
-	private static final class ReleaseLatch implements MessageListener {
+	/**
+	 * A count of the release messages of one channel, taken before an attempt at the
+	 * lock.
+	 */
+	record Heard(Channel channel, long releases) {
+	}
 
-		private final CountDownLatch released = new CountDownLatch(1);
+	/**
+	 * One key's release channel, the latches of the threads that wait on it and the count
+	 * of releases heard. The waiter count and the futures are guarded by the map's
+	 * per-key compute.
+	 */
+	static final class Channel implements MessageListener {
 
-		@Override
-		public void onMessage(Message message, byte[] pattern) {
-			this.released.countDown();
+		final String name;
+
+		final ChannelTopic topic;
+
+		final Set<CountDownLatch> latches = ConcurrentHashMap.newKeySet();
+
+		final AtomicLong releases = new AtomicLong();
+
+		/** Whether Redis confirmed the subscription, which has not failed since. */
+		volatile boolean confirmed;
+
+		int waiters;
+
+		/**
+		 * Completes once Redis has confirmed the subscription; set by the first waiter.
+		 */
+		@Nullable CompletableFuture<Void> subscribed;
+
+		@Nullable ScheduledFuture<?> unsubscribe;
+
+		Channel(String name) {
+			this.name = name;
+			this.topic = new ChannelTopic(name);
 		}
 
-		void await(Duration wait) throws InterruptedException {
-			this.released.await(wait.toNanos(), TimeUnit.NANOSECONDS);
+		CompletableFuture<Void> subscribed() {
+			CompletableFuture<Void> subscribed = this.subscribed;
+			if (subscribed == null) {
+				throw new IllegalStateException("No subscription to " + this.name);
+			}
+			return subscribed;
+		}
+
+		@Override
+		public void onMessage(Message message, byte @Nullable [] pattern) {
+			this.releases.incrementAndGet();
+			for (CountDownLatch latch : this.latches) {
+				latch.countDown();
+			}
+		}
+
+		/**
+		 * Whether the subscription is confirmed, so that a release published from now on
+		 * is heard; {@code false} if Redis did not confirm within {@code maxWait}.
+		 */
+		boolean awaitSubscribed(Duration maxWait) throws InterruptedException {
+			try {
+				subscribed().get(maxWait.toNanos(), TimeUnit.NANOSECONDS);
+				return true;
+			}
+			catch (TimeoutException ex) {
+				return false;
+			}
+			catch (ExecutionException ex) {
+				throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+						: new IllegalStateException(ex.getCause());
+			}
 		}
 
 	}

@@ -4,6 +4,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.AbstractLockBackendContractTests;
@@ -15,8 +19,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The contract on a single real redis-server, plus what is particular to Redis: the wire
@@ -106,6 +112,55 @@ class RedisLockBackendContractTests extends AbstractLockBackendContractTests {
 			});
 		}
 		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void releaseBetweenAFailedAttemptAndTheWaitIsHeardWithoutAskingRedisAgain() throws Exception {
+		RedisLockBackend holder = (RedisLockBackend) trackBackend(newBackend());
+		RedisLockBackend waiters = (RedisLockBackend) trackBackend(newBackend());
+		String channel = "lock:" + key() + ":released";
+		assertThat(holder.tryAcquire(key(), "holder", Duration.ofSeconds(30)).acquired()).isTrue();
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			// A first waiter keeps the key's release channel subscribed.
+			Future<?> first = executor.submit(() -> {
+				assertThat(waiters.tryAcquire(key(), "first", Duration.ofSeconds(30)).acquired()).isFalse();
+				waiters.awaitRelease(key(), Duration.ofSeconds(30));
+				return null;
+			});
+			await().atMost(Duration.ofSeconds(10)).until(() -> subscribers(channel) == 1);
+			assertThat(waiters.tryAcquire(key(), "second", Duration.ofSeconds(30)).acquired()).isFalse();
+			assertThat(holder.release(key(), "holder")).isTrue();
+			first.get(10, TimeUnit.SECONDS);
+			resetStats();
+			long start = System.nanoTime();
+			waiters.awaitRelease(key(), Duration.ofSeconds(30));
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+			assertThat(commandStats().getProperty("cmdstat_pttl")).as("PTTL sent").isNull();
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		assertThat(waiters.tryAcquire(key(), "second", Duration.ofSeconds(30)).acquired()).isTrue();
+		assertThat(waiters.release(key(), "second")).isTrue();
+	}
+
+	private static long subscribers(String channel) {
+		Long count = store.execute(RedisScript.of("return redis.call('PUBSUB', 'NUMSUB', ARGV[1])[2]", Long.class),
+				List.of(), channel);
+		return (count != null) ? count : 0;
+	}
+
+	private static void resetStats() {
+		store.execute((org.springframework.data.redis.core.RedisCallback<Object>) (connection) -> {
+			connection.serverCommands().resetConfigStats();
+			return null;
+		});
+	}
+
+	private static Properties commandStats() {
+		return store.execute((org.springframework.data.redis.core.RedisCallback<Properties>) (
+				connection) -> connection.serverCommands().info("commandstats"));
 	}
 
 	@Test
