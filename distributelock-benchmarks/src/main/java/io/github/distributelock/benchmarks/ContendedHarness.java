@@ -83,6 +83,8 @@ final class ContendedHarness {
 				if (System.nanoTime() - giveUp > 0) {
 					throw new IllegalStateException("Contended worker " + worker + " did not get ready");
 				}
+				// The board is a file mapped by other processes: nothing notifies
+				// across JVMs, so it is polled, outside any measured window.
 				Thread.sleep(10);
 			}
 		}

@@ -74,6 +74,8 @@ public final class ContendedWorker {
 			if (System.nanoTime() - giveUp > 0) {
 				throw new IllegalStateException("The harness never started the run");
 			}
+			// The board is a file mapped by other processes: nothing notifies across
+			// JVMs, so it is polled until the start, which is then spun for.
 			Thread.sleep(1);
 		}
 		while (System.nanoTime() - start < 0) {

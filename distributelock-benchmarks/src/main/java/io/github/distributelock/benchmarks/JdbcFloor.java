@@ -36,6 +36,8 @@ final class JdbcFloor implements LockLibrary {
 			if (System.nanoTime() - deadline >= 0) {
 				return null;
 			}
+			// The floor has no notification to wait for: it retries every
+			// millisecond, the tightest loop a user would write.
 			Thread.sleep(1);
 		}
 		return () -> this.jdbc.update("DELETE FROM floor_lock WHERE name = ? AND owner = ?", key, owner);

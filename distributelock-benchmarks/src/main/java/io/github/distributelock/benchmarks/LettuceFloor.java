@@ -48,6 +48,8 @@ final class LettuceFloor implements LockLibrary {
 			if (System.nanoTime() - deadline >= 0) {
 				return null;
 			}
+			// The floor has no notification to wait for: it retries every
+			// millisecond, the tightest loop a user would write.
 			Thread.sleep(1);
 		}
 		return () -> this.commands.evalsha(this.deleteSha, ScriptOutputType.INTEGER, new String[] { key }, owner);

@@ -79,6 +79,8 @@ public final class ScaleWorker {
 		long used = Long.MAX_VALUE;
 		for (int i = 0; i < 3; i++) {
 			System.gc();
+			// System.gc() gives no signal when the collector's concurrent work is
+			// done: give it a moment before reading the heap.
 			Thread.sleep(200);
 			used = Math.min(used, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
 		}

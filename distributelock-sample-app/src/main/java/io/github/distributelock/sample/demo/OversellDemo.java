@@ -12,6 +12,8 @@ import java.util.Map;
 import io.github.distributelock.sample.ShopApplication;
 import io.github.distributelock.sample.demo.ShopClient.Purchase;
 import io.github.distributelock.sample.shop.ProductStock;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.util.FileSystemUtils;
 
@@ -48,11 +50,13 @@ public final class OversellDemo {
 
 	private static final Duration ROUND_TIMEOUT = Duration.ofMinutes(2);
 
+	private static final Log logger = LogFactory.getLog(OversellDemo.class);
+
 	private OversellDemo() {
 	}
 
 	/**
-	 * Runs the demo with the lock on, then off, and prints one line for each.
+	 * Runs the demo with the lock on, then off, and logs one line for each.
 	 * @param args ignored
 	 * @throws Exception if the demo fails
 	 */
@@ -60,9 +64,9 @@ public final class OversellDemo {
 		ShopApplication.keepH2ServerOnLoopback();
 		Path databaseDirectory = Files.createTempDirectory("distributelock-oversell-demo");
 		try {
-			System.out.println(BUYERS + " buyers, " + INSTANCES + " instances, stock " + STOCK + ":");
+			logger.info(BUYERS + " buyers, " + INSTANCES + " instances, stock " + STOCK + ":");
 			for (boolean lockEnabled : new boolean[] { true, false }) {
-				System.out.println(run(lockEnabled, STOCK, BUYERS, databaseDirectory).summary());
+				logger.info(run(lockEnabled, STOCK, BUYERS, databaseDirectory).summary());
 			}
 		}
 		finally {

@@ -46,7 +46,9 @@ final class ShopInstances implements AutoCloseable {
 				"--spring.datasource.url=jdbc:h2:file:" + databaseDirectory.toAbsolutePath().resolve("shop")
 						+ ";AUTO_SERVER=TRUE",
 				"--distributelock.enabled=" + lockEnabled, "--sample.shop.sale-delay=" + saleDelay.toMillis() + "ms",
-				"--spring.main.banner-mode=off", "--spring.main.log-startup-info=false", "--logging.level.root=warn" };
+				"--spring.main.banner-mode=off", "--spring.main.log-startup-info=false", "--logging.level.root=warn",
+				// The demo's own results.
+				"--logging.level." + OversellDemo.class.getName() + "=info" };
 		ShopInstances instances = new ShopInstances(new ArrayList<>());
 		try {
 			for (int i = 0; i < count; i++) {
