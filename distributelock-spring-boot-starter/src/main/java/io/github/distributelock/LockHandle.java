@@ -35,6 +35,20 @@ public interface LockHandle extends AutoCloseable {
 	boolean isHeld();
 
 	/**
+	 * Whether the lock may be lost without this client knowing yet, because the
+	 * connection to a store whose locks live with the session is interrupted (ZooKeeper:
+	 * the connection is suspended). It turns false again when the connection comes back
+	 * in time, and {@link #isHeld()} turns false if it does not. Work that must never
+	 * overlap should pause while its lock is suspect, or pass the {@link #fencingToken()
+	 * fencing token} to the resource it protects.
+	 * @return whether the lock is held but at risk
+	 * @since 1.0.0
+	 */
+	default boolean isSuspect() {
+		return false;
+	}
+
+	/**
 	 * Registers a listener told once, from a background thread, when the lock is lost
 	 * before it is closed; called at once if it is lost already.
 	 * @param listener the listener, given this handle

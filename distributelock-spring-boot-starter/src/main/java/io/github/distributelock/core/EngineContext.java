@@ -41,6 +41,12 @@ final class EngineContext implements LockLossListener {
 	/** How many times the backend reported its locks lost. */
 	private final AtomicLong lossReports = new AtomicLong();
 
+	/**
+	 * Whether the backend said its locks are at risk and has not said since that they are
+	 * safe or lost.
+	 */
+	private volatile boolean atRisk;
+
 	EngineContext(LockBackend backend, ScheduledExecutorService scheduler, Duration watchdogLease, boolean throwOnLost,
 			LockEventListener events) {
 		this.backend = backend;
@@ -101,6 +107,7 @@ final class EngineContext implements LockLossListener {
 
 	@Override
 	public void locksAtRisk(String reason) {
+		this.atRisk = true;
 		List<String> keys = this.table.heldLocks().stream().map((lock) -> lock.key).toList();
 		if (!keys.isEmpty()) {
 			logger.warn("Locks " + keys + " in " + this.backend.name() + " are at risk (" + reason
@@ -109,7 +116,20 @@ final class EngineContext implements LockLossListener {
 	}
 
 	@Override
+	public void locksSafe(String reason) {
+		if (this.atRisk) {
+			this.atRisk = false;
+			logger.info("Locks in " + this.backend.name() + " are no longer at risk (" + reason + ")");
+		}
+	}
+
+	boolean locksAtRisk() {
+		return this.atRisk;
+	}
+
+	@Override
 	public void locksLost(String reason) {
+		this.atRisk = false;
 		// Counted before the held locks are read, so that a lock being acquired now
 		// either is among them or sees the new count in markLostIfReportedSince.
 		this.lossReports.incrementAndGet();

@@ -34,6 +34,11 @@ final class Handle implements LockHandle {
 	}
 
 	@Override
+	public boolean isSuspect() {
+		return isHeld() && this.lock.isSuspect();
+	}
+
+	@Override
 	public LockHandle onLost(Consumer<LockHandle> listener) {
 		this.lock.addLostListener(this, listener);
 		return this;

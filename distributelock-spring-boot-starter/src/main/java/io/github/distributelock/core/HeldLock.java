@@ -190,6 +190,10 @@ final class HeldLock {
 		}
 	}
 
+	boolean isSuspect() {
+		return this.context.locksAtRisk();
+	}
+
 	boolean leaseRanOut() {
 		return System.nanoTime() - this.leaseDeadlineNanos >= 0;
 	}

@@ -27,6 +27,14 @@ public interface LockLossListener {
 	}
 
 	/**
+	 * The connection to the store came back in time after {@link #locksAtRisk}: the locks
+	 * taken through the backend are held without doubt again.
+	 * @param reason what happened, for the log
+	 */
+	default void locksSafe(String reason) {
+	}
+
+	/**
 	 * Every lock taken through the backend before this call is lost.
 	 * @param reason what happened, for the log
 	 */

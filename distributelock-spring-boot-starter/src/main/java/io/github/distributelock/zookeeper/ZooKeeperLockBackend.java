@@ -37,10 +37,12 @@ import org.jspecify.annotations.Nullable;
  * renew, so {@link #leasesExpire()} is {@code false}, the lease passed to
  * {@link #tryAcquire} is ignored, and a fixed lease or {@code timeoutMs} has no effect.
  * When Curator reports the connection {@link ConnectionState#SUSPENDED suspended}, the
- * locks are logged as at risk; when it reports the session {@link ConnectionState#LOST
- * lost}, every lock taken through this client is reported lost to the
- * {@link LockLossListener listeners}. A connection that comes back within the session
- * timeout keeps its locks.
+ * locks are at risk: logged, and their handles
+ * {@link io.github.distributelock.LockHandle#isSuspect() suspect}; when it reports the
+ * session {@link ConnectionState#LOST lost}, every lock taken through this client is
+ * reported lost to the {@link LockLossListener listeners}. A connection that comes back
+ * within the session timeout ({@link ConnectionState#RECONNECTED reconnected}) keeps its
+ * locks, which are no longer suspect.
  * <p>
  * <b>Note:</b> ZooKeeper removes the nodes of an expired session on its own clock, so
  * another client may take a lock shortly before this client hears that its session was
@@ -231,6 +233,12 @@ public class ZooKeeperLockBackend implements LockBackend, AutoCloseable {
 		if (state == ConnectionState.SUSPENDED) {
 			tellListeners(state, (listener) -> listener.locksAtRisk("the connection to ZooKeeper is suspended; "
 					+ "the locks are lost if the session expires before it comes back"));
+		}
+		else if (state == ConnectionState.RECONNECTED) {
+			tellListeners(state,
+					(listener) -> listener.locksSafe(
+							"the connection to ZooKeeper is back within the session timeout; the session and its "
+									+ "lock nodes are kept"));
 		}
 		else if (state == ConnectionState.LOST) {
 			tellListeners(state, (listener) -> listener

@@ -68,12 +68,27 @@ class BackendLossReportTests {
 	}
 
 	@Test
-	void locksAtRiskAreStillHeld() throws Exception {
+	void locksAtRiskAreStillHeldButSuspectUntilTheConnectionIsBack() throws Exception {
 		try (LockHandle handle = this.lock.tryAcquire("suspect", Duration.ZERO, null).orElseThrow()) {
+			assertThat(handle.isSuspect()).isFalse();
 			this.backend.listeners.forEach((listener) -> listener.locksAtRisk("connection suspended"));
+			assertThat(handle.isHeld()).isTrue();
+			assertThat(handle.isSuspect()).isTrue();
+			this.backend.listeners.forEach((listener) -> listener.locksSafe("connection back"));
+			assertThat(handle.isSuspect()).isFalse();
 			assertThat(handle.isHeld()).isTrue();
 		}
 		assertThat(this.lock.lostLockCount()).isZero();
+	}
+
+	@Test
+	void lockLostAfterBeingAtRiskIsNoLongerSuspectButLost() throws Exception {
+		LockHandle handle = this.lock.tryAcquire("suspect", Duration.ZERO, null).orElseThrow();
+		this.backend.listeners.forEach((listener) -> listener.locksAtRisk("connection suspended"));
+		this.backend.expireSession();
+		assertThat(handle.isSuspect()).isFalse();
+		assertThat(handle.isHeld()).isFalse();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
 	}
 
 	@Test

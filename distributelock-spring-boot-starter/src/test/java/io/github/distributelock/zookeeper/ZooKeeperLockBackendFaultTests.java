@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
@@ -99,6 +100,20 @@ class ZooKeeperLockBackendFaultTests {
 		DefaultDistributeLock holder = lock(holderBackend, false);
 		DefaultDistributeLock other = lock(new ZooKeeperLockBackend(otherClient), false);
 		LockHandle held = holder.tryAcquire(KEY, Duration.ZERO, null).orElseThrow();
+		AtomicBoolean suspectWhileSuspended = new AtomicBoolean();
+		// Told after the lock service, which registered with the backend first.
+		holderBackend.addLossListener(new LockLossListener() {
+
+			@Override
+			public void locksAtRisk(String reason) {
+				suspectWhileSuspended.set(held.isSuspect() && held.isHeld());
+			}
+
+			@Override
+			public void locksLost(String reason) {
+			}
+
+		});
 		long session = holderClient.getZookeeperClient().getZooKeeper().getSessionId();
 		InstanceSpec before = cluster.findConnectionInstance(holderClient.getZookeeperClient().getZooKeeper());
 
@@ -110,6 +125,9 @@ class ZooKeeperLockBackendFaultTests {
 				.equals(cluster.findConnectionInstance(holderClient.getZookeeperClient().getZooKeeper())));
 		assertThat(holderClient.getZookeeperClient().getZooKeeper().getSessionId()).isEqualTo(session);
 		assertThat(losses.atRisk).hasPositiveValue();
+		assertThat(suspectWhileSuspended).isTrue();
+		await().atMost(Duration.ofSeconds(30)).until(() -> losses.safe.get() > 0);
+		assertThat(held.isSuspect()).isFalse();
 		assertThat(losses.lost).hasValue(0);
 		assertThat(held.isHeld()).isTrue();
 		Stat node = await().atMost(Duration.ofSeconds(30))
@@ -240,9 +258,16 @@ class ZooKeeperLockBackendFaultTests {
 
 		final AtomicInteger lost = new AtomicInteger();
 
+		final AtomicInteger safe = new AtomicInteger();
+
 		@Override
 		public void locksAtRisk(String reason) {
 			this.atRisk.incrementAndGet();
+		}
+
+		@Override
+		public void locksSafe(String reason) {
+			this.safe.incrementAndGet();
 		}
 
 		@Override
