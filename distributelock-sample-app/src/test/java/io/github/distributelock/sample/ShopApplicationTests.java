@@ -15,6 +15,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import com.jayway.jsonpath.DocumentContext;
+import com.jayway.jsonpath.JsonPath;
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.sample.redis.EmbeddedRedisServer;
@@ -168,6 +170,41 @@ class ShopApplicationTests {
 		assertThat(receipt.productId()).isEqualTo(PRODUCT_ID);
 		assertThat(receipt.token()).isEqualTo("receipt-token");
 		assertThat(receipt.stockLeft()).isEqualTo(STOCK - 1);
+	}
+
+	@Test
+	void actuatorShowsTheLockStoreTheHeldLocksAndTheLockMetrics() throws Exception {
+		assertThat(order(PRODUCT_ID, "observed-token").status()).isEqualTo(201);
+		DocumentContext health = JsonPath.parse(get("/actuator/health"));
+		assertThat(health.<String>read("$.components.distributeLock.status")).isEqualTo("UP");
+		assertThat(health.<String>read("$.components.distributeLock.details.backend")).isEqualTo("redis");
+		assertThat(health.<Number>read("$.components.distributeLock.details.roundTripMs").doubleValue()).isPositive();
+		try (LockHandle held = this.distributeLock.tryAcquire("product.minusStock_" + PRODUCT_ID, Duration.ZERO, null)
+			.orElseThrow()) {
+			DocumentContext locks = JsonPath.parse(get("/actuator/distributelocks"));
+			assertThat(locks.<List<Object>>read("$.locks")).hasSize(1);
+			assertThat(locks.<String>read("$.locks[0].key")).isEqualTo("product.minusStock_" + PRODUCT_ID);
+			assertThat(locks.<String>read("$.locks[0].backend")).isEqualTo("redis");
+			assertThat(locks.<Number>read("$.locks[0].fencingToken").longValue()).isEqualTo(held.fencingToken());
+			assertThat(locks.<String>read("$.locks[0].thread")).isEqualTo(Thread.currentThread().getName());
+		}
+		assertThat(JsonPath.parse(get("/actuator/distributelocks")).<List<Object>>read("$.locks")).isEmpty();
+		String prometheus = get("/actuator/prometheus");
+		// Tagged by the @Lockable keys, never by a product id or a token.
+		assertThat(prometheus)
+			.containsPattern("distributelock_acquire_seconds_count\\{backend=\"redis\",error=\"none\","
+					+ "lock_name=\"order.addOder\",result=\"acquired\"} [1-9]")
+			.containsPattern("distributelock_acquire_seconds_count\\{backend=\"redis\",error=\"none\","
+					+ "lock_name=\"product.minusStock\",result=\"acquired\"} [1-9]")
+			.containsPattern("distributelock_hold_seconds_count\\{backend=\"redis\",error=\"none\","
+					+ "lock_name=\"product.minusStock\",outcome=\"released\"} [1-9]")
+			.contains("distributelock_hold_active_seconds_count{backend=\"redis\",lock_name=\"order.addOder\"} 0")
+			.doesNotContain("observed-token")
+			.doesNotContain("minusStock_" + PRODUCT_ID);
+	}
+
+	private String get(String path) {
+		return this.rest.get().uri(path).retrieve().body(String.class);
 	}
 
 	private Response order(long productId, String token) {

@@ -7,7 +7,8 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
  * What a native image needs of distributelock beyond what Spring finds by itself: the
- * Redis Lua scripts and the SQL schema scripts, read as class path resources.
+ * Redis Lua scripts and each JDBC dialect's SQL statements and schema, read as classpath
+ * resources.
  *
  * @author distributelock
  */

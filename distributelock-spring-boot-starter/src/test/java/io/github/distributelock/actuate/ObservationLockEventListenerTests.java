@@ -9,6 +9,7 @@ import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.redis.EmbeddedRedis;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
 import io.micrometer.core.instrument.Tag;
@@ -20,6 +21,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -123,6 +126,49 @@ class ObservationLockEventListenerTests {
 		assertThat(holdTimer("lost").count()).isEqualTo(1);
 		assertThat(holdTimer("released").count()).isEqualTo(1);
 		assertThat(counter("distributelock.hold.lost")).isEqualTo(1);
+	}
+
+	@Test
+	void failedRenewalsAreCountedWhileTheLeaseLasts() throws Exception {
+		try (EmbeddedRedis stoppable = EmbeddedRedis.start()) {
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration("127.0.0.1", stoppable.port()),
+					LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(500)).build());
+			factory.afterPropertiesSet();
+			factory.start();
+			RedisLockBackend backend = new RedisLockBackend(factory);
+			// Renewed every 2 s: the first renewal fails well before the 6 s lease runs
+			// out.
+			DefaultDistributeLock lock = new DefaultDistributeLock(backend, Duration.ofSeconds(6), false,
+					new ObservationLockEventListener(this.observations), null);
+			try {
+				LockHandle handle = lock.tryAcquire("account:12", Duration.ZERO, null).orElseThrow();
+				stoppable.stop();
+				try {
+					await().atMost(Duration.ofSeconds(10))
+						.until(() -> counter("distributelock.hold.renewal.failed") >= 1);
+					assertThat(counter("distributelock.hold.lost")).isZero();
+					assertThat(this.meters.get("distributelock.hold.active").longTaskTimer().activeTasks()).isOne();
+				}
+				finally {
+					stoppable.restart();
+				}
+				await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
+					backend.ping();
+					return true;
+				});
+				handle.close();
+			}
+			finally {
+				lock.close();
+				backend.close();
+				factory.destroy();
+			}
+		}
+		assertThat(this.observations).hasObservationWithNameEqualTo("distributelock.hold")
+			.that()
+			.hasHighCardinalityKeyValue("lock.key", "account:12")
+			.hasEvent(DistributeLockObservationDocumentation.LockHoldEvent.RENEWAL_FAILED.getName());
 	}
 
 	@Test

@@ -1,7 +1,14 @@
 package io.github.distributelock.autoconfigure;
 
 import java.io.IOException;
+import java.net.URL;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 
@@ -19,48 +26,83 @@ import org.springframework.javapoet.ClassName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A native image gets the scripts distributelock reads from the class path.
+ * A native image gets every script and SQL statement the starter reads from its jar.
  */
 class DistributeLockRuntimeHintsTests {
 
+	private static final String PACKAGE = "io/github/distributelock/";
+
 	@Test
-	void everyScriptOnTheClassPathIsARegisteredResource() throws IOException {
+	void everyScriptAndStatementOfTheStarterIsARegisteredResource() throws IOException {
 		RuntimeHints hints = new RuntimeHints();
 		new DistributeLockRuntimeHints().registerHints(hints, getClass().getClassLoader());
-		String[] scripts = scripts();
-		assertThat(scripts).contains("io/github/distributelock/redis/acquire.lua",
-				"io/github/distributelock/redis/release.lua", "io/github/distributelock/redis/renew.lua");
-		assertThat(scripts)
-			.allSatisfy((script) -> assertThat(RuntimeHintsPredicates.resource().forResource(script)).as(script)
+		List<String> resources = starterResources("lua", "sql");
+		// Guards the enumeration itself: each backend's files, under their real names.
+		assertThat(resources).contains(PACKAGE + "redis/acquire.lua", PACKAGE + "redis/release.lua",
+				PACKAGE + "redis/renew.lua", PACKAGE + "jdbc/postgresql/schema.sql", PACKAGE + "jdbc/h2/acquire.sql",
+				PACKAGE + "jdbc/mariadb/release.sql");
+		Map<String, Set<String>> statementsByDialect = resources.stream()
+			.filter((resource) -> resource.startsWith(PACKAGE + "jdbc/"))
+			.map((resource) -> resource.substring((PACKAGE + "jdbc/").length()).split("/"))
+			.collect(Collectors.groupingBy((path) -> path[0], TreeMap::new,
+					Collectors.mapping((path) -> path[1], Collectors.toCollection(TreeSet::new))));
+		assertThat(statementsByDialect).containsOnlyKeys("h2", "mariadb", "postgresql");
+		assertThat(statementsByDialect.values())
+			.allSatisfy((statements) -> assertThat(statements).isEqualTo(statementsByDialect.get("postgresql")));
+		assertThat(resources)
+			.allSatisfy((resource) -> assertThat(RuntimeHintsPredicates.resource().forResource(resource))
+				.as("runtime hint for %s", resource)
 				.accepts(hints));
-		assertThat(RuntimeHintsPredicates.resource().forResource("io/github/distributelock/jdbc/schema-postgresql.sql"))
-			.accepts(hints);
 		assertThat(RuntimeHintsPredicates.resource().forResource("application.properties")).rejects(hints);
+		assertThat(RuntimeHintsPredicates.resource().forResource(PACKAGE + "core/DefaultDistributeLock.class"))
+			.rejects(hints);
 	}
 
 	@Test
-	void aheadOfTimeProcessingOfTheAutoConfigurationRegistersTheHints() {
+	void aheadOfTimeProcessingOfTheAutoConfigurationRegistersTheHints() throws IOException {
 		GenericApplicationContext context = new GenericApplicationContext();
 		context.registerBean(DistributeLockAutoConfiguration.class);
 		DefaultGenerationContext generationContext = new DefaultGenerationContext(
 				new ClassNameGenerator(ClassName.get(getClass())), new InMemoryGeneratedFiles());
 		new ApplicationContextAotGenerator().processAheadOfTime(context, generationContext);
-		assertThat(RuntimeHintsPredicates.resource().forResource("io/github/distributelock/redis/acquire.lua"))
-			.accepts(generationContext.getRuntimeHints());
+		assertThat(starterResources("lua", "sql"))
+			.allSatisfy((resource) -> assertThat(RuntimeHintsPredicates.resource().forResource(resource))
+				.as("runtime hint for %s", resource)
+				.accepts(generationContext.getRuntimeHints()));
 	}
 
-	private String[] scripts() throws IOException {
-		Resource[] resources = new PathMatchingResourcePatternResolver()
-			.getResources("classpath*:io/github/distributelock/**/*.lua");
-		return Arrays.stream(resources).map((resource) -> {
-			try {
-				String url = resource.getURL().toString();
-				return url.substring(url.indexOf("io/github/distributelock/"));
-			}
-			catch (IOException ex) {
-				throw new IllegalStateException(ex);
-			}
-		}).toArray(String[]::new);
+	/**
+	 * The resources with these extensions under {@code io/github/distributelock} in the
+	 * starter's own classes (what its jar holds), not in the tests' resources.
+	 */
+	private static List<String> starterResources(String... extensions) throws IOException {
+		URL root = DistributeLockRuntimeHints.class.getProtectionDomain().getCodeSource().getLocation();
+		PathMatchingResourcePatternResolver resolver = new PathMatchingResourcePatternResolver();
+		return Arrays.stream(extensions)
+			.flatMap((extension) -> Arrays.stream(resources(resolver, "classpath*:" + PACKAGE + "**/*." + extension)))
+			.map((resource) -> url(resource).toString())
+			.filter((url) -> url.startsWith(root.toString()))
+			.map((url) -> url.substring(url.indexOf(PACKAGE)))
+			.sorted()
+			.toList();
+	}
+
+	private static Resource[] resources(PathMatchingResourcePatternResolver resolver, String pattern) {
+		try {
+			return resolver.getResources(pattern);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static URL url(Resource resource) {
+		try {
+			return resource.getURL();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 }

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -109,7 +108,7 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 		int[] counter = { 0 };
 		AtomicInteger inside = new AtomicInteger();
 		AtomicInteger overlaps = new AtomicInteger();
-		ExecutorService pool = Executors.newFixedThreadPool(threadsPerInstance * instances.length);
+		ExecutorService pool = newExecutor(threadsPerInstance * instances.length);
 		try {
 			List<Future<?>> workers = new ArrayList<>();
 			for (DefaultDistributeLock lock : instances) {
@@ -196,7 +195,8 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 		try (Connection transaction = dataSource.getConnection()) {
 			transaction.setAutoCommit(false);
 			assertThat(acquireIn(transaction, acquire, "holder-b")).isNotNull();
-			statementA = CompletableFuture.supplyAsync(() -> backend.tryAcquire(key(), "a", Duration.ofSeconds(30)));
+			statementA = CompletableFuture.supplyAsync(() -> backend.tryAcquire(key(), "a", Duration.ofSeconds(30)),
+					callers());
 			await().atMost(Duration.ofSeconds(20)).until(this::lockWaits, (waits) -> waits > 0);
 			releaseIn(transaction, release, "holder-b");
 			Long token = acquireIn(transaction, acquire, "holder-c");

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -238,7 +237,7 @@ class ZooKeeperLockBackendContractTests extends AbstractLockBackendContractTests
 		CountingLockBackend waiterBackend = trackBackend(new CountingLockBackend(newBackend()));
 		DefaultDistributeLock waiter = newLock(waiterBackend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
 		LockHandle held = holder.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
-		ExecutorService executor = Executors.newSingleThreadExecutor();
+		ExecutorService executor = newExecutor(1);
 		try {
 			Future<LockHandle> waiting = executor
 				.submit(() -> waiter.tryAcquire(key(), Duration.ofSeconds(20), null).orElseThrow());
@@ -318,7 +317,7 @@ class ZooKeeperLockBackendContractTests extends AbstractLockBackendContractTests
 		DefaultDistributeLock lock = newLock(trackBackend(new ZooKeeperLockBackend(newClient(), root)),
 				DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
 		int threads = 4;
-		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		ExecutorService executor = newExecutor(threads);
 		try {
 			List<Future<?>> workers = new ArrayList<>();
 			for (int t = 0; t < threads; t++) {

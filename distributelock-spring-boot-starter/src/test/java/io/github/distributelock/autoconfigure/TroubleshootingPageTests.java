@@ -1,0 +1,59 @@
+package io.github.distributelock.autoconfigure;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import io.github.distributelock.LockFailedException;
+import io.github.distributelock.LockLostException;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.FilteredClassLoader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code docs/troubleshooting.md} quotes the messages users see as the code writes them,
+ * for the messages whose text does not depend on the store's answer.
+ */
+class TroubleshootingPageTests {
+
+	private static final Path PAGE = Path.of(System.getProperty("basedir", "."), "..", "docs", "troubleshooting.md")
+		.normalize();
+
+	private static String page;
+
+	@BeforeAll
+	static void readThePage() throws IOException {
+		page = Files.readString(PAGE, StandardCharsets.UTF_8);
+	}
+
+	@Test
+	void quotesTheStartupFailuresOfTheStoreChoice() {
+		ClassLoader classLoader = getClass().getClassLoader();
+		assertQuoted(UnavailableLockBackendConfiguration.explain(null, classLoader).getDescription());
+		assertQuoted(UnavailableLockBackendConfiguration.explain("xyz", classLoader).getDescription());
+		assertQuoted(UnavailableLockBackendConfiguration
+			.explain("redis", new FilteredClassLoader("org.springframework.data.redis"))
+			.getDescription());
+	}
+
+	@Test
+	void quotesTheDefaultFailureOfALockableMethod() {
+		LockFailedException failure = LockFailedException.of(new DistributeLockProperties().getFailMessage(), "k");
+		assertQuoted("LockFailedException: " + failure.getMessage() + "` (code `" + failure.getCode() + "`)");
+	}
+
+	@Test
+	void quotesTheStartOfTheLostLockException() {
+		String message = new LockLostException("k", "redis").getMessage();
+		assertQuoted("LockLostException: " + message.substring(0, message.indexOf(';') + 1) + " ...");
+	}
+
+	private static void assertQuoted(String message) {
+		assertThat(page).as("%s quotes the message", PAGE).contains("`" + message);
+	}
+
+}
