@@ -70,14 +70,14 @@ final class LockAcquirer {
 			this.context.table.leave(state);
 			tracker.notAcquired();
 			this.context.events.notAcquired(key, waited);
-			logWaited("Did not acquire lock '", key, "' within ", waited);
+			logWaited("Did not acquire lock '", key, " within ", waited);
 			return null;
 		}
 		tracker.acquired(acquired.fencingToken);
 		state.held = acquired;
 		startHolding(acquired);
 		this.context.events.acquired(key, waited);
-		logWaited("Acquired lock '", key, "' after waiting ", waited);
+		logWaited("Acquired lock '", key, " after waiting ", waited);
 		// A loss reported by the backend while the attempt ran may concern this lock.
 		this.context.markLostIfReportedSince(acquired);
 		return acquired;
