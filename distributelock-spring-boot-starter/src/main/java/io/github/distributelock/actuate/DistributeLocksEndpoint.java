@@ -72,19 +72,24 @@ public class DistributeLocksEndpoint {
 	 * @param backend the backend that holds it
 	 * @param owner the owner token in the store
 	 * @param since when it was acquired
-	 * @param leaseMs the fixed lease in milliseconds, or {@code null} when the lease is
-	 * renewed by the watchdog (or the store has no lease)
+	 * @param leaseMs the lease in the store in milliseconds, fixed or renewed by the
+	 * watchdog, or {@code null} when the store has no lease (ZooKeeper: the session is
+	 * the lease)
+	 * @param renewed whether the watchdog renews the lease while the lock is held
+	 * @param leaseExpiresAt when the lease runs out unless renewed before, or
+	 * {@code null} when the store has no lease
 	 * @param fencingToken the fencing token of the acquisition
 	 * @param thread the name of the thread that took it, or {@code null} for a lock owned
 	 * by a caller's value
 	 */
 	public record HeldLockDescriptor(String key, String backend, String owner, Instant since, @Nullable Long leaseMs,
-			long fencingToken, @Nullable String thread) {
+			boolean renewed, @Nullable Instant leaseExpiresAt, long fencingToken, @Nullable String thread) {
 
 		static HeldLockDescriptor of(String backend, HeldLockInfo info) {
 			Duration lease = info.lease();
 			return new HeldLockDescriptor(info.key(), backend, info.owner(), info.since(),
-					(lease != null) ? lease.toMillis() : null, info.fencingToken(), info.thread());
+					(lease != null) ? lease.toMillis() : null, info.renewed(), info.leaseExpiresAt(),
+					info.fencingToken(), info.thread());
 		}
 
 	}

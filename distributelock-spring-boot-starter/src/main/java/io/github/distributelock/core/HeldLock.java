@@ -194,6 +194,17 @@ final class HeldLock {
 		return this.context.locksAtRisk();
 	}
 
+	/**
+	 * When the lease runs out unless renewed before, on the wall clock, or {@code null}
+	 * if the store has no lease.
+	 */
+	@Nullable Instant leaseExpiresAt() {
+		if (!leaseExpires()) {
+			return null;
+		}
+		return Instant.now().plusNanos(this.leaseDeadlineNanos - System.nanoTime());
+	}
+
 	boolean leaseRanOut() {
 		return System.nanoTime() - this.leaseDeadlineNanos >= 0;
 	}

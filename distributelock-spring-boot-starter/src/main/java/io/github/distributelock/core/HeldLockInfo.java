@@ -11,20 +11,26 @@ import org.jspecify.annotations.Nullable;
  * @param key the lock key
  * @param owner the owner token in the store
  * @param since when it was acquired
- * @param lease the fixed lease, or {@code null} when the watchdog renews it
+ * @param lease the lease in the store, fixed or renewed by the watchdog, or {@code null}
+ * when the store has no lease (the lock lives as long as the session)
+ * @param renewed whether the watchdog renews the lease while the lock is held
+ * @param leaseExpiresAt when the lease runs out unless renewed before, or {@code null}
+ * when the store has no lease
  * @param fencingToken the fencing token of the acquisition
  * @param thread the name of the thread that took it, or {@code null} for a lock owned by
  * a caller's value
  * @author distributelock
  * @since 1.0.0
  */
-public record HeldLockInfo(String key, String owner, Instant since, @Nullable Duration lease, long fencingToken,
-		@Nullable String thread) {
+public record HeldLockInfo(String key, String owner, Instant since, @Nullable Duration lease, boolean renewed,
+		@Nullable Instant leaseExpiresAt, long fencingToken, @Nullable String thread) {
 
 	static HeldLockInfo of(HeldLock lock) {
 		Thread thread = lock.reentrantThread;
-		return new HeldLockInfo(lock.key, lock.owner, lock.acquiredAt, lock.fixedLease, lock.fencingToken,
-				(thread != null) ? thread.getName() : null);
+		Instant leaseExpiresAt = lock.leaseExpiresAt();
+		return new HeldLockInfo(lock.key, lock.owner, lock.acquiredAt,
+				(leaseExpiresAt != null) ? lock.storeLease() : null, leaseExpiresAt != null && lock.fixedLease == null,
+				leaseExpiresAt, lock.fencingToken, (thread != null) ? thread.getName() : null);
 	}
 
 }

@@ -157,11 +157,16 @@ class DistributeLockActuatorAutoConfigurationTests {
 					assertThat(account.backend()).isEqualTo("redis");
 					assertThat(account.fencingToken()).isEqualTo(handle.fencingToken());
 					assertThat(account.thread()).isEqualTo(Thread.currentThread().getName());
-					assertThat(account.leaseMs()).isNull();
+					assertThat(account.leaseMs()).isEqualTo(30_000);
+					assertThat(account.renewed()).isTrue();
+					assertThat(account.leaseExpiresAt()).isAfter(account.since());
 					assertThat(account.since()).isNotNull();
 					HeldLockDescriptor report = endpoint.heldLocks().locks().get(1);
 					assertThat(report.owner()).isEqualTo("owner-value");
 					assertThat(report.leaseMs()).isEqualTo(60_000);
+					assertThat(report.renewed()).isFalse();
+					assertThat(report.leaseExpiresAt()).isBetween(report.since().plusSeconds(59),
+							report.since().plusSeconds(61));
 					assertThat(report.thread()).isNull();
 					assertThat(lock.releaseLock("report", "owner-value")).isTrue();
 				}

@@ -56,8 +56,10 @@ class DistributeLockActuatorWebTests {
 				assertThat(locks.<String>read("$.locks[0].key")).isEqualTo("web:42");
 				assertThat(locks.<String>read("$.locks[0].backend")).isEqualTo("redis");
 				assertThat(locks.<String>read("$.locks[0].since")).matches("\\d{4}-\\d{2}-\\d{2}T.*Z");
-				// Null values are left out by the actuator: no fixed lease here.
-				assertThat(locks.<Map<String, Object>>read("$.locks[0]")).doesNotContainKey("leaseMs");
+				assertThat(locks.<Number>read("$.locks[0].leaseMs").longValue()).isEqualTo(30_000);
+				assertThat(locks.<Boolean>read("$.locks[0].renewed")).isTrue();
+				assertThat(locks.<String>read("$.locks[0].leaseExpiresAt")).matches("\\d{4}-\\d{2}-\\d{2}T.*Z");
+				assertThat(both.<Boolean>read("$.locks[1].renewed")).isFalse();
 				assertThat(locks.<Number>read("$.locks[0].fencingToken").longValue()).isEqualTo(handle.fencingToken());
 				assertThat(locks.<String>read("$.locks[0].thread")).isEqualTo(Thread.currentThread().getName());
 			}
