@@ -1,5 +1,6 @@
 package io.github.distributelock.fault;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +19,12 @@ import io.github.distributelock.redis.EmbeddedRedis;
 import io.github.distributelock.redis.RedisLockBackend;
 import io.github.distributelock.zookeeper.EmbeddedZooKeeper;
 import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,15 +35,23 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Bad input through the public API on each store: every one is refused with a clear error
- * or handled as an ordinary key, and nothing is left locked.
+ * or handled as an ordinary key, and nothing is left locked, as read from the store
+ * itself. Also a store that is unreachable when a lock is first used.
  */
 class BadInputFaultTests {
+
+	private static final Log logger = LogFactory.getLog(BadInputFaultTests.class);
+
+	/** Room for a loaded machine's scheduling on top of the bounds the timeouts give. */
+	private static final Duration SLACK = Duration.ofSeconds(2);
 
 	/** Keys that break naive Lua, SQL, path or line-based protocols. */
 	private static final List<String> HOSTILE_KEYS = List.of("it's a \"quoted\" key", "x'; DROP TABLE t; --", "a;b",
@@ -54,6 +68,10 @@ class BadInputFaultTests {
 
 	private static HikariDataSource h2;
 
+	private static EmbeddedPostgres postgres;
+
+	private static HikariDataSource postgresql;
+
 	private static final List<AutoCloseable> locks = new ArrayList<>();
 
 	@BeforeAll
@@ -67,6 +85,16 @@ class BadInputFaultTests {
 		config.setUsername("sa");
 		h2 = new HikariDataSource(config);
 		new JdbcLockBackend(h2).createSchema();
+		postgres = EmbeddedPostgres.builder()
+			.setPort(EmbeddedRedis.freePort())
+			.setServerConfig("listen_addresses", "127.0.0.1")
+			.start();
+		HikariConfig postgresConfig = new HikariConfig();
+		postgresConfig.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/postgres");
+		postgresConfig.setUsername("postgres");
+		postgresConfig.setMaximumPoolSize(4);
+		postgresql = new HikariDataSource(postgresConfig);
+		new JdbcLockBackend(postgresql).createSchema();
 	}
 
 	@AfterAll
@@ -74,6 +102,8 @@ class BadInputFaultTests {
 		for (AutoCloseable lock : locks) {
 			lock.close();
 		}
+		postgresql.close();
+		postgres.close();
 		h2.close();
 		curator.close();
 		zooKeeper.close();
@@ -86,6 +116,7 @@ class BadInputFaultTests {
 			case "redis" -> new RedisLockBackend(redisFactory);
 			case "zookeeper" -> new ZooKeeperLockBackend(curator);
 			case "h2" -> new JdbcLockBackend(h2);
+			case "postgresql" -> new JdbcLockBackend(postgresql);
 			default -> throw new IllegalArgumentException(backend);
 		};
 		DefaultDistributeLock lock = new DefaultDistributeLock(lockBackend);
@@ -93,8 +124,35 @@ class BadInputFaultTests {
 		return lock;
 	}
 
+	/**
+	 * The keys the store itself holds locks for now, read without the API: Redis keys
+	 * {@code lock:*}, the nodes under {@code /locks}, the rows whose lease still runs.
+	 */
+	private static List<String> lockedInStore(String backend) throws Exception {
+		return switch (backend) {
+			case "redis" -> new StringRedisTemplate(redisFactory).keys("lock:*")
+				.stream()
+				.map((lockKey) -> lockKey.substring("lock:".length()))
+				.toList();
+			case "zookeeper" ->
+				(curator.checkExists().forPath(ZooKeeperLockBackend.DEFAULT_ROOT) != null) ? curator.getChildren()
+					.forPath(ZooKeeperLockBackend.DEFAULT_ROOT)
+					.stream()
+					.map(EmbeddedZooKeeper::lockKeyOf)
+					.toList() : List.of();
+			case "h2" -> lockedRows(h2);
+			case "postgresql" -> lockedRows(postgresql);
+			default -> throw new IllegalArgumentException(backend);
+		};
+	}
+
+	private static List<String> lockedRows(HikariDataSource dataSource) {
+		return new JdbcTemplate(dataSource)
+			.queryForList("SELECT lock_key FROM distributelock WHERE expires_at > CURRENT_TIMESTAMP", String.class);
+	}
+
 	@ParameterizedTest
-	@ValueSource(strings = { "redis", "zookeeper", "h2" })
+	@ValueSource(strings = { "redis", "zookeeper", "h2", "postgresql" })
 	void badArgumentsAreRefusedBeforeTheStoreIsTouched(String backend) {
 		DefaultDistributeLock lock = lock(backend);
 		assertThatExceptionOfType(IllegalArgumentException.class)
@@ -125,7 +183,7 @@ class BadInputFaultTests {
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "redis", "zookeeper", "h2" })
+	@ValueSource(strings = { "redis", "zookeeper", "h2", "postgresql" })
 	void hostileKeysAreOrdinaryKeysThatLockExclusivelyAndLeaveNothingBehind(String backend) throws Exception {
 		DefaultDistributeLock lock = lock(backend);
 		DefaultDistributeLock other = lock(backend);
@@ -134,17 +192,25 @@ class BadInputFaultTests {
 			try {
 				handle = lock.tryAcquire(key, Duration.ZERO, null);
 			}
-			catch (IllegalArgumentException ex) {
-				// A store may refuse a key it cannot represent (ZooKeeper: NUL), clearly.
-				assertThat(ex.getMessage()).isNotBlank();
+			catch (DistributeLockException ex) {
+				// Only PostgreSQL refuses a key, with NUL, which its text types cannot
+				// hold: clearly, and before the store is touched.
+				assertThat(backend).isEqualTo("postgresql");
+				assertThat(key).contains("\u0000");
+				assertThat(ex).hasMessageContaining("NUL").hasCauseInstanceOf(IllegalArgumentException.class);
+				assertThat(lockedInStore(backend)).as(key).isEmpty();
 				continue;
 			}
 			try (LockHandle held = handle.orElseThrow()) {
+				// Stored exactly as given, and nothing else.
+				assertThat(lockedInStore(backend)).as(key).containsExactly(key);
 				assertThat(acquireElsewhere(other, key)).as(key).isEmpty();
 			}
+			assertThat(lockedInStore(backend)).as(key).isEmpty();
 			try (LockHandle again = acquireElsewhere(other, key).orElseThrow()) {
 				assertThat(again.isHeld()).isTrue();
 			}
+			assertThat(lockedInStore(backend)).as(key).isEmpty();
 		}
 		assertThat(lock.heldLocks()).isEmpty();
 		assertThat(other.heldLocks()).isEmpty();
@@ -163,7 +229,7 @@ class BadInputFaultTests {
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "redis", "zookeeper", "h2" })
+	@ValueSource(strings = { "redis", "zookeeper", "h2", "postgresql" })
 	void tenThousandCharacterKeyIsLockedOrRefusedClearly(String backend) throws Exception {
 		DefaultDistributeLock lock = lock(backend);
 		String key = "k".repeat(10_000);
@@ -176,13 +242,14 @@ class BadInputFaultTests {
 			assertThat(ex.getMessage()).containsAnyOf("long", "length", "limit", "allowed");
 		}
 		assertThat(lock.heldLocks()).isEmpty();
+		assertThat(lockedInStore(backend)).isEmpty();
 		try (LockHandle handle = lock.tryAcquire("after-long-key", Duration.ZERO, null).orElseThrow()) {
 			assertThat(handle.isHeld()).isTrue();
 		}
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "redis", "zookeeper", "h2" })
+	@ValueSource(strings = { "redis", "zookeeper", "h2", "postgresql" })
 	void releasingTwiceFromAnotherThreadOrWithAWrongOwnerDoesNotFreeAnotherHoldersLock(String backend)
 			throws Exception {
 		DefaultDistributeLock lock = lock(backend);
@@ -204,23 +271,82 @@ class BadInputFaultTests {
 
 	@Test
 	void unreachableRedisAtFirstUseFailsWithinTheClientTimeoutNamingKeyAndBackend() throws Exception {
+		Duration commandTimeout = Duration.ofSeconds(2);
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration("127.0.0.1", EmbeddedRedis.freePort()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
 		factory.afterPropertiesSet();
 		factory.start();
 		try (RedisLockBackend backend = new RedisLockBackend(factory);
 				DefaultDistributeLock lock = new DefaultDistributeLock(backend)) {
-			long start = System.nanoTime();
-			assertThatExceptionOfType(DistributeLockException.class)
-				.isThrownBy(() -> lock.tryAcquire("unreachable", Duration.ofSeconds(1), null))
-				.withMessageContaining("unreachable");
-			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(15_000);
-			assertThat(lock.heldLocks()).isEmpty();
+			assertFailsAtFirstUseNamingKeyAndBackend(lock, commandTimeout);
 		}
 		finally {
 			factory.destroy();
 		}
+	}
+
+	@Test
+	void unreachableZooKeeperAtFirstUseFailsWithinTheClientTimeoutNamingKeyAndBackend() throws Exception {
+		int connectionTimeoutMillis = 2_000;
+		int retries = 1;
+		int baseSleepMillis = 100;
+		try (CuratorFramework client = CuratorFrameworkFactory.builder()
+			.connectString("127.0.0.1:" + EmbeddedRedis.freePort())
+			.sessionTimeoutMs(10_000)
+			.connectionTimeoutMs(connectionTimeoutMillis)
+			.retryPolicy(new ExponentialBackoffRetry(baseSleepMillis, retries))
+			.build()) {
+			client.start();
+			try (ZooKeeperLockBackend backend = new ZooKeeperLockBackend(client);
+					DefaultDistributeLock lock = new DefaultDistributeLock(backend)) {
+				// Curator waits for a connection on each try, and sleeps before a retry.
+				assertFailsAtFirstUseNamingKeyAndBackend(lock,
+						Duration.ofMillis((retries + 1) * connectionTimeoutMillis + 2 * baseSleepMillis));
+			}
+		}
+	}
+
+	@Test
+	void unreachablePostgresAtFirstUseFailsWithinTheClientTimeoutNamingKeyAndBackend() throws Exception {
+		Duration connectionTimeout = Duration.ofSeconds(2);
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + EmbeddedRedis.freePort() + "/postgres?connectTimeout="
+				+ connectionTimeout.toSeconds());
+		config.setUsername("postgres");
+		config.setConnectionTimeout(connectionTimeout.toMillis());
+		// The pool starts without the database, as an application can.
+		config.setInitializationFailTimeout(-1);
+		try (HikariDataSource dataSource = new HikariDataSource(config);
+				DefaultDistributeLock lock = new DefaultDistributeLock(new JdbcLockBackend(dataSource,
+						JdbcLockBackend.DEFAULT_TABLE_NAME, "postgresql", Clock.systemUTC()))) {
+			// No connection can be made, so no statement waits for an answer: the pool's
+			// connection timeout bounds each call.
+			assertFailsAtFirstUseNamingKeyAndBackend(lock, connectionTimeout);
+		}
+	}
+
+	/**
+	 * The first acquisition fails with the key and the backend named, within two store
+	 * calls: the attempt, and the release that gives back an attempt the store may have
+	 * applied before failing to answer.
+	 */
+	private static void assertFailsAtFirstUseNamingKeyAndBackend(DefaultDistributeLock lock, Duration storeCall) {
+		String backend = lock.backend().name();
+		long start = System.nanoTime();
+		assertThatExceptionOfType(DistributeLockException.class)
+			.isThrownBy(() -> lock.tryAcquire("unreachable", Duration.ofSeconds(1), null))
+			.withMessageContaining("'unreachable'")
+			.withMessageContaining(" in " + backend)
+			.satisfies((ex) -> {
+				assertThat(ex.getLockKey()).isEqualTo("unreachable");
+				assertThat(ex.getBackend()).isEqualTo(backend);
+			});
+		long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		logger.info(backend + ": the first lock call to an unreachable server failed after " + millis
+				+ " ms (one store call may take " + storeCall.toMillis() + " ms)");
+		assertThat(millis).isLessThan(storeCall.multipliedBy(2).plus(SLACK).toMillis());
+		assertThat(lock.heldLocks()).isEmpty();
 	}
 
 }
