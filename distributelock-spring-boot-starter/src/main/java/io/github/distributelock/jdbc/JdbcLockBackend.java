@@ -184,8 +184,8 @@ public class JdbcLockBackend implements LockBackend {
 
 	@Override
 	public AcquireResult tryAcquire(String key, String owner, Duration lease) {
-		requireLength(key, MAX_KEY_LENGTH, "lock key");
-		requireLength(owner, MAX_OWNER_LENGTH, "owner");
+		requireStorable(key, MAX_KEY_LENGTH, "lock key");
+		requireStorable(owner, MAX_OWNER_LENGTH, "owner");
 		try {
 			return this.repository.acquire(key, owner, leaseMillis(lease));
 		}
@@ -206,6 +206,10 @@ public class JdbcLockBackend implements LockBackend {
 
 	@Override
 	public boolean release(String key, String owner) {
+		if (this.repository.dialect().unstorable(key) != null || this.repository.dialect().unstorable(owner) != null) {
+			// Refused by tryAcquire, so never stored: there is nothing to release.
+			return false;
+		}
 		boolean released = this.repository.release(key, owner);
 		deleteReleasedRowsWhenDue(key);
 		return released;
@@ -296,10 +300,15 @@ public class JdbcLockBackend implements LockBackend {
 		}
 	}
 
-	private static void requireLength(String value, int maxLength, String what) {
+	private void requireStorable(String value, int maxLength, String what) {
 		if (value.codePointCount(0, value.length()) > maxLength) {
 			throw new IllegalArgumentException("The " + what + " is longer than the " + maxLength
 					+ " characters the lock table holds: '" + value.substring(0, 40) + "...'");
+		}
+		String problem = this.repository.dialect().unstorable(value);
+		if (problem != null) {
+			throw new IllegalArgumentException(
+					"The " + what + " '" + value.replace("\u0000", "\\u0000") + "' cannot be stored: " + problem);
 		}
 	}
 

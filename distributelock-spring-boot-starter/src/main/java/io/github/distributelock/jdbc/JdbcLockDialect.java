@@ -40,6 +40,14 @@ abstract class JdbcLockDialect {
 		return null;
 	}
 
+	/**
+	 * Why the database cannot store {@code text} in the lock table's character columns,
+	 * or {@code null} if it can.
+	 */
+	@Nullable String unstorable(String text) {
+		return null;
+	}
+
 	static String supportedNames() {
 		return DIALECTS.stream().map(JdbcLockDialect::name).collect(Collectors.joining(", "));
 	}

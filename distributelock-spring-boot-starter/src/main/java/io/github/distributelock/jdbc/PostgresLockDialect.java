@@ -1,5 +1,7 @@
 package io.github.distributelock.jdbc;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * PostgreSQL: {@code INSERT ... ON CONFLICT ... DO UPDATE ... WHERE} inside a
  * data-modifying {@code WITH}, so one statement both tries and reads the holder's lease.
@@ -14,6 +16,15 @@ final class PostgresLockDialect extends JdbcLockDialect {
 	@Override
 	boolean matches(String productName, String productVersion) {
 		return "PostgreSQL".equalsIgnoreCase(productName);
+	}
+
+	/**
+	 * PostgreSQL's character types cannot hold NUL: the server refuses the whole
+	 * statement, so such a key or owner is refused before it is sent.
+	 */
+	@Override
+	@Nullable String unstorable(String text) {
+		return (text.indexOf('\u0000') >= 0) ? "PostgreSQL cannot store the NUL character (U+0000) in text" : null;
 	}
 
 }

@@ -3,10 +3,14 @@ package io.github.distributelock.fault;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockEventListener;
@@ -19,9 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A holder whose connection to the store goes through a {@link TcpProxy} that cuts it:
- * for longer than the lease, the holder hears that its lock is lost and another client
- * takes it; for a moment shorter than the lease, the lock is kept.
+ * A holder whose connection to the store goes through a {@link TcpProxy} that cuts it or
+ * blackholes it: for longer than the lease, the holder hears that its lock is lost and
+ * another client takes it; for a moment shorter than the lease, the lock is kept.
  */
 abstract class AbstractConnectionCutTests {
 
@@ -30,11 +34,18 @@ abstract class AbstractConnectionCutTests {
 	/** The watchdog lease, or the ZooKeeper session timeout. */
 	protected static final Duration LEASE = Duration.ofSeconds(3);
 
+	/**
+	 * A silent partition shorter than the lease and than the clients' timeouts, and
+	 * longer than the watchdog's renewal period (a third of the lease), so that it holds
+	 * back a renewal.
+	 */
+	protected static final Duration SHORT_BLACKHOLE = LEASE.dividedBy(2);
+
 	private final List<AutoCloseable> closeables = new ArrayList<>();
 
 	/**
 	 * A backend that reaches the store on {@code port}, with client timeouts below the
-	 * lease.
+	 * lease and above {@link #SHORT_BLACKHOLE}.
 	 */
 	protected abstract LockBackend newBackend(int port) throws Exception;
 
@@ -68,11 +79,16 @@ abstract class AbstractConnectionCutTests {
 	}
 
 	private DefaultDistributeLock newLock(int port) throws Exception {
+		return closeAfter(
+				new DefaultDistributeLock(newBackendClosedAfter(port), LEASE, false, LockEventListener.NONE, null));
+	}
+
+	private LockBackend newBackendClosedAfter(int port) throws Exception {
 		LockBackend backend = newBackend(port);
 		if (backend instanceof AutoCloseable closeable) {
 			closeAfter(closeable);
 		}
-		return closeAfter(new DefaultDistributeLock(backend, LEASE, false, LockEventListener.NONE, null));
+		return backend;
 	}
 
 	@Test
@@ -147,6 +163,122 @@ abstract class AbstractConnectionCutTests {
 					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
 		}
 		assertThat(isLocked(key)).isFalse();
+	}
+
+	@Test
+	void blackholeLongerThanTheLeaseReportsTheLossAndLetsAnotherClientTakeTheLock() throws Exception {
+		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
+		DefaultDistributeLock holderLock = newLock(proxy.port());
+		DefaultDistributeLock otherLock = newLock(storePort());
+		String key = "blackhole-long." + System.nanoTime();
+		LockHandle held = holderLock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow();
+		CountDownLatch lost = new CountDownLatch(1);
+		held.onLost((handle) -> lost.countDown());
+		proxy.blackhole();
+		long start = System.nanoTime();
+		try {
+			CompletableFuture<Takeover> other = CompletableFuture.supplyAsync(() -> {
+				LockHandle taken = acquire(otherLock, key, LEASE.plusSeconds(20));
+				return new Takeover(taken, millisSince(start), held.isHeld());
+			});
+			// Nothing fails fast: the holder's store calls time out, one client timeout
+			// each, and the loss is reported by the watchdog (or Curator) on its own.
+			assertThat(lost.await(LEASE.plusSeconds(20).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+			long lossMillis = millisSince(start);
+			assertThat(held.isHeld()).isFalse();
+			assertThat(holderLock.lostLockCount()).isOne();
+			Takeover takeover = other.get(LEASE.plusSeconds(30).toMillis(), TimeUnit.MILLISECONDS);
+			try (LockHandle taken = takeover.handle()) {
+				logger.info(backendName() + ": behind a blackhole the holder reported its loss after " + lossMillis
+						+ " ms, another client took the lock after " + takeover.millis() + " ms (lease "
+						+ LEASE.toMillis() + " ms); the holder's handle then said held: " + takeover.holderStillHeld());
+				assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken());
+				if (holderLock.backend().leasesExpire()) {
+					// The holder counts its lease from before its last renewal was sent,
+					// the store from when it ran it: the holder stops believing first.
+					assertThat(takeover.holderStillHeld()).isFalse();
+				}
+				// What the holder sent into the blackhole arrives now, late: none of it
+				// may touch the new holder's lock, and neither may its release.
+				proxy.heal();
+				try {
+					held.close();
+				}
+				catch (DistributeLockException ex) {
+					logger.info(backendName() + ": release of the lost lock failed: " + ex.getMessage());
+				}
+				assertThat(isLocked(key)).isTrue();
+				assertThat(taken.isHeld()).isTrue();
+			}
+		}
+		finally {
+			proxy.heal();
+		}
+		assertThat(isLocked(key)).isFalse();
+	}
+
+	@Test
+	void blackholeShorterThanTheLeaseKeepsTheLock() throws Exception {
+		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
+		CountingLockBackend holderBackend = new CountingLockBackend(newBackendClosedAfter(proxy.port()));
+		AtomicInteger renewed = new AtomicInteger();
+		DefaultDistributeLock holderLock = closeAfter(
+				new DefaultDistributeLock(holderBackend, LEASE, false, new LockEventListener() {
+
+					@Override
+					public void renewed(String key) {
+						renewed.incrementAndGet();
+					}
+
+				}, null));
+		String key = "blackhole-short." + System.nanoTime();
+		try (LockHandle held = holderLock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow()) {
+			boolean renews = holderBackend.leasesExpire();
+			if (renews) {
+				// Begin just after a renewal was answered, so that the next one, a third
+				// of the lease later, is sent into the blackhole.
+				await().atMost(LEASE.multipliedBy(2)).pollInterval(Duration.ofMillis(5)).until(() -> renewed.get() > 0);
+			}
+			int renewalsBefore = holderBackend.renewals.get();
+			proxy.blackhole();
+			try {
+				// The silent partition is the scenario.
+				Thread.sleep(SHORT_BLACKHOLE.toMillis());
+			}
+			finally {
+				proxy.heal();
+			}
+			if (renews) {
+				assertThat(holderBackend.renewals.get()).isGreaterThan(renewalsBefore);
+			}
+			// The renewal held back is answered late, not failed; two more leases pass,
+			// so the lock survives only if it goes on being renewed.
+			await().during(LEASE.multipliedBy(2))
+				.atMost(LEASE.multipliedBy(3))
+				.until(() -> held.isHeld() && isLocked(key));
+			assertThat(holderLock.lostLockCount()).isZero();
+		}
+		assertThat(isLocked(key)).isFalse();
+	}
+
+	private static LockHandle acquire(DefaultDistributeLock lock, String key, Duration wait) {
+		try {
+			return lock.tryAcquire(key, wait, null).orElseThrow();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static long millisSince(long nanos) {
+		return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
+	}
+
+	/**
+	 * Another client's acquisition, when it came, and what the old holder believed then.
+	 */
+	private record Takeover(LockHandle handle, long millis, boolean holderStillHeld) {
 	}
 
 }

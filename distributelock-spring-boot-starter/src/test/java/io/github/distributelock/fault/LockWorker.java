@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
+import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockEventListener;
@@ -32,9 +33,11 @@ import static org.awaitility.Awaitility.await;
  * <ul>
  * <li>{@code mode=loop}: threads that each repeat acquire, read a shared counter file,
  * write it plus one, release; every critical section is appended to the log file.</li>
- * <li>{@code mode=hold}: takes the lock once, prints {@code ACQUIRED <token>}, and waits
- * for a line on standard input; then prints whether it still holds the lock, tries a
- * fenced write, releases, and prints the outcome.</li>
+ * <li>{@code mode=hold}: takes the lock once, prints {@code ACQUIRED <token> <nanoTime>}
+ * (when the attempt began), and waits for a line on standard input; then prints whether
+ * it still holds the lock, tries a fenced write, releases, and prints the outcome. With
+ * {@code reportRenewals=true} it also prints {@code RENEWED <nanoTime>} when each renewal
+ * the store confirmed was sent.</li>
  * </ul>
  * Arguments are {@code name=value} pairs; the backend is built by {@link WorkerBackends}.
  */
@@ -51,10 +54,14 @@ public final class LockWorker {
 		}
 		LockBackend backend = WorkerBackends.create(options);
 		Duration watchdogLease = Duration.ofMillis(Long.parseLong(options.getOrDefault("watchdogLeaseMs", "30000")));
-		try (DefaultDistributeLock lock = new DefaultDistributeLock(backend, watchdogLease, true,
+		PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+		boolean hold = "hold".equals(options.get("mode"));
+		boolean reportRenewals = Boolean.parseBoolean(options.get("reportRenewals"));
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(
+				reportRenewals ? new RenewalReportingBackend(backend, out) : backend, watchdogLease, true,
 				LockEventListener.NONE, null)) {
-			if ("hold".equals(options.get("mode"))) {
-				hold(lock, options);
+			if (hold) {
+				hold(lock, options, out);
 			}
 			else {
 				loop(lock, options);
@@ -100,18 +107,20 @@ public final class LockWorker {
 		Files.write(log, lines);
 	}
 
-	private static void hold(DefaultDistributeLock lock, Map<String, String> options) throws Exception {
+	private static void hold(DefaultDistributeLock lock, Map<String, String> options, PrintWriter out)
+			throws Exception {
 		String key = options.get("key");
 		String leaseMs = options.get("leaseMs");
 		Duration lease = (leaseMs != null) ? Duration.ofMillis(Long.parseLong(leaseMs)) : null;
-		PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+		long attemptStart = System.nanoTime();
 		Optional<LockHandle> acquired = lock.tryAcquire(key, Duration.ofSeconds(30), lease);
 		if (acquired.isEmpty()) {
 			out.println(WorkerProcess.MARK + "NOT_ACQUIRED");
 			return;
 		}
 		LockHandle handle = acquired.get();
-		out.println(WorkerProcess.MARK + "ACQUIRED " + handle.fencingToken());
+		// The store counts the lease from when it ran the attempt, which is later.
+		out.println(WorkerProcess.MARK + "ACQUIRED " + handle.fencingToken() + " " + attemptStart);
 		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
 		in.readLine();
 		String awaitLossMs = options.get("awaitLossMs");
@@ -138,6 +147,31 @@ public final class LockWorker {
 		catch (LockLostException ex) {
 			out.println(WorkerProcess.MARK + "RELEASED lost");
 		}
+	}
+
+	/**
+	 * Prints {@code RENEWED <nanoTime>} after each renewal the store confirmed, with the
+	 * time the renewal was sent: the store extended the lease from a moment after it.
+	 */
+	private static final class RenewalReportingBackend extends CountingLockBackend {
+
+		private final PrintWriter out;
+
+		RenewalReportingBackend(LockBackend delegate, PrintWriter out) {
+			super(delegate);
+			this.out = out;
+		}
+
+		@Override
+		public boolean renew(String key, String owner, Duration lease) {
+			long start = System.nanoTime();
+			boolean renewed = super.renew(key, owner, lease);
+			if (renewed) {
+				this.out.println(WorkerProcess.MARK + "RENEWED " + start);
+			}
+			return renewed;
+		}
+
 	}
 
 }

@@ -82,4 +82,30 @@ final class MutualExclusionChecker {
 		return outOfOrder;
 	}
 
+	/**
+	 * The time between each section's end and the next section's start, in the order the
+	 * sections ran: where the lock went unused.
+	 */
+	List<Gap> gaps() {
+		List<Gap> gaps = new ArrayList<>();
+		for (int i = 1; i < this.sections.size(); i++) {
+			gaps.add(new Gap(this.sections.get(i - 1), this.sections.get(i)));
+		}
+		return gaps;
+	}
+
+	/**
+	 * The time between two consecutive critical sections.
+	 *
+	 * @param before the section that ended first
+	 * @param after the next section to start
+	 */
+	record Gap(CriticalSection before, CriticalSection after) {
+
+		long nanos() {
+			return this.after.startNanos() - this.before.endNanos();
+		}
+
+	}
+
 }

@@ -2,6 +2,7 @@ package io.github.distributelock.fault;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -22,6 +23,10 @@ import org.springframework.util.FileSystemUtils;
 class PostgresStoreOutageTests extends AbstractStoreOutageTests {
 
 	private static final int PORT = EmbeddedRedis.freePort();
+
+	private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(2);
+
+	private static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(5);
 
 	private static Path dataDirectory;
 
@@ -61,10 +66,11 @@ class PostgresStoreOutageTests extends AbstractStoreOutageTests {
 	private static HikariDataSource newDataSource() {
 		HikariConfig config = new HikariConfig();
 		// Bounded waits on a dead server: 2 s for a connection, 5 s for an answer.
-		config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + PORT + "/postgres?connectTimeout=2&socketTimeout=5");
+		config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + PORT + "/postgres?connectTimeout="
+				+ CONNECTION_TIMEOUT.toSeconds() + "&socketTimeout=" + SOCKET_TIMEOUT.toSeconds());
 		config.setUsername("postgres");
 		config.setMaximumPoolSize(4);
-		config.setConnectionTimeout(2_000);
+		config.setConnectionTimeout(CONNECTION_TIMEOUT.toMillis());
 		config.setInitializationFailTimeout(-1);
 		return new HikariDataSource(config);
 	}
@@ -72,6 +78,15 @@ class PostgresStoreOutageTests extends AbstractStoreOutageTests {
 	@Override
 	protected LockBackend newBackend() {
 		return new JdbcLockBackend(closeAfter(newDataSource()));
+	}
+
+	/**
+	 * The pool's connection timeout for a connection, then the driver's socket timeout
+	 * for the statement's answer.
+	 */
+	@Override
+	protected Duration storeCallTimeout() {
+		return CONNECTION_TIMEOUT.plus(SOCKET_TIMEOUT);
 	}
 
 	@Override

@@ -44,9 +44,11 @@ class RedisConnectionCutTests extends AbstractConnectionCutTests {
 
 	@Override
 	protected LockBackend newBackend(int port) {
+		// A command timeout below the lease, and above the short blackhole: a renewal
+		// held back by it is answered late rather than failed.
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration("127.0.0.1", port),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
 		factory.afterPropertiesSet();
 		factory.start();
 		closeAfter(factory::destroy);

@@ -18,6 +18,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 class RedisStoreOutageTests extends AbstractStoreOutageTests {
 
+	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
 	private static EmbeddedRedis redis;
 
 	@BeforeAll
@@ -36,11 +38,17 @@ class RedisStoreOutageTests extends AbstractStoreOutageTests {
 	protected LockBackend newBackend() {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration("127.0.0.1", redis.port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+				LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
 		factory.afterPropertiesSet();
 		factory.start();
 		closeAfter(factory::destroy);
 		return new RedisLockBackend(factory);
+	}
+
+	/** Lettuce queues a command while it reconnects, until its command timeout. */
+	@Override
+	protected Duration storeCallTimeout() {
+		return COMMAND_TIMEOUT;
 	}
 
 	@Override

@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A TCP proxy on a free loopback port in front of a server, for partition tests: it can
- * delay what it forwards, and cut every connection (and refuse new ones) until restored.
+ * delay what it forwards, cut every connection (and refuse new ones) until restored, or
+ * blackhole the traffic until healed.
  */
 final class TcpProxy implements AutoCloseable {
 
@@ -25,6 +26,13 @@ final class TcpProxy implements AutoCloseable {
 	private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean cut;
+
+	/** Guards {@link #blackholed}, and wakes the pumps it holds when it changes. */
+	private final Object traffic = new Object();
+
+	private boolean blackholed;
+
+	private boolean closed;
 
 	private volatile long latencyMillis;
 
@@ -70,6 +78,34 @@ final class TcpProxy implements AutoCloseable {
 		this.cut = false;
 	}
 
+	/**
+	 * Starts a silent partition: every connection, old or new, stays open, but nothing
+	 * passes in either direction, not even a close (no FIN or RST reaches either side),
+	 * so clients notice only by their own timeouts. New connections are accepted, as the
+	 * proxy's kernel completes their handshake anyway, and are held the same way.
+	 * <p>
+	 * What is held back is not thrown away: TCP retransmits lost segments, so a real
+	 * partition delays the bytes of a connection rather than cutting a gap into its
+	 * stream (which no network does, and which would desynchronise the protocols on it).
+	 * When the partition {@link #heal() heals}, the held bytes and closes are delivered
+	 * in order, as retransmissions would be.
+	 */
+	void blackhole() {
+		synchronized (this.traffic) {
+			this.blackholed = true;
+		}
+	}
+
+	/**
+	 * Ends a {@link #blackhole()}: what was held back is delivered, and traffic flows.
+	 */
+	void heal() {
+		synchronized (this.traffic) {
+			this.blackholed = false;
+			this.traffic.notifyAll();
+		}
+	}
+
 	private void accept() {
 		while (!this.listener.isClosed()) {
 			Socket client;
@@ -102,6 +138,7 @@ final class TcpProxy implements AutoCloseable {
 			try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
 				int read;
 				while ((read = in.read(buffer)) >= 0) {
+					awaitTraffic();
 					long latency = this.latencyMillis;
 					if (latency > 0) {
 						// The latency is the fault being simulated.
@@ -110,6 +147,8 @@ final class TcpProxy implements AutoCloseable {
 					out.write(buffer, 0, read);
 					out.flush();
 				}
+				// The end of the stream, too, waits for a blackhole to heal.
+				awaitTraffic();
 			}
 			catch (IOException ex) {
 				// Cut, or closed by either side.
@@ -124,6 +163,15 @@ final class TcpProxy implements AutoCloseable {
 		}, "tcp-proxy-pump-" + from.getPort());
 		thread.setDaemon(true);
 		thread.start();
+	}
+
+	/** Holds the calling pump while the traffic is blackholed, until healed or closed. */
+	private void awaitTraffic() throws InterruptedException {
+		synchronized (this.traffic) {
+			while (this.blackholed && !this.closed) {
+				this.traffic.wait();
+			}
+		}
 	}
 
 	private void closeConnections() {
@@ -144,6 +192,10 @@ final class TcpProxy implements AutoCloseable {
 
 	@Override
 	public void close() throws IOException {
+		synchronized (this.traffic) {
+			this.closed = true;
+			this.traffic.notifyAll();
+		}
 		this.listener.close();
 		closeConnections();
 	}

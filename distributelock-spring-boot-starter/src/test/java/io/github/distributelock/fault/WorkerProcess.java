@@ -33,12 +33,14 @@ final class WorkerProcess implements AutoCloseable {
 
 	private final Writer input;
 
+	private final Thread reader;
+
 	private WorkerProcess(Process process) {
 		this.process = process;
 		this.input = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-		Thread reader = new Thread(this::readOutput, "worker-" + process.pid() + "-output");
-		reader.setDaemon(true);
-		reader.start();
+		this.reader = new Thread(this::readOutput, "worker-" + process.pid() + "-output");
+		this.reader.setDaemon(true);
+		this.reader.start();
 	}
 
 	static WorkerProcess start(Path logDirectory, String name, List<String> options) {
@@ -80,6 +82,24 @@ final class WorkerProcess implements AutoCloseable {
 					+ this.process.isAlive() + ")");
 		}
 		return line;
+	}
+
+	/**
+	 * The lines the worker printed and the test has not taken yet, once the worker has
+	 * ended and its output has been read to the end.
+	 */
+	List<String> remainingLines(Duration timeout) throws InterruptedException {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		if (!this.process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+			throw new AssertionError("Worker " + this.process.pid() + " did not end within " + timeout);
+		}
+		this.reader.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+		if (this.reader.isAlive()) {
+			throw new AssertionError("The output of worker " + this.process.pid() + " did not end within " + timeout);
+		}
+		List<String> lines = new ArrayList<>();
+		this.output.drainTo(lines);
+		return lines;
 	}
 
 	void send(String line) throws IOException {

@@ -65,6 +65,11 @@ class ZooKeeperMultiProcessFaultTests extends AbstractMultiProcessFaultTests {
 	}
 
 	@Override
+	protected boolean renewsLeases() {
+		return false;
+	}
+
+	@Override
 	protected String backendName() {
 		return "ZooKeeper";
 	}

@@ -1,5 +1,6 @@
 package io.github.distributelock.fault;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.core.LockBackend;
@@ -19,6 +20,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * awaited locks: the lease is the session, which the clients lose while it is down.
  */
 class ZooKeeperStoreOutageTests extends AbstractStoreOutageTests {
+
+	private static final int CONNECTION_TIMEOUT_MILLIS = 2_000;
+
+	private static final int RETRIES = 1;
+
+	private static final int BASE_RETRY_SLEEP_MILLIS = 100;
 
 	private static TestingServer server;
 
@@ -40,13 +47,22 @@ class ZooKeeperStoreOutageTests extends AbstractStoreOutageTests {
 		CuratorFramework client = CuratorFrameworkFactory.builder()
 			.connectString(server.getConnectString())
 			.sessionTimeoutMs((int) LEASE.toMillis())
-			.connectionTimeoutMs(2_000)
-			.retryPolicy(new ExponentialBackoffRetry(100, 1))
+			.connectionTimeoutMs(CONNECTION_TIMEOUT_MILLIS)
+			.retryPolicy(new ExponentialBackoffRetry(BASE_RETRY_SLEEP_MILLIS, RETRIES))
 			.build();
 		client.start();
 		closeAfter(client);
 		assertThat(client.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
 		return new ZooKeeperLockBackend(client);
+	}
+
+	/**
+	 * Curator waits up to the connection timeout for a connection on each try, and sleeps
+	 * up to twice the base sleep time before the retry.
+	 */
+	@Override
+	protected Duration storeCallTimeout() {
+		return Duration.ofMillis((RETRIES + 1) * CONNECTION_TIMEOUT_MILLIS + 2 * BASE_RETRY_SLEEP_MILLIS);
 	}
 
 	@Override

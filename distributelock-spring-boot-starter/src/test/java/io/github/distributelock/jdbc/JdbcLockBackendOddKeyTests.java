@@ -27,7 +27,7 @@ class JdbcLockBackendOddKeyTests {
 	private static final List<String> ODD_KEYS = List.of("it's a \"quoted\" key", "x'; DROP TABLE distributelock; --",
 			"a -- comment /* and */ ; two; statements", ":key ?owner ${table} %_ \\back\\slash",
 			"\u540d\u524d:\u043a\u043b\u044e\u0447:\ud83d\udd12", "Case", "case", "trailing ", "trailing", "\u00e9",
-			"e\u0301");
+			"e\u0301", "..", "line\nbreak");
 
 	private static JdbcTestDatabases databases;
 

@@ -107,6 +107,11 @@ public final class EmbeddedZooKeeper {
 		}
 	}
 
+	/** The lock key that a lock node named {@code nodeName} stands for. */
+	public static String lockKeyOf(String nodeName) {
+		return ZooKeeperLockPaths.keyOf(nodeName);
+	}
+
 	/** Whether the server of {@code spec} is the ensemble's leader, asked with srvr. */
 	public static boolean isLeader(InstanceSpec spec) {
 		try {
