@@ -4,15 +4,17 @@
 -- ARGV[3]: how long an idle fencing counter is kept, in milliseconds
 -- Returns {1, fencing token} when acquired, {0, remaining lease of the holder in ms} when not.
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  -- Tokens follow the server clock in microseconds and never fall below the last token
-  -- issued, so they keep growing after an idle counter has expired and been dropped.
-  local now = redis.call('TIME')
-  local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
-  local last = tonumber(redis.call('GET', KEYS[2]))
-  if last and last >= token then
-    token = last + 1
+  local token = redis.call('INCR', KEYS[2])
+  if token == 1 then
+    -- A new counter: the last one expired while idle, or the key was never locked. Seed it
+    -- from the server clock in microseconds, which is past every token issued before: a
+    -- counter grows by one per acquisition, and acquisitions are more than a microsecond apart.
+    local now = redis.call('TIME')
+    token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+    redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
+  else
+    redis.call('PEXPIRE', KEYS[2], ARGV[3])
   end
-  redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
   return {1, token}
 end
 return {0, redis.call('PTTL', KEYS[1])}
