@@ -1,9 +1,9 @@
 package io.github.distributelock.actuate;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
+import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.AcquireResult;
@@ -42,7 +42,7 @@ class ObservationLockEventListenerTests {
 
 	private final TestObservationRegistry observations = TestObservationRegistry.create();
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	private final Closeables closeables = new Closeables();
 
 	ObservationLockEventListenerTests() {
 		this.observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(this.meters));
@@ -50,9 +50,7 @@ class ObservationLockEventListenerTests {
 
 	@AfterEach
 	void closeAll() throws Exception {
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			this.closeables.get(i).close();
-		}
+		this.closeables.close();
 	}
 
 	@Test

@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
@@ -43,7 +44,7 @@ abstract class AbstractShutdownTests {
 
 	private final ExecutorService callers = Executors.newCachedThreadPool();
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	private final Closeables closeables = new Closeables();
 
 	/** The backend's name in messages, such as {@code redis}. */
 	protected abstract String backendName();
@@ -78,16 +79,13 @@ abstract class AbstractShutdownTests {
 
 	/** Closes {@code closeable} after the test, before what was registered earlier. */
 	protected <T extends AutoCloseable> T closeAfterTest(T closeable) {
-		this.closeables.add(closeable);
-		return closeable;
+		return this.closeables.add(closeable);
 	}
 
 	@AfterEach
 	void closeAll() throws Exception {
 		this.callers.shutdownNow();
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			this.closeables.get(i).close();
-		}
+		this.closeables.close();
 	}
 
 	@Test

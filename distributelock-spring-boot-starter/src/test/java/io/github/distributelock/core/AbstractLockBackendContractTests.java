@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
@@ -35,7 +36,7 @@ public abstract class AbstractLockBackendContractTests {
 
 	private static final Duration LONG_WAIT = Duration.ofSeconds(30);
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	private final Closeables closeables = new Closeables();
 
 	private String key;
 
@@ -62,9 +63,7 @@ public abstract class AbstractLockBackendContractTests {
 		if (this.callers != null) {
 			this.callers.shutdownNow();
 		}
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			this.closeables.get(i).close();
-		}
+		this.closeables.close();
 	}
 
 	protected String key() {

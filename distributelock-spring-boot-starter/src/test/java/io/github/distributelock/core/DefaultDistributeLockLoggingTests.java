@@ -1,11 +1,11 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.MatchResult;
 import java.util.regex.Pattern;
 
+import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.redis.EmbeddedRedis;
 import io.github.distributelock.redis.RedisLockBackend;
@@ -43,7 +43,7 @@ class DefaultDistributeLockLoggingTests {
 
 	private static EmbeddedRedis redis;
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	private final Closeables closeables = new Closeables();
 
 	@BeforeAll
 	static void startRedis() {
@@ -65,9 +65,7 @@ class DefaultDistributeLockLoggingTests {
 	@AfterEach
 	void closeAll() throws Exception {
 		try {
-			for (int i = this.closeables.size() - 1; i >= 0; i--) {
-				this.closeables.get(i).close();
-			}
+			this.closeables.close();
 		}
 		finally {
 			loggingSystem.setLogLevel(CATEGORY, null);

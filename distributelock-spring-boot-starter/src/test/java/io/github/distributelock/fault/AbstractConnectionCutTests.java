@@ -1,13 +1,12 @@
 package io.github.distributelock.fault;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.CountingLockBackend;
@@ -41,7 +40,7 @@ abstract class AbstractConnectionCutTests {
 	 */
 	protected static final Duration SHORT_BLACKHOLE = LEASE.dividedBy(2);
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	private final Closeables closeables = new Closeables();
 
 	/**
 	 * A backend that reaches the store on {@code port}, with client timeouts below the
@@ -58,24 +57,11 @@ abstract class AbstractConnectionCutTests {
 
 	@AfterEach
 	void closeAll() throws Exception {
-		Exception failure = null;
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			try {
-				this.closeables.get(i).close();
-			}
-			catch (Exception ex) {
-				failure = (failure != null) ? failure : ex;
-			}
-		}
-		this.closeables.clear();
-		if (failure != null) {
-			throw failure;
-		}
+		this.closeables.close();
 	}
 
 	protected <T extends AutoCloseable> T closeAfter(T closeable) {
-		this.closeables.add(closeable);
-		return closeable;
+		return this.closeables.add(closeable);
 	}
 
 	private DefaultDistributeLock newLock(int port) throws Exception {

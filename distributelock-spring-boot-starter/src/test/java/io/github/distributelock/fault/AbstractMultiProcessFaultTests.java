@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
@@ -30,7 +31,7 @@ abstract class AbstractMultiProcessFaultTests {
 	/** How far the store's expiry may round down: Redis counts in whole milliseconds. */
 	private static final long CLOCK_TOLERANCE_MILLIS = 2;
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	private final Closeables closeables = new Closeables();
 
 	@TempDir
 	Path directory;
@@ -71,19 +72,7 @@ abstract class AbstractMultiProcessFaultTests {
 
 	@AfterEach
 	void closeAll() throws Exception {
-		Exception failure = null;
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			try {
-				this.closeables.get(i).close();
-			}
-			catch (Exception ex) {
-				failure = (failure != null) ? failure : ex;
-			}
-		}
-		this.closeables.clear();
-		if (failure != null) {
-			throw failure;
-		}
+		this.closeables.close();
 	}
 
 	protected WorkerProcess startWorker(String name, String... options) {

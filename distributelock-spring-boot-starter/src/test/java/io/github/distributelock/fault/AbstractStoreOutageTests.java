@@ -1,13 +1,12 @@
 package io.github.distributelock.fault;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.CountingLockBackend;
@@ -44,7 +43,7 @@ abstract class AbstractStoreOutageTests {
 	/** Room for a loaded machine's scheduling on top of the bounds the timeouts give. */
 	private static final Duration SLACK = Duration.ofSeconds(2);
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	private final Closeables closeables = new Closeables();
 
 	/** A new backend whose client gives up on a dead store within a few seconds. */
 	protected abstract LockBackend newBackend() throws Exception;
@@ -63,25 +62,12 @@ abstract class AbstractStoreOutageTests {
 
 	@AfterEach
 	void closeAll() throws Exception {
-		Exception failure = null;
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			try {
-				this.closeables.get(i).close();
-			}
-			catch (Exception ex) {
-				failure = (failure != null) ? failure : ex;
-			}
-		}
-		this.closeables.clear();
-		if (failure != null) {
-			throw failure;
-		}
+		this.closeables.close();
 	}
 
 	/** Registers something the test started, to be closed after it even on failure. */
 	protected <T extends AutoCloseable> T closeAfter(T closeable) {
-		this.closeables.add(closeable);
-		return closeable;
+		return this.closeables.add(closeable);
 	}
 
 	private LockBackend newBackendClosedAfter() throws Exception {

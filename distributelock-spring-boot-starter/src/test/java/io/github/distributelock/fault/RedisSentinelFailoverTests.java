@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.DefaultDistributeLock;
@@ -49,28 +50,15 @@ class RedisSentinelFailoverTests {
 
 	private static final int LOCKS = 20;
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	private final Closeables closeables = new Closeables();
 
 	@AfterEach
 	void closeAll() throws Exception {
-		Exception failure = null;
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			try {
-				this.closeables.get(i).close();
-			}
-			catch (Exception ex) {
-				failure = (failure != null) ? failure : ex;
-			}
-		}
-		this.closeables.clear();
-		if (failure != null) {
-			throw failure;
-		}
+		this.closeables.close();
 	}
 
 	private <T extends AutoCloseable> T closeAfter(T closeable) {
-		this.closeables.add(closeable);
-		return closeable;
+		return this.closeables.add(closeable);
 	}
 
 	private DefaultDistributeLock newLock(EmbeddedRedisSentinel redis, int minReplicasToAck) {

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distributelock.Closeables;
 import io.github.distributelock.fault.MutualExclusionChecker.Gap;
 import io.github.distributelock.zookeeper.EmbeddedZooKeeper;
 import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
@@ -50,31 +51,18 @@ class ZooKeeperLeaderLossFaultTests {
 	/** How many sections run before the leader is killed. */
 	private static final int SECTIONS_BEFORE_KILL = 300;
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	private final Closeables closeables = new Closeables();
 
 	@TempDir
 	Path directory;
 
 	@AfterEach
 	void closeAll() throws Exception {
-		Exception failure = null;
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			try {
-				this.closeables.get(i).close();
-			}
-			catch (Exception ex) {
-				failure = (failure != null) ? failure : ex;
-			}
-		}
-		this.closeables.clear();
-		if (failure != null) {
-			throw failure;
-		}
+		this.closeables.close();
 	}
 
 	private <T extends AutoCloseable> T closeAfter(T closeable) {
-		this.closeables.add(closeable);
-		return closeable;
+		return this.closeables.add(closeable);
 	}
 
 	@Test

@@ -15,6 +15,7 @@ import java.util.Properties;
 import java.util.function.IntUnaryOperator;
 import java.util.stream.Stream;
 
+import io.github.distributelock.Closeables;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
@@ -48,7 +49,7 @@ public final class EmbeddedRedisSentinel implements AutoCloseable {
 
 	private static final Duration STARTUP = Duration.ofSeconds(20);
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	private final Closeables closeables = new Closeables();
 
 	private final List<Path> directories = new ArrayList<>();
 
@@ -264,23 +265,15 @@ public final class EmbeddedRedisSentinel implements AutoCloseable {
 	 */
 	@Override
 	public void close() throws Exception {
-		Exception failure = null;
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			try {
-				this.closeables.get(i).close();
-			}
-			catch (Exception ex) {
-				failure = (failure != null) ? failure : ex;
-			}
+		try {
+			this.closeables.close();
 		}
-		this.closeables.clear();
-		for (Path directory : this.directories) {
-			try (Stream<Path> files = Files.walk(directory)) {
-				files.sorted(Comparator.reverseOrder()).forEach((file) -> file.toFile().delete());
+		finally {
+			for (Path directory : this.directories) {
+				try (Stream<Path> files = Files.walk(directory)) {
+					files.sorted(Comparator.reverseOrder()).forEach((file) -> file.toFile().delete());
+				}
 			}
-		}
-		if (failure != null) {
-			throw failure;
 		}
 	}
 

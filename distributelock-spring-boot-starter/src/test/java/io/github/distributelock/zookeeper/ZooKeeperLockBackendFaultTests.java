@@ -1,7 +1,6 @@
 package io.github.distributelock.zookeeper;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -10,6 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
+import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
 import io.github.distributelock.core.CountingLockBackend;
@@ -47,22 +47,11 @@ class ZooKeeperLockBackendFaultTests {
 	 */
 	private static final Duration FAILOVER_SESSION = Duration.ofSeconds(20);
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	private final Closeables closeables = new Closeables();
 
 	@AfterEach
 	void closeAll() throws Exception {
-		Exception failure = null;
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			try {
-				this.closeables.get(i).close();
-			}
-			catch (Exception ex) {
-				failure = (failure != null) ? failure : ex;
-			}
-		}
-		if (failure != null) {
-			throw failure;
-		}
+		this.closeables.close();
 	}
 
 	@Test
@@ -248,8 +237,7 @@ class ZooKeeperLockBackendFaultTests {
 	}
 
 	private <T extends AutoCloseable> T track(T closeable) {
-		this.closeables.add(closeable);
-		return closeable;
+		return this.closeables.add(closeable);
 	}
 
 	private static final class RecordingLossListener implements LockLossListener {
