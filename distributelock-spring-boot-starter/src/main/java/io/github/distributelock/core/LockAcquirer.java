@@ -104,16 +104,15 @@ final class LockAcquirer {
 	}
 
 	/**
-	 * Takes this JVM's gate for the key: threads of this JVM queue here, fairly, so only
-	 * one of them competes at the store.
+	 * Takes this JVM's gate for the key: threads of this JVM queue here, so only one of
+	 * them competes at the store.
 	 */
 	private boolean enterGate(KeyState state, Duration waitTime, long deadline) throws InterruptedException {
-		if (waitTime.isZero()) {
-			return state.gate.tryAcquire();
-		}
-		// A zero timeout honours the fair order without registering as a waiter.
-		if (state.gate.tryAcquire(0, TimeUnit.NANOSECONDS)) {
+		if (state.gate.tryAcquire()) {
 			return true;
+		}
+		if (waitTime.isZero()) {
+			return false;
 		}
 		return this.context.shutdown.await(state.key,
 				() -> state.gate.tryAcquire(deadline - System.nanoTime(), TimeUnit.NANOSECONDS));
