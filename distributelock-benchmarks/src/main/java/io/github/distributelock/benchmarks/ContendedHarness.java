@@ -4,7 +4,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -13,11 +15,16 @@ import org.apache.commons.logging.LogFactory;
  * The contended runs, a plain Java harness rather than JMH because the hand-off latency
  * spans two threads (and, across JVMs, two processes): for each library, 4 threads in one
  * JVM, then 2 JVMs of 2 threads, all on one key, each JVM started fresh by
- * {@link ContendedWorker}.
+ * {@link ContendedWorker}. Every run is repeated in rounds, all libraries once per round,
+ * and the run of median throughput is reported with the range of the rounds.
  */
 final class ContendedHarness {
 
 	private static final Log logger = LogFactory.getLog(ContendedHarness.class);
+
+	private static final int THREADS = 4;
+
+	private static final int[] JVM_COUNTS = { 1, 2 };
 
 	private final Endpoints endpoints;
 
@@ -32,17 +39,21 @@ final class ContendedHarness {
 	}
 
 	List<ContendedResult> run(List<String> libraries) throws Exception {
-		List<ContendedResult> results = new ArrayList<>();
-		for (String library : libraries) {
-			results.add(run(library, 1, 4));
-			results.add(run(library, 2, 2));
+		Map<String, List<ContendedResult>> rounds = new LinkedHashMap<>();
+		for (int round = 1; round <= this.settings.contendedRounds(); round++) {
+			for (String library : libraries) {
+				for (int jvms : JVM_COUNTS) {
+					ContendedResult result = run(library, jvms, THREADS / jvms, round);
+					rounds.computeIfAbsent(library + "-" + jvms, (name) -> new ArrayList<>()).add(result);
+				}
+			}
 		}
-		return results;
+		return rounds.values().stream().map(ContendedResult::median).toList();
 	}
 
-	private ContendedResult run(String library, int jvms, int threads) throws Exception {
+	private ContendedResult run(String library, int jvms, int threads, int round) throws Exception {
 		String name = library + "-" + jvms + "x" + threads;
-		logger.info("Contended: " + name);
+		logger.info("Contended: " + name + ", round " + round + " of " + this.settings.contendedRounds());
 		Files.createDirectories(this.workDirectory);
 		Path boardFile = this.workDirectory.resolve(name + ".board");
 		Files.deleteIfExists(boardFile);

@@ -5,10 +5,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
- * What one contended run measured, summed over its JVMs.
+ * What one contended run measured, summed over its JVMs; for the page, the round of
+ * median throughput, with the range of all rounds.
  *
  * @param library the library
  * @param jvms how many JVMs competed
@@ -21,10 +23,34 @@ import java.util.List;
  * @param overlaps acquisitions while another holder was still marked: must be 0
  * @param errors threads that stopped on an exception
  * @param error the last exception, if any
+ * @param rounds how many rounds were run
+ * @param lowestPerSecond the lowest throughput of the rounds
+ * @param highestPerSecond the highest throughput of the rounds
  */
 record ContendedResult(String library, int jvms, int threadsPerJvm, double acquisitionsPerSecond,
 		double handOffP50Micros, double handOffP99Micros, long handOffs, long timeouts, long overlaps, long errors,
-		String error) {
+		String error, int rounds, double lowestPerSecond, double highestPerSecond) {
+
+	/**
+	 * The round of median throughput, carrying the range of all rounds and, summed over
+	 * all of them, the timeouts, overlaps and errors: a fault in any round must show.
+	 */
+	static ContendedResult median(List<ContendedResult> rounds) {
+		List<ContendedResult> sorted = rounds.stream()
+			.sorted(Comparator.comparingDouble(ContendedResult::acquisitionsPerSecond))
+			.toList();
+		ContendedResult median = sorted.get(sorted.size() / 2);
+		String error = rounds.stream()
+			.map(ContendedResult::error)
+			.filter((message) -> !message.isBlank())
+			.reduce("", (first, next) -> next);
+		return new ContendedResult(median.library, median.jvms, median.threadsPerJvm, median.acquisitionsPerSecond,
+				median.handOffP50Micros, median.handOffP99Micros, median.handOffs,
+				rounds.stream().mapToLong(ContendedResult::timeouts).sum(),
+				rounds.stream().mapToLong(ContendedResult::overlaps).sum(),
+				rounds.stream().mapToLong(ContendedResult::errors).sum(), error, rounds.size(),
+				sorted.get(0).acquisitionsPerSecond, sorted.get(sorted.size() - 1).acquisitionsPerSecond);
+	}
 
 	static ContendedResult of(String library, int jvms, int threads, Duration measured, List<Path> files)
 			throws IOException {
@@ -51,7 +77,7 @@ record ContendedResult(String library, int jvms, int threadsPerJvm, double acqui
 		long[] sorted = Percentiles.sorted(handOffs.stream().mapToLong(Long::longValue).toArray());
 		return new ContendedResult(library, jvms, threads, acquisitions / (measured.toNanos() / 1e9),
 				Percentiles.of(sorted, 50) / 1000, Percentiles.of(sorted, 99) / 1000, sorted.length, timeouts, overlaps,
-				errors, error);
+				errors, error, 1, acquisitions / (measured.toNanos() / 1e9), acquisitions / (measured.toNanos() / 1e9));
 	}
 
 }

@@ -113,7 +113,8 @@ public final class Report {
 						+ settings.path("measurementIterations").asInt() + " measured iterations of "
 						+ settings.path("iterationTime").asString() + ", 1 thread, modes SampleTime and Throughput" });
 		rows.add(new String[] { "contended", settings.path("contendedWarmup").asString() + " warm-up + "
-				+ settings.path("contendedMeasured").asString() + " measured, fresh JVMs, plain Java harness" });
+				+ settings.path("contendedMeasured").asString() + " measured, fresh JVMs, plain Java harness, "
+				+ settings.path("contendedRounds").asInt() + " rounds (libraries taking turns), median reported" });
 		rows.add(new String[] { "scale",
 				settings.path("scaleCycles").asInt() + " keys, 16 threads, fresh JVM per library" });
 		table(List.of("", ""), rows);
@@ -212,20 +213,24 @@ public final class Report {
 				+ "then 2 JVMs of 2 threads, all taking and releasing one key as fast as they can. Hand-off: from the "
 				+ "holder's call to unlock to the next holder's lock returning (timestamps shared through a "
 				+ "memory-mapped file, on the system-wide monotonic clock). Overlaps must be 0: they count "
-				+ "acquisitions while another holder still held the lock.");
+				+ "acquisitions while another holder still held the lock. Each run was repeated in rounds, every "
+				+ "library once per round; the table gives the round of median throughput, the range of all rounds, "
+				+ "and timeouts, overlaps and errors summed over all rounds.");
 		line();
 		List<String[]> rows = new ArrayList<>();
 		for (JsonNode result : this.results.contended) {
 			rows.add(new String[] { Libraries.label(result.path("library").asString()),
 					result.path("jvms").asInt() + " x " + result.path("threadsPerJvm").asInt(),
 					perSecond(Results.number(result.path("acquisitionsPerSecond"))),
+					perSecond(Results.number(result.path("lowestPerSecond"))) + " – "
+							+ perSecond(Results.number(result.path("highestPerSecond"))),
 					millis(Results.number(result.path("handOffP50Micros"))),
 					millis(Results.number(result.path("handOffP99Micros"))),
 					Long.toString(result.path("timeouts").asLong()), Long.toString(result.path("overlaps").asLong()),
 					result.path("errors").asLong() == 0 ? "" : result.path("error").asString() });
 		}
-		table(List.of("library", "JVMs x threads", "acquisitions/s", "hand-off p50 ms", "hand-off p99 ms",
-				"2 s waits timed out", "overlaps", "errors"), rows);
+		table(List.of("library", "JVMs x threads", "acquisitions/s", "range over rounds", "hand-off p50 ms",
+				"hand-off p99 ms", "2 s waits timed out", "overlaps", "errors"), rows);
 	}
 
 	private void scale() {

@@ -12,21 +12,23 @@ import java.time.Duration;
  * @param iterationTime the length of one JMH iteration
  * @param contendedWarmup the unmeasured start of each contended run
  * @param contendedMeasured the measured part of each contended run
+ * @param contendedRounds how many times each contended run is repeated, the libraries
+ * taking turns, so that a noisy moment on a shared machine does not decide a comparison
  * @param scaleCycles the lock/unlock cycles over distinct keys of the scale run
  * @param countedCycles the cycles whose store commands are counted
  * @param interleavedRounds the rounds of the interleaved run
  */
 record Settings(boolean quick, int warmupIterations, int measurementIterations, Duration iterationTime,
-		Duration contendedWarmup, Duration contendedMeasured, int scaleCycles, int countedCycles,
+		Duration contendedWarmup, Duration contendedMeasured, int contendedRounds, int scaleCycles, int countedCycles,
 		int interleavedRounds) {
 
 	static Settings full() {
-		return new Settings(false, 3, 5, Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(6), 100_000,
-				1_000, 100);
+		return new Settings(false, 3, 5, Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(6), 3,
+				100_000, 1_000, 100);
 	}
 
 	static Settings quickRun() {
-		return new Settings(true, 1, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), 10_000,
+		return new Settings(true, 1, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), 1, 10_000,
 				200, 10);
 	}
 

@@ -101,8 +101,14 @@ final class Targets {
 		}
 		double ratio = Results.number(ours.path("acquisitionsPerSecond"))
 				/ Results.number(redisson.path("acquisitionsPerSecond"));
-		add(target, String.format("%.0f/s vs %.0f/s: %.2fx", Results.number(ours.path("acquisitionsPerSecond")),
-				Results.number(redisson.path("acquisitionsPerSecond")), ratio), ratio >= factor);
+		add(target,
+				String.format("%.0f/s vs %.0f/s: %.2fx (medians of %d rounds; ours %.0f–%.0f/s, Redisson %.0f–%.0f/s)",
+						Results.number(ours.path("acquisitionsPerSecond")),
+						Results.number(redisson.path("acquisitionsPerSecond")), ratio, ours.path("rounds").asInt(),
+						Results.number(ours.path("lowestPerSecond")), Results.number(ours.path("highestPerSecond")),
+						Results.number(redisson.path("lowestPerSecond")),
+						Results.number(redisson.path("highestPerSecond"))),
+				ratio >= factor);
 	}
 
 	private void handOff(String ours, String store) {
