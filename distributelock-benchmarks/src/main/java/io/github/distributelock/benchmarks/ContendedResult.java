@@ -43,7 +43,8 @@ record ContendedResult(String library, int jvms, int threadsPerJvm, double acqui
 		String error = rounds.stream()
 			.map(ContendedResult::error)
 			.filter((message) -> !message.isBlank())
-			.reduce("", (first, next) -> next);
+			.findFirst()
+			.orElse("");
 		return new ContendedResult(median.library, median.jvms, median.threadsPerJvm, median.acquisitionsPerSecond,
 				median.handOffP50Micros, median.handOffP99Micros, median.handOffs,
 				rounds.stream().mapToLong(ContendedResult::timeouts).sum(),
@@ -75,9 +76,10 @@ record ContendedResult(String library, int jvms, int threadsPerJvm, double acqui
 			}
 		}
 		long[] sorted = Percentiles.sorted(handOffs.stream().mapToLong(Long::longValue).toArray());
-		return new ContendedResult(library, jvms, threads, acquisitions / (measured.toNanos() / 1e9),
-				Percentiles.of(sorted, 50) / 1000, Percentiles.of(sorted, 99) / 1000, sorted.length, timeouts, overlaps,
-				errors, error, 1, acquisitions / (measured.toNanos() / 1e9), acquisitions / (measured.toNanos() / 1e9));
+		double perSecond = acquisitions / (measured.toNanos() / 1e9);
+		return new ContendedResult(library, jvms, threads, perSecond, Percentiles.of(sorted, 50) / 1000,
+				Percentiles.of(sorted, 99) / 1000, sorted.length, timeouts, overlaps, errors, error, 1, perSecond,
+				perSecond);
 	}
 
 }
