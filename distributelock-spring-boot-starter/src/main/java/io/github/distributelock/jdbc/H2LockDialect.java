@@ -12,6 +12,11 @@ final class H2LockDialect extends JdbcLockDialect {
 	}
 
 	@Override
+	String productName() {
+		return "H2";
+	}
+
+	@Override
 	boolean matches(String productName, String productVersion) {
 		return "H2".equalsIgnoreCase(productName);
 	}

@@ -29,6 +29,12 @@ abstract class JdbcLockDialect {
 	abstract String name();
 
 	/**
+	 * The database's name in Spring's {@code sql-error-codes.xml}, which translates its
+	 * error codes.
+	 */
+	abstract String productName();
+
+	/**
 	 * Whether this dialect serves a database that reports this product name and version.
 	 */
 	abstract boolean matches(String productName, String productVersion);

@@ -14,20 +14,28 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
-import org.springframework.jdbc.core.ConnectionCallback;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.jdbc.datasource.init.ScriptUtils;
+import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
  * The SQL side of the JDBC backend: one statement per operation, each run on a connection
  * of its own and committed at once, never inside the caller's transaction, so that no
  * connection or transaction is held while a lock is held.
+ * <p>
+ * Connections are taken from the {@link DataSource} itself and closed after each
+ * statement, not through Spring's {@code DataSourceUtils} (which {@code JdbcTemplate}
+ * uses): inside a caller's transaction that registers each connection it hands out with
+ * the transaction and keeps it until commit, so a pool of N was exhausted by fewer than N
+ * transactions that lock.
  */
 final class JdbcLockRepository {
 
-	private final JdbcTemplate jdbcTemplate;
+	private final DataSource dataSource;
+
+	private final SQLExceptionTranslator exceptionTranslator;
 
 	private final JdbcLockDialect dialect;
 
@@ -46,7 +54,11 @@ final class JdbcLockRepository {
 	private final LockStatement purge;
 
 	JdbcLockRepository(DataSource dataSource, JdbcLockDialect dialect, String tableName) {
-		this.jdbcTemplate = new JdbcTemplate(new UnboundDataSource(dataSource));
+		this.dataSource = (dataSource instanceof TransactionAwareDataSourceProxy proxy) ? proxy.getTargetDataSource()
+				: dataSource;
+		// Error codes by product name: reading them from the DataSource would borrow a
+		// connection through DataSourceUtils.
+		this.exceptionTranslator = new SQLErrorCodeSQLExceptionTranslator(dialect.productName());
 		this.dialect = dialect;
 		this.tableName = LockStatement.validTableName(tableName);
 		this.acquire = LockStatement.load(dialect, "acquire.sql", tableName);
@@ -123,7 +135,7 @@ final class JdbcLockRepository {
 	/** Creates the sequence and the table unless they exist. */
 	void createSchema() {
 		String script = LockStatement.text(this.dialect, "schema.sql", this.tableName);
-		this.jdbcTemplate.execute((ConnectionCallback<Void>) (connection) -> {
+		onOwnConnection("create the lock table", (connection) -> {
 			ScriptUtils.executeSqlScript(connection,
 					new ByteArrayResource(script.getBytes(StandardCharsets.UTF_8), "distributelock schema"));
 			if (!connection.getAutoCommit()) {
@@ -143,7 +155,7 @@ final class JdbcLockRepository {
 
 	private <T> T execute(LockStatement statement, Map<String, ?> values, StatementWork<T> work) {
 		Object[] arguments = statement.arguments(values);
-		return this.jdbcTemplate.execute((ConnectionCallback<T>) (connection) -> {
+		return onOwnConnection(statement.sql(), (connection) -> {
 			boolean autoCommit = connection.getAutoCommit();
 			try (PreparedStatement ps = connection.prepareStatement(statement.sql())) {
 				new ArgumentPreparedStatementSetter(arguments).setValues(ps);
@@ -162,6 +174,20 @@ final class JdbcLockRepository {
 				throw ex;
 			}
 		});
+	}
+
+	/**
+	 * Runs {@code work} on a connection borrowed for it alone and returned at once,
+	 * translating a failure as {@code JdbcTemplate} would.
+	 */
+	private <T> T onOwnConnection(String task, ConnectionWork<T> work) {
+		try (Connection connection = this.dataSource.getConnection()) {
+			return work.run(connection);
+		}
+		catch (SQLException ex) {
+			RuntimeException translated = this.exceptionTranslator.translate(task, null, ex);
+			throw (translated != null) ? translated : new UncategorizedSQLException(task, null, ex);
+		}
 	}
 
 	private static void rollback(Connection connection, Exception failure) {
@@ -190,23 +216,16 @@ final class JdbcLockRepository {
 	}
 
 	@FunctionalInterface
-	private interface RowReader<T> {
+	private interface ConnectionWork<T> {
 
-		T read(ResultSet resultSet) throws SQLException;
+		T run(Connection connection) throws SQLException;
 
 	}
 
-	/**
-	 * The application's DataSource under another identity, so that Spring's transaction
-	 * synchronization, which binds connections to the DataSource they came from, never
-	 * hands a lock statement the connection of a transaction in progress.
-	 */
-	private static final class UnboundDataSource extends DelegatingDataSource {
+	@FunctionalInterface
+	private interface RowReader<T> {
 
-		UnboundDataSource(DataSource dataSource) {
-			super((dataSource instanceof TransactionAwareDataSourceProxy proxy) ? proxy.getTargetDataSource()
-					: dataSource);
-		}
+		T read(ResultSet resultSet) throws SQLException;
 
 	}
 

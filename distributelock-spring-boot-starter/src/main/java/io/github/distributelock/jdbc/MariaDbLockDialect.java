@@ -21,6 +21,11 @@ final class MariaDbLockDialect extends JdbcLockDialect {
 	}
 
 	@Override
+	String productName() {
+		return "MySQL";
+	}
+
+	@Override
 	boolean matches(String productName, String productVersion) {
 		return "MariaDB".equalsIgnoreCase(productName)
 				|| ("MySQL".equalsIgnoreCase(productName) && productVersion.contains("MariaDB"));

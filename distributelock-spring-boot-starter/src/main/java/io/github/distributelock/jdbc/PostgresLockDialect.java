@@ -14,6 +14,11 @@ final class PostgresLockDialect extends JdbcLockDialect {
 	}
 
 	@Override
+	String productName() {
+		return "PostgreSQL";
+	}
+
+	@Override
 	boolean matches(String productName, String productVersion) {
 		return "PostgreSQL".equalsIgnoreCase(productName);
 	}

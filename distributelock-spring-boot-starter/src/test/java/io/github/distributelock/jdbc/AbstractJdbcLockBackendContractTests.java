@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -25,9 +27,11 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -86,6 +90,76 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 		assertThat(isLockedInStore(key())).isTrue();
 		handle.close();
 		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	/**
+	 * ShedLock's "fuzz test with transaction": transactions on the lock table's own pool
+	 * lock and release inside themselves. A lock statement must borrow a connection only
+	 * for itself and never stay enlisted in the caller's transaction, or a pool is
+	 * exhausted by fewer transactions than it has connections.
+	 */
+	@Test
+	void transactionsThatLockBorrowAConnectionOnlyForEachStatement() throws Exception {
+		int poolSize = 4;
+		int transactionCount = 3;
+		HikariDataSource dataSource = database().newDataSource((config) -> {
+			config.setMaximumPoolSize(poolSize);
+			config.setConnectionTimeout(2_000);
+		});
+		closeAfterTest(dataSource);
+		DefaultDistributeLock lock = newLock(new JdbcLockBackend(dataSource),
+				DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		JdbcTemplate inTransaction = new JdbcTemplate(dataSource);
+		CyclicBarrier allLockedAndReleased = new CyclicBarrier(transactionCount + 1);
+		CountDownLatch poolChecked = new CountDownLatch(1);
+		List<CompletableFuture<Void>> workers = new ArrayList<>();
+		for (int t = 0; t < transactionCount; t++) {
+			String workerKey = key() + "." + t;
+			workers.add(CompletableFuture.runAsync(() -> transactions.executeWithoutResult((status) -> {
+				inTransaction.queryForObject("SELECT 1", Integer.class);
+				for (int i = 0; i < 5; i++) {
+					try (LockHandle handle = lock.tryAcquire(workerKey, Duration.ofSeconds(10), null).orElseThrow()) {
+						assertThat(handle.isHeld()).isTrue();
+					}
+					catch (InterruptedException ex) {
+						throw new IllegalStateException(ex);
+					}
+				}
+				awaitQuietly(allLockedAndReleased);
+				awaitQuietly(poolChecked);
+			}), callers()));
+		}
+		allLockedAndReleased.await(60, TimeUnit.SECONDS);
+		try {
+			// Only the transactions' own connections are out while they are still open.
+			assertThat(dataSource.getHikariPoolMXBean().getActiveConnections()).isEqualTo(transactionCount);
+		}
+		finally {
+			poolChecked.countDown();
+		}
+		CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+		assertThat(dataSource.getHikariPoolMXBean().getActiveConnections()).isZero();
+	}
+
+	private static void awaitQuietly(CyclicBarrier barrier) {
+		try {
+			barrier.await(60, TimeUnit.SECONDS);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			if (!latch.await(60, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("Timed out waiting for the pool check");
+			}
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	@Test
