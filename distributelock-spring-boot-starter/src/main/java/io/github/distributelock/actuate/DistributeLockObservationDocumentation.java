@@ -147,6 +147,12 @@ public enum DistributeLockObservationDocumentation implements ObservationDocumen
 		/** The watchdog could not renew the lease and retries while it lasts. */
 		RENEWAL_FAILED("renewal.failed"),
 
+		/**
+		 * The release failed for a store error and is retried in the background until the
+		 * lease would have ended.
+		 */
+		RELEASE_FAILED("release.failed"),
+
 		/** The lock was lost while held. */
 		LOST("lost");
 

@@ -124,6 +124,11 @@ public class ObservationLockEventListener implements LockEventListener {
 		}
 
 		@Override
+		public void releaseFailed(Throwable failure) {
+			holdEvent(LockHoldEvent.RELEASE_FAILED);
+		}
+
+		@Override
 		public void lost(String reason) {
 			LockHoldContext context = this.holdContext;
 			if (context != null) {

@@ -86,6 +86,13 @@ final class CompositeLockEventListener implements LockEventListener {
 		}
 
 		@Override
+		public void releaseFailed(Throwable failure) {
+			for (LockTracker tracker : this.trackers) {
+				tracker.releaseFailed(failure);
+			}
+		}
+
+		@Override
 		public void lost(String reason) {
 			for (LockTracker tracker : this.trackers) {
 				tracker.lost(reason);

@@ -117,7 +117,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			return held.releaseAll();
 		}
 		// The value may have locked from another instance: the store checks the owner.
-		return this.context.call(lockKey, "release", () -> this.context.backend.release(lockKey, lockValue));
+		return this.context.releaseUninterruptibly(lockKey, lockValue);
 	}
 
 	@Override
@@ -185,6 +185,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 				this.context.log().warn("Could not release lock '" + lock.key + "' at shutdown", ex);
 			}
 		}
+		this.context.releaseRetries.drain();
 		this.context.backend.removeLossListener(this.context);
 		if (this.ownsScheduler) {
 			this.context.scheduler.shutdownNow();

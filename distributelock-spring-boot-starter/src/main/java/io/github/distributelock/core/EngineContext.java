@@ -20,6 +20,11 @@ final class EngineContext implements LockLossListener {
 
 	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
 
+	/**
+	 * Releases sent before one cut short by interrupts again and again counts as failed.
+	 */
+	private static final int RELEASE_ATTEMPTS_WHEN_INTERRUPTED = 3;
+
 	final LockBackend backend;
 
 	final ScheduledExecutorService scheduler;
@@ -35,6 +40,8 @@ final class EngineContext implements LockLossListener {
 	final ShutdownGuard shutdown;
 
 	final Watchdog watchdog;
+
+	final ReleaseRetries releaseRetries;
 
 	private final AtomicLong lostLocks = new AtomicLong();
 
@@ -56,6 +63,7 @@ final class EngineContext implements LockLossListener {
 		this.events = events;
 		this.shutdown = new ShutdownGuard(backend.name());
 		this.watchdog = new Watchdog(scheduler, watchdogLease);
+		this.releaseRetries = new ReleaseRetries(backend, scheduler);
 	}
 
 	/**
@@ -79,6 +87,57 @@ final class EngineContext implements LockLossListener {
 		}
 		catch (RuntimeException ex) {
 			throw failure(key, operation, ex);
+		}
+	}
+
+	/**
+	 * Releases {@code key} in the store whatever the calling thread's interrupt flag, and
+	 * when the store fails, retries in the background until the lease ends and throws.
+	 * @param leaseEndNanos when the lease ends on {@link System#nanoTime()}, or
+	 * {@code null} for a store without leases
+	 * @return whether this owner held the lock
+	 * @throws DistributeLockException if the store failed; the release is retried
+	 */
+	boolean release(String key, String owner, @Nullable Long leaseEndNanos) {
+		try {
+			return releaseUninterruptibly(key, owner);
+		}
+		catch (DistributeLockException ex) {
+			this.releaseRetries.retry(key, owner, leaseEndNanos, ex);
+			throw ex;
+		}
+	}
+
+	/**
+	 * Releases {@code key} in the store with the interrupt flag cleared, and sends the
+	 * release again when an interrupt that arrived during the call cut it short; the flag
+	 * is set again at the end if it was set at any point.
+	 * @return whether this owner held the lock
+	 * @throws DistributeLockException if the store failed
+	 */
+	boolean releaseUninterruptibly(String key, String owner) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			for (int attempt = 1;; attempt++) {
+				try {
+					// A release cut short by an interrupt may have been applied all the
+					// same: the next one then finds nothing to release.
+					return this.backend.release(key, owner) || attempt > 1;
+				}
+				catch (RuntimeException ex) {
+					if (attempt < RELEASE_ATTEMPTS_WHEN_INTERRUPTED && Interrupts.causedInterrupt(ex)) {
+						interrupted = true;
+						Thread.interrupted();
+						continue;
+					}
+					throw failure(key, "release", ex);
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
@@ -133,6 +192,7 @@ final class EngineContext implements LockLossListener {
 		// Counted before the held locks are read, so that a lock being acquired now
 		// either is among them or sees the new count in markLostIfReportedSince.
 		this.lossReports.incrementAndGet();
+		this.releaseRetries.forgetAll();
 		for (HeldLock lock : this.table.heldLocks()) {
 			lock.markLost(reason);
 		}

@@ -156,11 +156,11 @@ final class HeldLock {
 		cancelTimer();
 		boolean releasedInStore;
 		try {
-			releasedInStore = this.context.call(this.key, "release",
-					() -> this.context.backend.release(this.key, this.owner));
+			releasedInStore = this.context.release(this.key, this.owner, leaseEndNanos());
 		}
 		catch (RuntimeException ex) {
 			detachLocally();
+			this.tracker.releaseFailed(ex);
 			released();
 			throw ex;
 		}
@@ -188,6 +188,11 @@ final class HeldLock {
 				.debug("Released lock '" + this.key + "' in " + this.context.backend.name() + " after holding it "
 						+ held.toMillis() + " ms (fencing token " + this.fencingToken + ")");
 		}
+	}
+
+	/** When the lease ends in the store, or {@code null} for a store without leases. */
+	private @Nullable Long leaseEndNanos() {
+		return leaseExpires() ? this.leaseDeadlineNanos : null;
 	}
 
 	boolean isSuspect() {

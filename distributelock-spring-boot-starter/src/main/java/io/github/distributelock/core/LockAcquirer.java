@@ -34,6 +34,7 @@ final class LockAcquirer {
 	@Nullable HeldLock acquire(String key, @Nullable String name, @Nullable String ownerValue, Duration waitTime,
 			@Nullable Duration leaseTime) throws InterruptedException {
 		Arguments.requireWait(waitTime);
+		Interrupts.check(key, this.context.backend.name());
 		this.context.shutdown.enter(key);
 		try {
 			return acquireWhileOpen(key, name, ownerValue, waitTime, leaseTime);

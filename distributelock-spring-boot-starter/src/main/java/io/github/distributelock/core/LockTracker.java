@@ -56,6 +56,15 @@ public interface LockTracker {
 	}
 
 	/**
+	 * The release failed for a store error; it is retried in the background until the
+	 * lease would have ended. Reported before {@link #released()}.
+	 * @param failure the failure of the store
+	 * @since 1.0.0
+	 */
+	default void releaseFailed(Throwable failure) {
+	}
+
+	/**
 	 * The lock was lost while held: its lease ran out or the store no longer had it.
 	 * Reported before {@link #released()} when found at release.
 	 * @param reason why it was lost

@@ -42,7 +42,7 @@ final class StoreAcquisition {
 			this.context.shutdown.requireOpen(key);
 			long attemptStart = System.nanoTime();
 			long lossReports = this.context.lossReports();
-			AcquireResult result = attempt(key, lease);
+			AcquireResult result = attempt(key, lease, attemptStart);
 			if (result.acquired()) {
 				return new HeldLock(this.context, this.keyState, this.owner, result, reentrantThread, this.fixedLease,
 						attemptStart, lossReports, this.tracker);
@@ -63,6 +63,9 @@ final class StoreAcquisition {
 					this.context.backend.awaitRelease(key, maxWait);
 				}
 				catch (RuntimeException ex) {
+					if (Interrupts.causedInterrupt(ex)) {
+						throw Interrupts.interrupted(key, this.context.backend.name(), ex);
+					}
 					throw this.context.failure(key, "wait for", ex);
 				}
 				return null;
@@ -70,18 +73,24 @@ final class StoreAcquisition {
 		}
 	}
 
-	private AcquireResult attempt(String key, Duration lease) {
+	private AcquireResult attempt(String key, Duration lease, long attemptStart) throws InterruptedException {
 		try {
 			return this.context.call(key, "acquire", () -> this.context.backend.tryAcquire(key, this.owner, lease));
 		}
 		catch (DistributeLockException ex) {
-			// The store may have applied the attempt before failing to answer: give it
-			// back.
+			boolean interrupted = Interrupts.causedInterrupt(ex);
+			// The store may have applied the attempt before failing to answer (or before
+			// an interrupt stopped the wait for its answer): give it back.
+			Long leaseEnd = this.context.backend.leasesExpire()
+					? attemptStart + DefaultDistributeLock.saturatedNanos(lease) : null;
 			try {
-				this.context.backend.release(key, this.owner);
+				this.context.release(key, this.owner, leaseEnd);
 			}
 			catch (RuntimeException releaseFailure) {
 				ex.addSuppressed(releaseFailure);
+			}
+			if (interrupted) {
+				throw Interrupts.interrupted(key, this.context.backend.name(), ex);
 			}
 			throw ex;
 		}

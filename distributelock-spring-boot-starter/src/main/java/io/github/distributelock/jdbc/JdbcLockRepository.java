@@ -155,7 +155,7 @@ final class JdbcLockRepository {
 
 	private <T> T execute(LockStatement statement, Map<String, ?> values, StatementWork<T> work) {
 		Object[] arguments = statement.arguments(values);
-		return onOwnConnection(statement.sql(), (connection) -> {
+		return onOwnConnection(statement.name(), (connection) -> {
 			boolean autoCommit = connection.getAutoCommit();
 			try (PreparedStatement ps = connection.prepareStatement(statement.sql())) {
 				new ArgumentPreparedStatementSetter(arguments).setValues(ps);

@@ -32,11 +32,14 @@ final class LockStatement {
 	private static final Pattern TABLE_NAME = Pattern
 		.compile("(?:[A-Za-z_][A-Za-z0-9_]{0,58}\\.)?[A-Za-z_][A-Za-z0-9_]{0,58}");
 
+	private final String name;
+
 	private final String sql;
 
 	private final ParsedSql parsedSql;
 
-	private LockStatement(String namedSql) {
+	private LockStatement(String name, String namedSql) {
+		this.name = name;
 		this.parsedSql = NamedParameterUtils.parseSqlStatement(namedSql);
 		this.sql = NamedParameterUtils.substituteNamedParameters(this.parsedSql, null);
 	}
@@ -49,7 +52,7 @@ final class LockStatement {
 			.filter((line) -> !line.stripLeading().startsWith("--"))
 			.collect(Collectors.joining("\n"))
 			.strip();
-		return new LockStatement(statement);
+		return new LockStatement(dialect.name() + "/" + file, statement);
 	}
 
 	/**
@@ -81,6 +84,11 @@ final class LockStatement {
 	}
 
 	/** The statement with a {@code ?} for each parameter. */
+	/** The statement's resource, such as {@code postgresql/acquire.sql}, for messages. */
+	String name() {
+		return this.name;
+	}
+
 	String sql() {
 		return this.sql;
 	}

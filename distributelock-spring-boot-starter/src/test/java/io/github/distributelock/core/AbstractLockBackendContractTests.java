@@ -10,9 +10,11 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
@@ -420,6 +422,146 @@ public abstract class AbstractLockBackendContractTests {
 		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> lock.tryLock(key(), "v", 0, 0))
 			.withMessageContaining("timeoutMs");
 		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void closeWithTheInterruptFlagSetReleasesTheLockAndKeepsTheFlag() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		boolean flagKept = CompletableFuture.supplyAsync(() -> {
+			LockHandle handle = acquireQuietly(lock, Duration.ZERO).orElseThrow();
+			Thread.currentThread().interrupt();
+			try {
+				handle.close();
+				return Thread.currentThread().isInterrupted();
+			}
+			finally {
+				Thread.interrupted();
+			}
+		}, callers()).get(20, TimeUnit.SECONDS);
+		assertThat(flagKept).isTrue();
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(newLock().tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+	}
+
+	@Test
+	void releaseLockWithTheInterruptFlagSetReleasesTheLockAndKeepsTheFlag() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		DefaultDistributeLock other = newLock();
+		assertThat(lock.tryLock(key(), "value-1", 0, -1)).isTrue();
+		assertThat(other.tryLock(key() + ".other", "value-2", 0, -1)).isTrue();
+		List<Boolean> results = CompletableFuture.supplyAsync(() -> {
+			Thread.currentThread().interrupt();
+			try {
+				// Held here, and held through another instance: both paths release.
+				boolean released = lock.releaseLock(key(), "value-1");
+				boolean releasedElsewhere = lock.releaseLock(key() + ".other", "value-2");
+				return List.of(released, releasedElsewhere, Thread.currentThread().isInterrupted());
+			}
+			finally {
+				Thread.interrupted();
+			}
+		}, callers()).get(20, TimeUnit.SECONDS);
+		assertThat(results).containsExactly(true, true, true);
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(isLockedInStore(key() + ".other")).isFalse();
+	}
+
+	@Test
+	void acquisitionWithTheInterruptFlagSetThrowsInterruptedExceptionAndClearsIt() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		List<Object> outcome = CompletableFuture.supplyAsync(() -> {
+			Thread.currentThread().interrupt();
+			try {
+				return List.<Object>of(lock.tryAcquire(key(), Duration.ofSeconds(5), null));
+			}
+			catch (InterruptedException ex) {
+				return List.<Object>of(ex, Thread.currentThread().isInterrupted());
+			}
+			finally {
+				Thread.interrupted();
+			}
+		}, callers()).get(20, TimeUnit.SECONDS);
+		assertThat(outcome).hasSize(2);
+		assertThat(outcome.get(0)).isInstanceOf(InterruptedException.class);
+		assertThat(((InterruptedException) outcome.get(0)).getMessage()).contains(key());
+		assertThat(outcome.get(1)).isEqualTo(false);
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void waiterInterruptedWhileWaitingGetsInterruptedExceptionAndTakesNothing() throws Exception {
+		DefaultDistributeLock holder = newLock();
+		CountingLockBackend waiterBackend = new CountingLockBackend(trackBackend(newBackend()));
+		DefaultDistributeLock waiter = newLock(waiterBackend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		LockHandle held = holder.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		AtomicReference<Thread> waiterThread = new AtomicReference<>();
+		CompletableFuture<Object> waiting = CompletableFuture.supplyAsync(() -> {
+			waiterThread.set(Thread.currentThread());
+			try {
+				return waiter.tryAcquire(key(), LONG_WAIT, null);
+			}
+			catch (InterruptedException ex) {
+				return ex;
+			}
+		}, callers());
+		assertThat(waiterBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+		waiterThread.get().interrupt();
+		assertThat(waiting.get(20, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+		assertThat(held.isHeld()).isTrue();
+		held.close();
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(waiter.heldLocks()).isEmpty();
+		assertThat(waiter.tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+	}
+
+	/**
+	 * Redisson's "interrupted acquire": interrupts land at any point of acquisitions, in
+	 * the store call too, where the client gives up waiting for a reply that the store
+	 * may still apply. Whatever each call ends with, no lock may be left in the store.
+	 */
+	@Test
+	void interruptsAtAnyPointOfAcquisitionsLeaveNoLockInTheStore() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		ExecutorService acquirers = newExecutor(1);
+		AtomicReference<Throwable> unexpected = new AtomicReference<>();
+		AtomicInteger acquired = new AtomicInteger();
+		AtomicInteger interrupted = new AtomicInteger();
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		try {
+			for (int i = 0; i < 60 && System.nanoTime() - end < 0; i++) {
+				CountDownLatch started = new CountDownLatch(1);
+				Future<?> call = acquirers.submit(() -> {
+					started.countDown();
+					try {
+						Optional<LockHandle> handle = lock.tryAcquire(key(), Duration.ofSeconds(5), null);
+						handle.ifPresent((held) -> {
+							acquired.incrementAndGet();
+							held.close();
+						});
+					}
+					catch (InterruptedException ex) {
+						interrupted.incrementAndGet();
+					}
+					catch (Throwable ex) {
+						unexpected.compareAndSet(null, ex);
+					}
+				});
+				assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+				// Spreads the interrupts over the call, the store round trip included.
+				LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(2_000_000));
+				call.cancel(true);
+			}
+		}
+		finally {
+			acquirers.shutdown();
+			assertThat(acquirers.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+		}
+		assertThat(unexpected.get()).isNull();
+		assertThat(acquired.get() + interrupted.get()).isPositive();
+		assertThat(isLockedInStore(key()))
+			.as("a lock left in the store after %d acquisitions and %d interrupts", acquired.get(), interrupted.get())
+			.isFalse();
+		assertThat(newLock().tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
 	}
 
 	private Optional<LockHandle> acquireQuietly(DefaultDistributeLock lock, Duration wait) {

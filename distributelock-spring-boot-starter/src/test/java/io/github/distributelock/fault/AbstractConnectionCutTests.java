@@ -1,10 +1,12 @@
 package io.github.distributelock.fault;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -47,6 +50,14 @@ abstract class AbstractConnectionCutTests {
 	 * lease and above {@link #SHORT_BLACKHOLE}.
 	 */
 	protected abstract LockBackend newBackend(int port) throws Exception;
+
+	/**
+	 * A backend like {@link #newBackend(int)} whose locks last far longer than the test:
+	 * ZooKeeper's session is its lease, so it needs a longer one.
+	 */
+	protected LockBackend newLongLeaseBackend(int port) throws Exception {
+		return newBackend(port);
+	}
 
 	protected abstract int storePort();
 
@@ -201,6 +212,86 @@ abstract class AbstractConnectionCutTests {
 		}
 		assertThat(isLocked(key)).isTrue();
 		assertThat(taken.isHeld()).isTrue();
+	}
+
+	/**
+	 * A release that hits a dead connection (a failover, a reset) must not leave the lock
+	 * in the store for its whole lease: the caller hears of it at once, and the release
+	 * is retried in the background until the store answers.
+	 */
+	@Test
+	void releaseThatFailsWhileCutIsRetriedInTheBackgroundAndFreesTheKeyLongBeforeItsLease() throws Exception {
+		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
+		Duration longLease = Duration.ofSeconds(60);
+		LockBackend backend = newLongLeaseBackend(proxy.port());
+		if (backend instanceof AutoCloseable closeable) {
+			closeAfter(closeable);
+		}
+		DefaultDistributeLock holderLock = closeAfter(
+				new DefaultDistributeLock(backend, longLease, false, LockEventListener.NONE, null));
+		String key = "release-retried." + System.nanoTime();
+		LockHandle held = holderLock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow();
+		proxy.cut();
+		long cut = System.nanoTime();
+		assertThatExceptionOfType(DistributeLockException.class).isThrownBy(held::close).withMessageContaining(key);
+		long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cut);
+		assertThat(isLocked(key)).isTrue();
+		proxy.restore();
+		await().atMost(Duration.ofSeconds(20)).until(() -> !isLocked(key));
+		long freedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cut);
+		logger.info(backendName() + ": close() failed after " + closeMillis + " ms on a cut connection; the "
+				+ "background retry freed the key " + freedMillis + " ms after the cut (lease " + longLease.toMillis()
+				+ " ms)");
+		assertThat(freedMillis).isLessThan(longLease.toMillis());
+	}
+
+	/**
+	 * An interrupt that reaches a caller stuck in a store call (here: a silent partition,
+	 * so the call lasts until the client's timeout) ends the call with
+	 * {@link InterruptedException}, not a store failure, so that cancellation can be told
+	 * from an outage; the flag is cleared as the JDK does, and nothing is left in the
+	 * store once it can be reached again.
+	 */
+	@Test
+	void callerInterruptedInAStoreCallDuringAPartitionGetsInterruptedExceptionAndLeavesNothing() throws Exception {
+		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
+		CountingLockBackend callerBackend = new CountingLockBackend(newBackendClosedAfter(proxy.port()));
+		DefaultDistributeLock callerLock = closeAfter(
+				new DefaultDistributeLock(callerBackend, LEASE, false, LockEventListener.NONE, null));
+		String key = "partition-interrupt." + System.nanoTime();
+		// Opens the connections through the proxy first, so the call below waits on one.
+		callerLock.tryAcquire(key + ".warm-up", Duration.ofSeconds(10), null).orElseThrow().close();
+		int attemptsBefore = callerBackend.acquireAttempts.get();
+		proxy.blackhole();
+		try {
+			AtomicReference<Thread> callerThread = new AtomicReference<>();
+			CompletableFuture<List<Object>> caller = CompletableFuture.supplyAsync(() -> {
+				callerThread.set(Thread.currentThread());
+				try {
+					return List.of(callerLock.tryAcquire(key, Duration.ofSeconds(30), null));
+				}
+				catch (InterruptedException | RuntimeException ex) {
+					return List.of(ex, Thread.currentThread().isInterrupted());
+				}
+			});
+			await().atMost(Duration.ofSeconds(10)).until(() -> callerBackend.acquireAttempts.get() > attemptsBefore);
+			long interrupted = System.nanoTime();
+			callerThread.get().interrupt();
+			List<Object> outcome = caller.get(30, TimeUnit.SECONDS);
+			logger.info(backendName() + ": a caller interrupted in a store call during a partition ended after "
+					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - interrupted) + " ms with " + outcome.get(0));
+			assertThat(outcome).hasSize(2);
+			assertThat(outcome.get(0)).isInstanceOf(InterruptedException.class);
+			assertThat(((Throwable) outcome.get(0)).getMessage()).contains(key);
+			assertThat(outcome.get(1)).isEqualTo(false);
+		}
+		finally {
+			proxy.heal();
+		}
+		await().atMost(LEASE.plusSeconds(20)).until(() -> !isLocked(key));
+		try (LockHandle again = callerLock.tryAcquire(key, LEASE.plusSeconds(20), null).orElseThrow()) {
+			assertThat(again.isHeld()).isTrue();
+		}
 	}
 
 	@Test

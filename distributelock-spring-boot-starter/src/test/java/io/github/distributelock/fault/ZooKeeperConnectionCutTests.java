@@ -1,5 +1,6 @@
 package io.github.distributelock.fault;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.core.LockBackend;
@@ -46,9 +47,18 @@ class ZooKeeperConnectionCutTests extends AbstractConnectionCutTests {
 
 	@Override
 	protected LockBackend newBackend(int port) throws Exception {
+		return newBackend(port, LEASE);
+	}
+
+	@Override
+	protected LockBackend newLongLeaseBackend(int port) throws Exception {
+		return newBackend(port, Duration.ofSeconds(60));
+	}
+
+	private LockBackend newBackend(int port, Duration sessionTimeout) throws Exception {
 		CuratorFramework client = CuratorFrameworkFactory.builder()
 			.connectString("127.0.0.1:" + port)
-			.sessionTimeoutMs((int) LEASE.toMillis())
+			.sessionTimeoutMs((int) sessionTimeout.toMillis())
 			.connectionTimeoutMs(2_000)
 			.retryPolicy(new ExponentialBackoffRetry(100, 1))
 			.build();
