@@ -6,7 +6,6 @@ import org.jspecify.annotations.Nullable;
  * Work to run by {@link DistributeLock#tryLockAndCallBack}, with or without the lock.
  *
  * @param <T> the type of the result
- * @author distributelock
  * @since 1.0.0
  */
 @FunctionalInterface

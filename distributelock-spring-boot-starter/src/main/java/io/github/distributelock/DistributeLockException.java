@@ -5,7 +5,6 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thrown when the lock store fails or cannot be reached.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class DistributeLockException extends RuntimeException {

@@ -22,7 +22,6 @@ import java.util.function.Supplier;
  * ({@code UPDATE ... SET fence = :token ... WHERE id = :id AND fence <= :token}), see
  * {@code docs/fencing-tokens.md}.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public final class FencedResource {

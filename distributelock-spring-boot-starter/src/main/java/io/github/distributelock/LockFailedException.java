@@ -6,7 +6,6 @@ import org.jspecify.annotations.Nullable;
  * Thrown by a {@link Lockable @Lockable} method whose lock could not be taken within its
  * wait time, with the message and code of {@link Lockable#failMsg()}.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class LockFailedException extends RuntimeException {

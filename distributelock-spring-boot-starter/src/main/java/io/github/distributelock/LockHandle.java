@@ -1,5 +1,6 @@
 package io.github.distributelock;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -8,7 +9,6 @@ import java.util.function.Consumer;
  * A handle belongs to its owner token, not to a thread: it may be closed from any thread,
  * which suits asynchronous code and virtual threads.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public interface LockHandle extends AutoCloseable {
@@ -57,10 +57,24 @@ public interface LockHandle extends AutoCloseable {
 	LockHandle onLost(Consumer<LockHandle> listener);
 
 	/**
-	 * Releases the lock. Closing twice does nothing the second time.
+	 * Releases the lock without blocking the calling thread; closing and releasing again
+	 * do nothing. On JDBC the statement runs on a pool of the backend's.
+	 * @return completes when the store released the lock; exceptionally with
+	 * {@link LockLostException} if it had been lost and
+	 * {@code distributelock.throw-on-lost} is set, or with
+	 * {@link DistributeLockException} if the store failed (the release is then retried in
+	 * the background until the lease would have ended)
+	 * @since 1.0.0
+	 */
+	CompletableFuture<Void> releaseAsync();
+
+	/**
+	 * Releases the lock, also on a thread whose interrupt flag is set (the flag stays
+	 * set). Closing twice does nothing the second time.
 	 * @throws LockLostException if the lock was lost before it was closed and
 	 * {@code distributelock.throw-on-lost} is set
-	 * @throws DistributeLockException if the store fails
+	 * @throws DistributeLockException if the store fails; the release is then retried in
+	 * the background until the lease would have ended
 	 */
 	@Override
 	void close();

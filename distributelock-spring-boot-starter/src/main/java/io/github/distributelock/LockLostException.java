@@ -6,7 +6,6 @@ package io.github.distributelock;
  * another holder's. Thrown only when {@code distributelock.throw-on-lost} is set;
  * otherwise the loss is logged and counted.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class LockLostException extends DistributeLockException {

@@ -24,7 +24,6 @@ import java.lang.annotation.Target;
  * <b>Note:</b> like every Spring proxy-based annotation, it applies only to calls made
  * through the bean's proxy: a call from another method of the same object is not locked.
  *
- * @author distributelock
  * @since 1.0.0
  */
 @Target(ElementType.METHOD)

@@ -5,7 +5,6 @@ package io.github.distributelock;
  * already written with a higher fencing token: the writer lost its lock (a pause past its
  * lease, a lost session) and must not go on as if it still held it.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class StaleFencingTokenException extends IllegalStateException {

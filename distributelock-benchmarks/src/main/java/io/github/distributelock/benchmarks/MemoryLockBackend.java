@@ -1,11 +1,14 @@
 package io.github.distributelock.benchmarks;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
 
 /**
@@ -25,26 +28,28 @@ final class MemoryLockBackend implements LockBackend {
 	}
 
 	@Override
-	public AcquireResult tryAcquire(String key, String owner, Duration lease) {
-		if (this.owners.putIfAbsent(key, owner) == null) {
-			return AcquireResult.acquired(this.tokens.incrementAndGet());
+	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+		if (this.owners.putIfAbsent(claim.key(), claim.owner()) == null) {
+			return CompletableFuture.completedFuture(AcquireResult.acquired(this.tokens.incrementAndGet()));
 		}
-		return AcquireResult.heldByAnother(null);
+		return CompletableFuture.completedFuture(AcquireResult.heldByAnother(null));
 	}
 
 	@Override
-	public boolean renew(String key, String owner, Duration lease) {
-		return owner.equals(this.owners.get(key));
+	public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+		return CompletableFuture.completedFuture(claim.owner().equals(this.owners.get(claim.key())));
 	}
 
 	@Override
-	public boolean release(String key, String owner) {
-		return this.owners.remove(key, owner);
+	public CompletionStage<Boolean> release(Claim claim) {
+		return CompletableFuture.completedFuture(this.owners.remove(claim.key(), claim.owner()));
 	}
 
+	/** No notification: the waiter tries again a millisecond later. */
 	@Override
-	public void awaitRelease(String key, Duration maxWait) throws InterruptedException {
-		TimeUnit.MILLISECONDS.sleep(Math.min(1, maxWait.toMillis()));
+	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		return CompletableFuture.runAsync(() -> {
+		}, CompletableFuture.delayedExecutor(Math.min(1_000_000, deadline.remainingNanos()), TimeUnit.NANOSECONDS));
 	}
 
 }

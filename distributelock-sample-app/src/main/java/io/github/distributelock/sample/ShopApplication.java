@@ -9,7 +9,6 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
  * database and one Redis, and {@code @Lockable} keeps them from selling more than the
  * stock.
  *
- * @author distributelock
  * @since 1.0.0
  */
 @SpringBootApplication

@@ -9,7 +9,6 @@ import io.micrometer.common.KeyValues;
  * {@code distributelock.acquire} tagged with the backend, the lock name and, once known,
  * the result.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class DefaultLockAcquisitionObservationConvention implements LockAcquisitionObservationConvention {

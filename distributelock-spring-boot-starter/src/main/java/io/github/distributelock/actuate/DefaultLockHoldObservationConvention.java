@@ -9,7 +9,6 @@ import io.micrometer.common.KeyValues;
  * {@code distributelock.hold} tagged with the backend, the lock name and, once released,
  * the outcome.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class DefaultLockHoldObservationConvention implements LockHoldObservationConvention {

@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 
 import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.LockStoreProbe;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -12,7 +13,6 @@ import org.springframework.boot.health.contributor.Health;
  * Reports whether the lock store answers, with the backend's name and the time one round
  * trip took: up when the store answered, down with the failure when it did not.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class DistributeLockHealthIndicator extends AbstractHealthIndicator {
@@ -33,8 +33,12 @@ public class DistributeLockHealthIndicator extends AbstractHealthIndicator {
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		builder.withDetail("backend", this.backend.name());
+		if (!(this.backend instanceof LockStoreProbe probe)) {
+			builder.unknown().withDetail("reason", "the backend has no probe (LockStoreProbe)");
+			return;
+		}
 		long start = System.nanoTime();
-		this.backend.ping();
+		probe.probe();
 		long roundTrip = System.nanoTime() - start;
 		builder.up()
 			.withDetail("roundTripMs",

@@ -15,7 +15,6 @@ import io.micrometer.observation.docs.ObservationDocumentation;
  * per {@link LockHoldEvent event}: {@code distributelock.hold.renewed},
  * {@code distributelock.hold.renewal.failed} and {@code distributelock.hold.lost}.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public enum DistributeLockObservationDocumentation implements ObservationDocumentation {

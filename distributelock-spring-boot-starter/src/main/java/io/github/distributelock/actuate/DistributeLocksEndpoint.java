@@ -23,7 +23,6 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
  * chose, and whoever knows it can release the lock: expose this endpoint only where the
  * other actuator endpoints are.
  *
- * @author distributelock
  * @since 1.0.0
  */
 @Endpoint(id = "distributelocks")

@@ -9,7 +9,6 @@ import org.jspecify.annotations.Nullable;
  * The {@link Observation.Context} of one attempt to take a lock, from the call to the
  * lock being taken, the wait time passing or a failure.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class LockAcquisitionContext extends Observation.Context {

@@ -7,7 +7,6 @@ import io.micrometer.observation.ObservationConvention;
  * Names and tags the observation of an attempt to take a lock; define a bean of this type
  * to change them.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public interface LockAcquisitionObservationConvention extends ObservationConvention<LockAcquisitionContext> {

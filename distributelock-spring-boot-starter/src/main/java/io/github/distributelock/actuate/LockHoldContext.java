@@ -5,7 +5,6 @@ import io.micrometer.observation.Observation;
 /**
  * The {@link Observation.Context} of one held lock, from its acquisition to its release.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class LockHoldContext extends Observation.Context {

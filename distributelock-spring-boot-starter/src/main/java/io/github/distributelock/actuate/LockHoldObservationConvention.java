@@ -7,7 +7,6 @@ import io.micrometer.observation.ObservationConvention;
  * Names and tags the observation of a held lock; define a bean of this type to change
  * them.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public interface LockHoldObservationConvention extends ObservationConvention<LockHoldContext> {

@@ -14,7 +14,6 @@ import org.jspecify.annotations.Nullable;
  * renewals and losses. See {@link DistributeLockObservationDocumentation} for the names
  * and tags.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class ObservationLockEventListener implements LockEventListener {

@@ -8,7 +8,6 @@ import org.jspecify.annotations.Nullable;
  * Thrown at startup for a {@link io.github.distributelock.Lockable @Lockable} method
  * whose key or fields cannot work.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class InvalidLockableException extends IllegalStateException {

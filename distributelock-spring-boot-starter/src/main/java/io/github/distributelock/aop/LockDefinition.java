@@ -15,7 +15,6 @@ import org.springframework.expression.Expression;
  * once: how to build its key from a call's arguments, how long to wait, which lease to
  * take and what to throw when the lock is not taken.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public final class LockDefinition {

@@ -33,7 +33,6 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  * {@link LockDefinition} once, checking its fields against the method's parameters so
  * that a mistake fails at startup rather than at the first call.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class LockKeyResolver {

@@ -13,7 +13,6 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
  * {@link io.github.distributelock.Lockable @Lockable} methods. Matching happens when
  * proxies are created, at startup, so an annotation that cannot work fails there.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class LockableAdvisor extends AbstractPointcutAdvisor {

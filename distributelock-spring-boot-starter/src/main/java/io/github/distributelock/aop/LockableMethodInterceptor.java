@@ -16,7 +16,6 @@ import org.springframework.aop.support.AopUtils;
  * Runs a {@link io.github.distributelock.Lockable @Lockable} method under its lock,
  * throwing {@link LockFailedException} when the lock is not taken in time.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class LockableMethodInterceptor implements MethodInterceptor {

@@ -19,7 +19,6 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * {@code distributelock.type}, and of
  * {@link io.github.distributelock.Lockable @Lockable}.
  *
- * @author distributelock
  * @since 1.0.0
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",

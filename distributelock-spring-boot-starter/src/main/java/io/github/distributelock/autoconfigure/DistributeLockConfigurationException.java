@@ -4,7 +4,6 @@ package io.github.distributelock.autoconfigure;
  * Thrown at startup when distributelock is configured in a way that cannot work; its
  * description and action are shown by a failure analyzer.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class DistributeLockConfigurationException extends IllegalStateException {

@@ -6,7 +6,6 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 /**
  * Explains a {@link DistributeLockConfigurationException} at startup.
  *
- * @author distributelock
  */
 class DistributeLockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<DistributeLockConfigurationException> {
 

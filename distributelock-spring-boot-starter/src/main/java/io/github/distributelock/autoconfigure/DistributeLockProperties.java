@@ -10,7 +10,6 @@ import org.springframework.core.Ordered;
 /**
  * Configuration properties for distributelock.
  *
- * @author distributelock
  * @since 1.0.0
  */
 @ConfigurationProperties("distributelock")

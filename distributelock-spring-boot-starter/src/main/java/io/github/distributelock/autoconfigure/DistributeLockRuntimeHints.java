@@ -10,7 +10,6 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
  * Redis Lua scripts and each JDBC dialect's SQL statements and schema, read as classpath
  * resources.
  *
- * @author distributelock
  */
 class DistributeLockRuntimeHints implements RuntimeHintsRegistrar {
 

@@ -15,7 +15,6 @@ import org.springframework.context.annotation.Configuration;
  * The {@code distributelocks} actuator endpoint, when the actuator is on the classpath
  * and the endpoint is exposed.
  *
- * @author distributelock
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })

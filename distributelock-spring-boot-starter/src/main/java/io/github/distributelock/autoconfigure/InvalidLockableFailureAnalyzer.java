@@ -8,7 +8,6 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 /**
  * Explains an {@link InvalidLockableException} at startup.
  *
- * @author distributelock
  */
 class InvalidLockableFailureAnalyzer extends AbstractFailureAnalyzer<InvalidLockableException> {
 

@@ -23,7 +23,6 @@ import org.springframework.util.ClassUtils;
 /**
  * The JDBC backend, on a lock table in the application's {@link DataSource}.
  *
- * @author distributelock
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(JdbcTemplate.class)

@@ -15,7 +15,6 @@ import org.springframework.context.annotation.Configuration;
  * Boot's health support is on the classpath; turned off by
  * {@code management.health.distributelock.enabled=false}.
  *
- * @author distributelock
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })

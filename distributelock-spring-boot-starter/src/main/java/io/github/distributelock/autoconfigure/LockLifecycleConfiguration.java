@@ -17,7 +17,6 @@ import org.springframework.context.event.ContextClosedEvent;
  * clients stop, which the release of the held locks needs (Spring Data Redis's connection
  * factory stops in phase 0, long before beans are destroyed).
  *
- * @author distributelock
  */
 @Configuration(proxyBeanMethods = false)
 class LockLifecycleConfiguration {

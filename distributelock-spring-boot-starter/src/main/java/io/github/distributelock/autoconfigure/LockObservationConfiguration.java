@@ -16,7 +16,6 @@ import org.springframework.context.annotation.Configuration;
  * registry is looked up when the listener is created, so this does not depend on the
  * order of auto-configurations; without a registry, observations are no-ops.
  *
- * @author distributelock
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(ObservationRegistry.class)

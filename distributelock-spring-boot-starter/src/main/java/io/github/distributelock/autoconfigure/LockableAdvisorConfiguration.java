@@ -24,7 +24,6 @@ import org.springframework.util.function.SingletonSupplier;
  * The advisor that applies {@link io.github.distributelock.Lockable @Lockable}, ordered
  * outside the transaction advisor.
  *
- * @author distributelock
  */
 @Configuration(proxyBeanMethods = false)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)

@@ -14,7 +14,6 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * The Redis backend, on the application's {@link RedisConnectionFactory}.
  *
- * @author distributelock
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({ RedisConnectionFactory.class, io.lettuce.core.RedisClient.class })

@@ -12,7 +12,6 @@ import org.springframework.core.io.ResourceLoader;
  * Reached when no backend configuration created a {@link LockBackend}: explains why, so
  * that the application fails at startup with the fix rather than at the first lock.
  *
- * @author distributelock
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnMissingBean(LockBackend.class)

@@ -25,7 +25,6 @@ import org.springframework.util.StringUtils;
  * from the {@code distributelock.zookeeper.*} properties and started and closed with the
  * context.
  *
- * @author distributelock
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(CuratorFramework.class)

@@ -3,21 +3,31 @@ package io.github.distributelock.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.distributelock.CallBackExecutor;
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link DistributeLock} of every backend: waiting with one deadline, reentrancy,
- * lease renewal by a watchdog, lost-lock detection and reporting, over the primitives of
- * a {@link LockBackend}.
+ * lease renewal by a watchdog, lost-lock detection and reporting, and retries of
+ * transient store failures, over the primitives of a {@link LockBackend}.
+ * <p>
+ * Both ways to wait share one engine: the blocking methods lend the caller's thread to it
+ * until the result is there, {@link #tryAcquireAsync(LockRequest)} parks no thread.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
@@ -28,11 +38,29 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	/** How long {@link #close()} lets the acquisitions in flight end. */
 	private static final Duration SHUTDOWN_DRAIN_TIMEOUT = Duration.ofSeconds(5);
 
-	private final EngineContext context;
+	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
+
+	private static final Executor SAME_THREAD = Runnable::run;
+
+	private final StoreCalls store;
+
+	private final LocalLocks locks = new LocalLocks();
+
+	private final Losses losses;
+
+	private final HeldLock.Parts parts;
+
+	private final Lifecycle lifecycle;
+
+	private final LockEventListener events;
+
+	private final ScheduledExecutorService scheduler;
 
 	private final boolean ownsScheduler;
 
-	private final LockAcquirer acquirer;
+	private final String ownerPrefix = UUID.randomUUID() + ":";
+
+	private final AtomicLong ownerSequence = new AtomicLong();
 
 	/**
 	 * Creates a lock with a 30 second watchdog lease that logs lost locks.
@@ -49,18 +77,26 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	 * third of it
 	 * @param throwOnLost whether a release throws
 	 * {@link io.github.distributelock.LockLostException} when the lock had been lost
-	 * @param events told of acquisitions, releases and losses
-	 * @param scheduler runs the watchdog; {@code null} creates one that {@link #close()}
-	 * stops
+	 * @param events told of every acquisition, for metrics and traces
+	 * @param scheduler runs the watchdog, timers and background retries; {@code null}
+	 * creates one that {@link #close()} stops
 	 */
 	public DefaultDistributeLock(LockBackend backend, Duration watchdogLease, boolean throwOnLost,
 			LockEventListener events, @Nullable ScheduledExecutorService scheduler) {
-		Arguments.requirePositive(watchdogLease, "watchdogLease");
+		if (watchdogLease.isNegative() || watchdogLease.toMillis() < 1) {
+			throw new IllegalArgumentException("watchdogLease must be at least 1 ms, was " + watchdogLease);
+		}
 		this.ownsScheduler = (scheduler == null);
-		this.context = new EngineContext(backend, (scheduler != null) ? scheduler : createScheduler(), watchdogLease,
-				throwOnLost, events);
-		backend.addLossListener(this.context);
-		this.acquirer = new LockAcquirer(this.context);
+		this.scheduler = (scheduler != null) ? scheduler : createScheduler();
+		this.store = new StoreCalls(backend, this.scheduler);
+		this.losses = new Losses(this.store, this.locks, throwOnLost);
+		this.parts = new HeldLock.Parts(this.store, new Watchdog(this.store, this.scheduler, watchdogLease),
+				this.losses);
+		this.lifecycle = new Lifecycle(backend.name());
+		this.events = events;
+		if (backend instanceof SessionLockBackend session) {
+			session.addLossListener(this.losses);
+		}
 	}
 
 	private static ScheduledExecutorService createScheduler() {
@@ -75,61 +111,109 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	}
 
 	@Override
-	public Optional<LockHandle> tryAcquire(String lockKey, Duration waitTime, @Nullable Duration leaseTime)
-			throws InterruptedException {
-		return tryAcquire(lockKey, null, waitTime, leaseTime);
+	public Optional<LockHandle> tryAcquire(LockRequest request) throws InterruptedException {
+		String key = request.key();
+		if (Thread.interrupted()) {
+			throw new InterruptedException("Interrupted before acquiring lock '" + key + "' in " + this.store.name());
+		}
+		Object reentrancyOwner = (request.owner() == null) ? Thread.currentThread() : null;
+		LocalLocks.Slot slot = this.locks.enter(key);
+		HeldLock reentered = slot.reentrant(reentrancyOwner);
+		if (reentered != null) {
+			slot.leave(null);
+			return Optional.of(reentered.newHandle());
+		}
+		CallerRuns callerRuns = this.store.callerRuns();
+		Acquisition acquisition = start(slot, request, reentrancyOwner, callerRuns, callerRuns);
+		try {
+			return Optional.ofNullable(callerRuns.await(acquisition.result())).map(HeldLock::newHandle);
+		}
+		catch (InterruptedException ex) {
+			// Nothing is left in the store: what the attempt in flight takes is given
+			// back before the caller hears of the interrupt.
+			acquisition.fail(new CancellationException("interrupted"));
+			awaitQuietly(callerRuns, acquisition.settled());
+			HeldLock takenAnyway = acquisition.result().exceptionally((failure) -> null).getNow(null);
+			if (takenAnyway != null) {
+				// The attempt in flight took it as the interrupt came.
+				CallerRuns releasing = this.store.callerRuns();
+				awaitQuietly(releasing, takenAnyway.releaseAll(releasing.forRelease()));
+			}
+			Thread.interrupted();
+			InterruptedException interrupted = new InterruptedException(
+					"Interrupted while acquiring lock '" + key + "' in " + this.store.name());
+			interrupted.initCause(ex);
+			throw interrupted;
+		}
+		catch (ExecutionException ex) {
+			throw StoreCalls.asUnchecked(ex);
+		}
 	}
 
 	@Override
-	public Optional<LockHandle> tryAcquire(String lockKey, @Nullable String lockName, Duration waitTime,
-			@Nullable Duration leaseTime) throws InterruptedException {
-		Arguments.requireKey(lockKey);
-		Arguments.requireWait(waitTime);
-		if (leaseTime != null) {
-			Arguments.requirePositive(leaseTime, "leaseTime");
+	public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(LockRequest request) {
+		LocalLocks.Slot slot = this.locks.enter(request.key());
+		CompletableFuture<Optional<LockHandle>> handle = new CompletableFuture<>();
+		Acquisition acquisition;
+		try {
+			acquisition = start(slot, request, null, null, SAME_THREAD);
 		}
-		HeldLock lock = this.acquirer.acquire(lockKey, lockName, null, waitTime, leaseTime);
-		return Optional.ofNullable(lock).map(HeldLock::newHandle);
+		catch (RuntimeException ex) {
+			slot.leave(null);
+			return CompletableFuture.failedFuture(ex);
+		}
+		acquisition.result().whenComplete((lock, failure) -> {
+			if (failure != null) {
+				handle.completeExceptionally(StoreCalls.unwrap(failure));
+			}
+			else if (!handle.complete(Optional.ofNullable(lock).map(HeldLock::newHandle)) && lock != null) {
+				// Cancelled as the lock came: nobody has its handle.
+				lock.releaseAll(null);
+			}
+		});
+		handle.whenComplete((result, failure) -> {
+			if (failure instanceof CancellationException) {
+				acquisition.fail(failure);
+			}
+		});
+		return handle;
 	}
 
-	@Override
-	public boolean tryLock(String lockKey, String lockValue, int waitTimeMs, int timeoutMs)
-			throws InterruptedException {
-		Arguments.requireKey(lockKey);
-		if (lockValue == null || lockValue.isEmpty()) {
-			throw new IllegalArgumentException("lockValue must not be null or empty: it is the owner of the lock");
+	private Acquisition start(LocalLocks.Slot slot, LockRequest request, @Nullable Object reentrancyOwner,
+			@Nullable Executor callerExecutor, Executor continuations) {
+		String key = request.key();
+		String owner = (request.owner() != null) ? request.owner() : nextOwner();
+		LockTracker tracker = (this.events == LockEventListener.NONE) ? LockTracker.NONE : this.events.acquiring(key,
+				(request.name() != null) ? request.name() : LockNames.fromKey(key), this.store.name());
+		Acquisition.Request wanted = new Acquisition.Request(new LockBackend.Claim(key, owner, callerExecutor),
+				request.leaseTime(), Deadline.after(request.waitTime()), reentrancyOwner);
+		Acquisition acquisition = new Acquisition(this.parts, this.lifecycle, slot, wanted, tracker, continuations)
+			.start();
+		if (callerExecutor == null) {
+			tracker.detached();
 		}
-		return this.acquirer.acquire(lockKey, null, lockValue, Duration.ofMillis(waitTimeMs),
-				Arguments.leaseFromMillis(timeoutMs)) != null;
+		return acquisition;
 	}
 
 	@Override
 	public boolean releaseLock(String lockKey, String lockValue) {
-		Arguments.requireKey(lockKey);
-		if (this.context.shutdown.isClosed()) {
+		LockRequest.of(lockKey);
+		if (this.lifecycle.isClosed()) {
 			// close() released what this instance held; the store may be gone already.
-			this.context.log().debug("Not releasing lock '" + lockKey + "': the lock service is shut down");
+			logger.debug("Not releasing lock '" + lockKey + "': the lock service is shut down");
 			return false;
 		}
-		KeyState state = this.context.table.peek(lockKey);
-		HeldLock held = (state != null) ? state.held : null;
-		if (held != null && held.owner.equals(lockValue)) {
-			return held.releaseAll();
+		CallerRuns callerRuns = this.store.callerRuns();
+		HeldLock held = this.locks.held(lockKey);
+		// A value may have locked from another instance: the store checks the owner.
+		CompletableFuture<Boolean> released = (held != null && held.owner().equals(lockValue))
+				? held.releaseAll(callerRuns.forRelease())
+				: this.store.releaseOnce(new LockBackend.Claim(lockKey, lockValue, callerRuns.forRelease()));
+		try {
+			return callerRuns.awaitUninterruptibly(released);
 		}
-		// The value may have locked from another instance: the store checks the owner.
-		return this.context.releaseUninterruptibly(lockKey, lockValue);
-	}
-
-	@Override
-	public <T extends @Nullable Object> T tryLockAndCallBack(String lockKey, int waitTimeMs, int timeoutMs,
-			CallBackExecutor<T> onLocked, CallBackExecutor<T> onFailed) throws Exception {
-		Optional<LockHandle> handle = tryAcquire(lockKey, Duration.ofMillis(waitTimeMs),
-				Arguments.leaseFromMillis(timeoutMs));
-		if (handle.isEmpty()) {
-			return onFailed.execute();
-		}
-		try (LockHandle held = handle.get()) {
-			return onLocked.execute();
+		catch (ExecutionException ex) {
+			throw StoreCalls.asUnchecked(ex);
 		}
 	}
 
@@ -138,7 +222,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	 * @return a snapshot of the held locks
 	 */
 	public List<HeldLockInfo> heldLocks() {
-		return this.context.table.heldLocks().stream().map(HeldLockInfo::of).toList();
+		return this.locks.held().stream().map(HeldLockInfo::of).toList();
 	}
 
 	/**
@@ -146,7 +230,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	 * @return the number of lost locks
 	 */
 	public long lostLockCount() {
-		return this.context.lostLockCount();
+		return this.losses.count();
 	}
 
 	/**
@@ -154,51 +238,58 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	 * @return the backend
 	 */
 	public LockBackend backend() {
-		return this.context.backend;
+		return this.store.backend();
 	}
 
 	/**
-	 * Shuts the lock service down: threads waiting for a lock are woken with a
+	 * Shuts the lock service down: waiting acquisitions end with a
 	 * {@link DistributeLockException}, attempts in flight are given a few seconds to end,
-	 * the locks still held are released, the watchdog stops, the backend's loss reports
-	 * are no longer heard, and later acquisitions fail with a
-	 * {@link DistributeLockException}. Closing twice does nothing the second time.
+	 * the locks still held are released, releases still retried get a last attempt, the
+	 * watchdog stops, the backend's loss reports are no longer heard, and later
+	 * acquisitions fail with a {@link DistributeLockException}. Closing twice does
+	 * nothing the second time.
 	 */
 	@Override
 	public void close() {
-		if (!this.context.shutdown.close()) {
+		if (!this.lifecycle.close()) {
 			return;
 		}
-		// Woken waiters and attempts in flight end while the store can still be reached;
-		// one that takes a lock now gives it back at once.
-		int stillRunning = this.context.shutdown.awaitDrained(SHUTDOWN_DRAIN_TIMEOUT);
+		// Ended waiters and attempts in flight settle while the store can still be
+		// reached; one that takes a lock now gives it back at once.
+		int stillRunning = this.lifecycle.awaitDrained(SHUTDOWN_DRAIN_TIMEOUT);
 		if (stillRunning > 0) {
-			this.context.log()
-				.warn(stillRunning + " lock acquisitions in " + this.context.backend.name() + " were still running "
-						+ SHUTDOWN_DRAIN_TIMEOUT.toSeconds() + " s after the shutdown began");
+			logger.warn(stillRunning + " lock acquisitions in " + this.store.name() + " were still running "
+					+ SHUTDOWN_DRAIN_TIMEOUT.toSeconds() + " s after the shutdown began");
 		}
-		for (HeldLock lock : this.context.table.heldLocks()) {
+		for (HeldLock lock : this.locks.held()) {
+			CallerRuns callerRuns = this.store.callerRuns();
 			try {
-				lock.releaseAll();
+				callerRuns.awaitUninterruptibly(lock.releaseAll(callerRuns.forRelease()));
 			}
-			catch (DistributeLockException ex) {
-				this.context.log().warn("Could not release lock '" + lock.key + "' at shutdown", ex);
+			catch (ExecutionException | RuntimeException ex) {
+				logger.warn("Could not release lock '" + lock.key + "' at shutdown", StoreCalls.unwrap(ex));
 			}
 		}
-		this.context.releaseRetries.drain();
-		this.context.backend.removeLossListener(this.context);
+		this.store.drainRetries(SHUTDOWN_DRAIN_TIMEOUT);
+		if (backend() instanceof SessionLockBackend session) {
+			session.removeLossListener(this.losses);
+		}
 		if (this.ownsScheduler) {
-			this.context.scheduler.shutdownNow();
+			this.scheduler.shutdownNow();
 		}
 	}
 
-	static long saturatedNanos(Duration duration) {
+	private static void awaitQuietly(CallerRuns callerRuns, CompletableFuture<?> settled) {
 		try {
-			return duration.toNanos();
+			callerRuns.awaitUninterruptibly(settled);
 		}
-		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE / 2;
+		catch (ExecutionException ex) {
+			logger.debug("An interrupted acquisition ended with a failure", ex);
 		}
+	}
+
+	private String nextOwner() {
+		return this.ownerPrefix + this.ownerSequence.incrementAndGet();
 	}
 
 }

@@ -1,5 +1,7 @@
 package io.github.distributelock.core;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -45,9 +47,28 @@ final class Handle implements LockHandle {
 	}
 
 	@Override
+	public CompletableFuture<Void> releaseAsync() {
+		if (!this.closed.compareAndSet(false, true)) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return this.lock.releaseHold(null).thenApply((released) -> null);
+	}
+
+	/**
+	 * Releases on the calling thread, which a blocking store's statement runs on too; an
+	 * interrupt neither stops it nor is lost.
+	 */
+	@Override
 	public void close() {
-		if (this.closed.compareAndSet(false, true)) {
-			this.lock.releaseHold();
+		if (!this.closed.compareAndSet(false, true)) {
+			return;
+		}
+		CallerRuns callerRuns = this.lock.callerRuns();
+		try {
+			callerRuns.awaitUninterruptibly(this.lock.releaseHold(callerRuns.forRelease()));
+		}
+		catch (ExecutionException ex) {
+			throw StoreCalls.asUnchecked(ex);
 		}
 	}
 

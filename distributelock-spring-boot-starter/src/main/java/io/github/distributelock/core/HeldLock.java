@@ -3,21 +3,25 @@ package io.github.distributelock.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import io.github.distributelock.LockHandle;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One acquisition of a key in the store by this JVM, shared by the handles of its
- * reentrant entries; released in the store when the last of them is closed.
+ * reentrant entries: the hold count, the lease, the loss, and the release in the store
+ * when the last handle is closed.
  */
 final class HeldLock {
+
+	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
 
 	private static final int HELD = 0;
 
@@ -27,28 +31,22 @@ final class HeldLock {
 
 	final String key;
 
-	final String owner;
+	final LockBackend.Claim claim;
 
 	final long fencingToken;
 
 	final Instant acquiredAt = Instant.now();
 
-	/**
-	 * The thread that may re-enter, or {@code null} for a lock owned by a caller's value.
-	 */
-	final @Nullable Thread reentrantThread;
+	/** Who may re-enter: the thread that took it, or {@code null} for none. */
+	final @Nullable Object reentrancyOwner;
 
-	/** The fixed lease, or {@code null} when the watchdog renews it. */
-	final @Nullable Duration fixedLease;
-
-	/** The backend's loss reports counted when the attempt that took it began. */
-	final long lossReportsAtAttempt;
+	final Lease lease;
 
 	final LockTracker tracker;
 
-	private final EngineContext context;
+	private final Parts parts;
 
-	private final KeyState keyState;
+	private final LocalLocks.Slot slot;
 
 	private final long acquiredAtNanos;
 
@@ -56,67 +54,36 @@ final class HeldLock {
 
 	private final AtomicInteger state = new AtomicInteger(HELD);
 
-	private final AtomicBoolean detached = new AtomicBoolean();
-
-	/** Whether a renewal of this lock is running or queued, so ticks never stack them. */
-	private final AtomicBoolean renewing = new AtomicBoolean();
-
 	private final List<LostListener> lostListeners = new CopyOnWriteArrayList<>();
 
-	private volatile long leaseDeadlineNanos;
-
-	private volatile @Nullable ScheduledFuture<?> timer;
-
-	HeldLock(EngineContext context, KeyState keyState, String owner, AcquireResult result,
-			@Nullable Thread reentrantThread, @Nullable Duration fixedLease, long attemptStartNanos,
-			long lossReportsAtAttempt, LockTracker tracker) {
-		this.context = context;
-		this.keyState = keyState;
-		this.key = keyState.key;
-		this.owner = owner;
-		this.fencingToken = result.fencingToken();
-		this.reentrantThread = reentrantThread;
-		this.fixedLease = fixedLease;
+	HeldLock(Parts parts, LocalLocks.Slot slot, LockBackend.Claim claim, long fencingToken,
+			@Nullable Object reentrancyOwner, Lease lease, LockTracker tracker, long attemptStartNanos) {
+		this.parts = parts;
+		this.slot = slot;
+		this.key = claim.key();
+		this.claim = new LockBackend.Claim(claim.key(), claim.owner());
+		this.fencingToken = fencingToken;
+		this.reentrancyOwner = reentrancyOwner;
+		this.lease = lease;
 		this.tracker = tracker;
 		this.acquiredAtNanos = attemptStartNanos;
-		this.lossReportsAtAttempt = lossReportsAtAttempt;
-		this.leaseDeadlineNanos = attemptStartNanos + storeLease().toNanos();
 	}
 
-	Duration storeLease() {
-		return (this.fixedLease != null) ? this.fixedLease : this.context.watchdogLease;
-	}
-
-	private boolean leaseExpires() {
-		return this.context.backend.leasesExpire();
-	}
-
-	/**
-	 * Hands the lock to the watchdog when the lease is renewed automatically, or starts
-	 * the expiry timer of a fixed lease, so that a lease that runs out frees this JVM's
-	 * waiters even if the holder never releases.
-	 */
-	void start() {
-		if (!leaseExpires()) {
-			return;
-		}
-		if (this.fixedLease == null) {
-			this.context.watchdog.watch(this);
-		}
-		else {
-			this.timer = this.context.scheduler.schedule(
-					() -> markLost("its fixed lease of " + this.fixedLease.toMillis() + " ms ran out"),
-					Math.max(0, this.leaseDeadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-		}
+	String owner() {
+		return this.claim.owner();
 	}
 
 	boolean isHeld() {
-		return this.state.get() == HELD && (!leaseExpires() || System.nanoTime() - this.leaseDeadlineNanos < 0);
+		return this.state.get() == HELD && !this.lease.ranOut();
 	}
 
-	/** Takes one more reentrant hold for this thread, if it still holds the lock. */
-	boolean reenter(Thread thread) {
-		if (this.reentrantThread != thread || !isHeld()) {
+	boolean isSuspect() {
+		return this.parts.losses().atRisk();
+	}
+
+	/** Takes one more reentrant hold for this owner, if it still holds the lock. */
+	boolean reenter(Object owner) {
+		if (this.reentrancyOwner != owner || !isHeld()) {
 			return false;
 		}
 		int current;
@@ -134,6 +101,10 @@ final class HeldLock {
 		return new Handle(this);
 	}
 
+	CallerRuns callerRuns() {
+		return this.parts.store().callerRuns();
+	}
+
 	void addLostListener(LockHandle handle, Consumer<LockHandle> listener) {
 		this.lostListeners.add(new LostListener(handle, listener));
 		if (this.state.get() == LOST) {
@@ -142,147 +113,66 @@ final class HeldLock {
 	}
 
 	/** Releases one reentrant hold; the store is released with the last one. */
-	boolean releaseHold() {
-		return (this.holds.decrementAndGet() > 0) || releaseAll();
+	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor) {
+		return (this.holds.decrementAndGet() > 0) ? CompletableFuture.completedFuture(true)
+				: releaseAll(callerExecutor);
 	}
 
-	/** Releases the lock in the store, whatever the number of holds. */
-	boolean releaseAll() {
+	/**
+	 * Releases the lock in the store, whatever the number of holds.
+	 * @param callerExecutor the thread of a caller that waits for the release anyway, or
+	 * {@code null}
+	 * @return whether it was still held; exceptionally if the store failed (the release
+	 * is retried in the background) or it was lost and losses are to be thrown
+	 */
+	CompletableFuture<Boolean> releaseAll(@Nullable Executor callerExecutor) {
 		this.holds.set(0);
 		int previous = this.state.getAndSet(RELEASED);
 		if (previous == RELEASED) {
-			return false;
+			return CompletableFuture.completedFuture(false);
 		}
-		cancelTimer();
-		boolean releasedInStore;
-		try {
-			releasedInStore = this.context.release(this.key, this.owner, leaseEndNanos());
-		}
-		catch (RuntimeException ex) {
-			detachLocally();
-			this.tracker.releaseFailed(ex);
+		this.parts.watchdog().unwatch(this);
+		LockBackend.Claim release = new LockBackend.Claim(this.key, owner(), callerExecutor);
+		Executor continuation = (callerExecutor != null) ? callerExecutor : Runnable::run;
+		return this.parts.store().release(release, this.lease.endNanos()).handleAsync((releasedInStore, failure) -> {
+			this.slot.leave(this);
+			if (failure != null) {
+				this.tracker.releaseFailed(failure);
+				released();
+				throw StoreCalls.asUnchecked(failure);
+			}
+			boolean lost = !releasedInStore || previous == LOST;
+			if (lost && previous == HELD) {
+				this.parts.losses().lost(this, "it was no longer held in the store at release");
+				notifyLost();
+			}
 			released();
-			throw ex;
-		}
-		detachLocally();
-		boolean lost = !releasedInStore || previous == LOST;
-		if (lost && previous == HELD) {
-			this.context.lost(this, "it was no longer held in the store at release");
-			notifyLost();
-		}
-		released();
-		if (lost) {
-			this.context.lostAtRelease(this.key);
-			return false;
-		}
-		return true;
+			if (lost) {
+				this.parts.losses().lostAtRelease(this.key);
+				return false;
+			}
+			return true;
+		}, continuation);
 	}
 
 	/** Reports the end of the hold, once, whether or not the store answered. */
 	private void released() {
 		Duration held = Duration.ofNanos(System.nanoTime() - this.acquiredAtNanos);
 		this.tracker.released();
-		this.context.events.released(this.key, held);
-		if (this.context.log().isDebugEnabled()) {
-			this.context.log()
-				.debug("Released lock '" + this.key + "' in " + this.context.backend.name() + " after holding it "
-						+ held.toMillis() + " ms (fencing token " + this.fencingToken + ")");
-		}
-	}
-
-	/** When the lease ends in the store, or {@code null} for a store without leases. */
-	private @Nullable Long leaseEndNanos() {
-		return leaseExpires() ? this.leaseDeadlineNanos : null;
-	}
-
-	boolean isSuspect() {
-		return this.context.locksAtRisk();
-	}
-
-	/**
-	 * When the lease runs out unless renewed before, on the wall clock, or {@code null}
-	 * if the store has no lease.
-	 */
-	@Nullable Instant leaseExpiresAt() {
-		if (!leaseExpires()) {
-			return null;
-		}
-		return Instant.now().plusNanos(this.leaseDeadlineNanos - System.nanoTime());
-	}
-
-	boolean leaseRanOut() {
-		return System.nanoTime() - this.leaseDeadlineNanos >= 0;
-	}
-
-	/** Claims the next renewal for the watchdog; false while one is still running. */
-	boolean startRenewal() {
-		return this.renewing.compareAndSet(false, true);
-	}
-
-	void endRenewal() {
-		this.renewing.set(false);
-	}
-
-	void renewAndEnd() {
-		try {
-			renew();
-		}
-		finally {
-			endRenewal();
-		}
-	}
-
-	private void renew() {
-		if (this.state.get() != HELD) {
-			return;
-		}
-		long start = System.nanoTime();
-		boolean renewed;
-		try {
-			renewed = this.context.call(this.key, "renew",
-					() -> this.context.backend.renew(this.key, this.owner, storeLease()));
-		}
-		catch (RuntimeException ex) {
-			if (System.nanoTime() - this.leaseDeadlineNanos >= 0) {
-				markLost("its lease ran out while renewals failed: " + ex.getMessage());
-			}
-			else {
-				this.context.log()
-					.warn("Could not renew lock '" + this.key + "' in " + this.context.backend.name()
-							+ "; retrying while the lease lasts: " + ex.getMessage());
-				this.tracker.renewalFailed(ex);
-			}
-			return;
-		}
-		if (renewed) {
-			this.leaseDeadlineNanos = start + storeLease().toNanos();
-			this.tracker.renewed();
-			this.context.events.renewed(this.key);
-		}
-		else {
-			markLost("the store no longer had it at renewal");
+		if (logger.isDebugEnabled()) {
+			logger.debug("Released lock '" + this.key + "' in " + this.parts.store().name() + " after holding it "
+					+ held.toMillis() + " ms (fencing token " + this.fencingToken + ")");
 		}
 	}
 
 	void markLost(String reason) {
 		if (this.state.compareAndSet(HELD, LOST)) {
-			cancelTimer();
+			this.parts.watchdog().unwatch(this);
 			// The store no longer protects this key for us: let this JVM's waiters
 			// compete.
-			detachLocally();
-			this.context.lost(this, reason);
+			this.slot.leave(this);
+			this.parts.losses().lost(this, reason);
 			notifyLost();
-		}
-	}
-
-	/** Gives this JVM's gate for the key back, once, at release or loss. */
-	private void detachLocally() {
-		if (this.detached.compareAndSet(false, true)) {
-			if (this.keyState.held == this) {
-				this.keyState.held = null;
-			}
-			this.keyState.gate.release();
-			this.context.table.leave(this.keyState);
 		}
 	}
 
@@ -293,21 +183,16 @@ final class HeldLock {
 					lostListener.listener.accept(lostListener.handle);
 				}
 				catch (RuntimeException ex) {
-					this.context.log().warn("Lost-lock listener for '" + this.key + "' failed", ex);
+					logger.warn("Lost-lock listener for '" + this.key + "' failed", ex);
 				}
 			}
 		}
 	}
 
-	private void cancelTimer() {
-		if (this.fixedLease == null) {
-			this.context.watchdog.unwatch(this);
-			return;
-		}
-		ScheduledFuture<?> current = this.timer;
-		if (current != null) {
-			current.cancel(false);
-		}
+	/**
+	 * The engine's parts a held lock works with.
+	 */
+	record Parts(StoreCalls store, Watchdog watchdog, Losses losses) {
 	}
 
 	private record LostListener(LockHandle handle, Consumer<LockHandle> listener) {

@@ -19,18 +19,15 @@ import org.jspecify.annotations.Nullable;
  * @param fencingToken the fencing token of the acquisition
  * @param thread the name of the thread that took it, or {@code null} for a lock owned by
  * a caller's value
- * @author distributelock
  * @since 1.0.0
  */
 public record HeldLockInfo(String key, String owner, Instant since, @Nullable Duration lease, boolean renewed,
 		@Nullable Instant leaseExpiresAt, long fencingToken, @Nullable String thread) {
 
 	static HeldLockInfo of(HeldLock lock) {
-		Thread thread = lock.reentrantThread;
-		Instant leaseExpiresAt = lock.leaseExpiresAt();
-		return new HeldLockInfo(lock.key, lock.owner, lock.acquiredAt,
-				(leaseExpiresAt != null) ? lock.storeLease() : null, leaseExpiresAt != null && lock.fixedLease == null,
-				leaseExpiresAt, lock.fencingToken, (thread != null) ? thread.getName() : null);
+		Thread thread = (lock.reentrancyOwner instanceof Thread owner) ? owner : null;
+		return new HeldLockInfo(lock.key, lock.owner(), lock.acquiredAt, lock.lease.duration, lock.lease.renewed,
+				lock.lease.expiresAt(), lock.fencingToken, (thread != null) ? thread.getName() : null);
 	}
 
 }

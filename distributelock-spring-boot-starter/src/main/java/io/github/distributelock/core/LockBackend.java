@@ -1,17 +1,33 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
+import org.jspecify.annotations.Nullable;
 
 /**
- * The primitives of one lock store; {@link DefaultDistributeLock} builds waiting,
- * reentrancy, lease renewal and lost-lock detection on top of them once for every store.
+ * The primitives of one lock store: one attempt, renewal, release, and a wait for the key
+ * to be released. {@link DefaultDistributeLock} builds everything else on them once for
+ * every store: the caller's deadline, reentrancy, the watchdog, lost-lock detection,
+ * retries of transient failures, metrics and logging.
  * <p>
- * Every method may throw a runtime exception when the store fails; the engine reports it
- * as a {@link io.github.distributelock.DistributeLockException} naming the key and
- * {@link #name() the backend}. Keys and owners are untrusted text: implementations pass
- * them as script arguments or statement parameters, never inside script or SQL text.
+ * Every method returns at once with a stage that the store's answer completes: a client
+ * with a non-blocking API (Lettuce, ZooKeeper's) never blocks a thread; a store whose
+ * client blocks (JDBC) runs its work on {@link Claim#callerExecutor()} when there is one,
+ * and on a bounded pool of its own otherwise. A stage completes exceptionally when the
+ * store fails; the engine retries until the caller's deadline, and reports the failure as
+ * a {@link io.github.distributelock.DistributeLockException} naming the key and
+ * {@link #name() the backend}. An {@link IllegalArgumentException} means the key or owner
+ * cannot be stored, and is not retried.
+ * <p>
+ * Keys and owners are untrusted text: implementations pass them as script arguments or
+ * statement parameters, never inside script or SQL text.
+ * <p>
+ * Capabilities beyond these primitives are separate interfaces: a store whose locks end
+ * with a session implements {@link SessionLockBackend}, and every backend implements
+ * {@link LockStoreProbe} for health checks.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public interface LockBackend {
@@ -24,77 +40,65 @@ public interface LockBackend {
 
 	/**
 	 * One attempt to take the lock, without waiting.
-	 * @param key the lock key
-	 * @param owner the owner token that must be presented to renew or release
-	 * @param lease how long the store keeps the lock unless it is renewed
-	 * @return acquired with its fencing token, or not acquired with the remaining lease
-	 * of the current holder if the store knows it
+	 * @param claim the key, the owner token, and where blocking work may run
+	 * @param lease how long the store keeps the lock unless it is renewed (ignored by a
+	 * {@link SessionLockBackend})
+	 * @return acquired with its fencing token, or held by another owner with what the
+	 * backend wants to know in {@link #awaitRelease}
 	 */
-	AcquireResult tryAcquire(String key, String owner, Duration lease);
+	CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease);
 
 	/**
 	 * Extends the lease of a lock this owner holds.
-	 * @param key the lock key
-	 * @param owner the owner token
+	 * @param claim the key and the owner token
 	 * @param lease the new lease, counted from now
 	 * @return {@code false} if the lock is no longer held by this owner
 	 */
-	boolean renew(String key, String owner, Duration lease);
+	CompletionStage<Boolean> renew(Claim claim, Duration lease);
 
 	/**
-	 * Releases the lock if this owner holds it.
-	 * @param key the lock key
-	 * @param owner the owner token
+	 * Releases the lock if this owner holds it, and tells the waiters of every instance.
+	 * @param claim the key and the owner token
 	 * @return {@code false} if the lock was not held by this owner any more
 	 */
-	boolean release(String key, String owner);
+	CompletionStage<Boolean> release(Claim claim);
 
 	/**
-	 * Blocks until the store signals a release of this key, or {@code maxWait} passes.
-	 * Implementations are woken by a notification from the store where it has one, and
-	 * return at once if the key is already free when they start listening, so that a
-	 * release between a failed attempt and this call is not missed.
-	 * @param key the lock key
-	 * @param maxWait the longest time to block
-	 * @throws InterruptedException if the thread is interrupted
+	 * Completes when the store signals a release of the key, or at {@code deadline},
+	 * whichever comes first; then the engine attempts again. Implementations are woken by
+	 * a notification where the store has one, and complete at once if the key was
+	 * released since {@code lastAttempt} (what their own {@link #tryAcquire} put in
+	 * {@link AcquireResult#hint()} helps tell), so that a release between the attempt and
+	 * this call is not missed. The deadline already accounts for the holder's lease: the
+	 * backend only waits.
+	 * @param claim the key and the owner token of the waiter
+	 * @param lastAttempt the result of the attempt that found the key held
+	 * @param deadline when to complete at the latest
+	 * @return completes when the waiter should attempt again
 	 */
-	void awaitRelease(String key, Duration maxWait) throws InterruptedException;
+	CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline);
 
 	/**
-	 * Whether this store needs leases renewed while a lock is held; a store whose locks
-	 * live as long as the client's session has nothing to renew.
-	 * @return whether leases expire unless renewed
+	 * A lock in the store as one call for it sees it: the key, the owner token that must
+	 * be presented to renew or release, and the caller's thread when it blocks anyway.
+	 *
+	 * @param key the lock key as the caller gave it (the backend adds its prefixes)
+	 * @param owner the owner token
+	 * @param callerExecutor runs work on the thread of a caller that waits for the result
+	 * anyway (the blocking API), so that a blocking store needs no thread of its own for
+	 * it; {@code null} when the caller must not be blocked
 	 */
-	default boolean leasesExpire() {
-		return true;
-	}
+	record Claim(String key, String owner, @Nullable Executor callerExecutor) {
 
-	/**
-	 * Registers a listener to tell when the locks taken through this backend are at risk
-	 * or lost because the store ended what kept them, such as the client's session.
-	 * {@link DefaultDistributeLock} registers itself at construction. A store whose locks
-	 * are only lost when a lease runs out has nothing to tell and keeps this default,
-	 * which ignores the listener.
-	 * @param listener the listener
-	 */
-	default void addLossListener(LockLossListener listener) {
-	}
+		/**
+		 * A claim whose work may not run on the caller's thread.
+		 * @param key the lock key
+		 * @param owner the owner token
+		 */
+		public Claim(String key, String owner) {
+			this(key, owner, null);
+		}
 
-	/**
-	 * Removes a listener added with {@link #addLossListener(LockLossListener)}.
-	 * @param listener the listener
-	 */
-	default void removeLossListener(LockLossListener listener) {
-	}
-
-	/**
-	 * One round trip to the store that changes nothing, for health checks. The default
-	 * releases a key with an owner nobody has, an owner-checked no-op in every store;
-	 * backends override it with their store's own check where it has one.
-	 * @throws RuntimeException if the store cannot be reached
-	 */
-	default void ping() {
-		release("distributelock.health-probe", "health-probe:" + Long.toHexString(System.nanoTime()));
 	}
 
 }

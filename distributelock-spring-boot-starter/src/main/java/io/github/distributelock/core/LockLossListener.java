@@ -5,15 +5,14 @@ package io.github.distributelock.core;
  * because the store ended what kept them, such as the client's session, rather than
  * because a lease ran out (which the watchdog finds by itself).
  * <p>
- * {@link DefaultDistributeLock} registers one with its backend at construction: a loss
- * then turns {@link io.github.distributelock.LockHandle#isHeld()} false, tells the lost
- * lock listeners, counts the lost-lock meter and, when configured, makes the release
- * throw {@link io.github.distributelock.LockLostException}.
+ * {@link DefaultDistributeLock} registers one with a {@link SessionLockBackend} at
+ * construction: a loss then turns {@link io.github.distributelock.LockHandle#isHeld()}
+ * false, tells the lost lock listeners, counts the lost-lock meter and, when configured,
+ * makes the release throw {@link io.github.distributelock.LockLostException}.
  * <p>
  * <b>Note:</b> methods are called on the store client's own thread; they must return
  * quickly and must not call the store.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public interface LockLossListener {

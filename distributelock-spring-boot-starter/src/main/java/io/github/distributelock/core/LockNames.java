@@ -12,7 +12,6 @@ package io.github.distributelock.core;
  * and a lock taken by hand can be given its name explicitly with
  * {@link io.github.distributelock.DistributeLock#tryAcquire(String, String, java.time.Duration, java.time.Duration)}.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public final class LockNames {

@@ -6,11 +6,12 @@ package io.github.distributelock.core;
  * {@link #failed} once, then, if the lock was taken, any number of renewals, at most one
  * loss and one {@link #released}.
  * <p>
- * The attempt's methods are called on the thread that asked for the lock; renewals and
- * losses found by the watchdog on its thread; the release on the thread that closed the
- * handle. Methods must return quickly and not throw.
+ * With the blocking API the attempt's methods are called on the thread that asked for the
+ * lock; with the non-blocking API {@link #detached()} is called on that thread when the
+ * call returns, and the attempt's methods later on a thread of the store client or of the
+ * lock service. Renewals and losses found by the watchdog are told on its thread, the
+ * release on the thread that released. Methods must return quickly and not throw.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public interface LockTracker {
@@ -20,6 +21,14 @@ public interface LockTracker {
 	 */
 	LockTracker NONE = new LockTracker() {
 	};
+
+	/**
+	 * The acquisition goes on without the thread that asked for it (the non-blocking
+	 * API): whatever the tracker bound to that thread must be unbound now.
+	 * @since 1.0.0
+	 */
+	default void detached() {
+	}
 
 	/**
 	 * The lock was taken.

@@ -5,12 +5,18 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
 /**
- * Renews the leases of the locks held without a fixed lease, every third of the lease,
- * with one periodic tick for all of them.
+ * Keeps the leases of held locks: renews those without a fixed lease every third of the
+ * lease, with one periodic tick for all of them, and reports a lock lost when its fixed
+ * lease runs out or its renewals fail until its lease has run out.
  * <p>
  * A task scheduled per lock would wake the scheduler's thread at every acquisition (the
  * new task is the earliest in its queue) and be cancelled at every release: a context
@@ -20,28 +26,56 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class Watchdog {
 
+	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
+
+	private final StoreCalls store;
+
 	private final ScheduledExecutorService scheduler;
 
-	private final long periodNanos;
+	private final Duration lease;
+
+	private final boolean sessionStore;
 
 	private final Set<HeldLock> watched = ConcurrentHashMap.newKeySet();
 
 	private final AtomicBoolean started = new AtomicBoolean();
 
-	Watchdog(ScheduledExecutorService scheduler, Duration lease) {
+	Watchdog(StoreCalls store, ScheduledExecutorService scheduler, Duration lease) {
+		this.store = store;
 		this.scheduler = scheduler;
-		this.periodNanos = Math.max(1, lease.toNanos() / 3);
+		this.lease = lease;
+		this.sessionStore = store.backend() instanceof SessionLockBackend;
+	}
+
+	/** The lease an attempt asks the store for: the fixed one, or the watchdog's. */
+	Duration storeLease(@Nullable Duration fixed) {
+		return (fixed != null) ? fixed : this.lease;
+	}
+
+	/** The lease of a lock taken by an attempt that began at {@code startNanos}. */
+	Lease newLease(@Nullable Duration fixed, long startNanos) {
+		return this.sessionStore ? Lease.session() : Lease.of(fixed, this.lease, startNanos);
 	}
 
 	/**
-	 * Renews the lock's lease from the next tick on, until {@link #unwatch}.
+	 * Starts keeping the lease of a lock just taken.
 	 * @throws RejectedExecutionException if the scheduler has stopped
 	 */
 	void watch(HeldLock lock) {
+		Lease lease = lock.lease;
+		if (lease.duration == null) {
+			return;
+		}
+		if (!lease.renewed) {
+			lease.expiry = this.scheduler.schedule(
+					() -> lock.markLost("its fixed lease of " + lease.duration.toMillis() + " ms ran out"),
+					lease.remainingNanos(), TimeUnit.NANOSECONDS);
+			return;
+		}
 		if (!this.started.get() && this.started.compareAndSet(false, true)) {
+			long period = Math.max(1, this.lease.toNanos() / 3);
 			try {
-				this.scheduler.scheduleWithFixedDelay(this::tick, this.periodNanos, this.periodNanos,
-						TimeUnit.NANOSECONDS);
+				this.scheduler.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.NANOSECONDS);
 			}
 			catch (RejectedExecutionException ex) {
 				this.started.set(false);
@@ -53,32 +87,52 @@ final class Watchdog {
 
 	void unwatch(HeldLock lock) {
 		this.watched.remove(lock);
+		ScheduledFuture<?> expiry = lock.lease.expiry;
+		if (expiry != null) {
+			expiry.cancel(false);
+		}
 	}
 
 	/**
-	 * Hands each renewal to the scheduler's pool, so that a renewal stuck on an
-	 * unreachable store delays neither the others nor the next tick more than the pool
-	 * must. A lock whose previous renewal still waits for the store is not renewed again,
-	 * but reported lost as soon as its lease has run out, not when the store answers.
+	 * Sends each renewal without waiting for it, so that a renewal stuck on an
+	 * unreachable store delays neither the others nor the next tick. A lock whose
+	 * previous renewal still waits for the store is not renewed again, but reported lost
+	 * as soon as its lease has run out, not when the store answers.
 	 */
 	private void tick() {
 		for (HeldLock lock : this.watched) {
-			if (!lock.startRenewal()) {
-				if (lock.leaseRanOut()) {
+			if (!lock.lease.renewing.compareAndSet(false, true)) {
+				if (lock.lease.ranOut()) {
 					lock.markLost("its lease ran out while its renewal was still waiting for the store");
 				}
+				continue;
+			}
+			renew(lock);
+		}
+	}
+
+	private void renew(HeldLock lock) {
+		long sent = System.nanoTime();
+		this.store.renew(lock.claim, this.lease).whenComplete((renewed, failure) -> {
+			lock.lease.renewing.set(false);
+			if (failure != null) {
+				if (lock.lease.ranOut()) {
+					lock.markLost("its lease ran out while renewals failed: " + failure.getMessage());
+				}
+				else {
+					logger.warn("Could not renew lock '" + lock.key + "' in " + this.store.name()
+							+ "; retrying while the lease lasts: " + failure.getMessage());
+					lock.tracker.renewalFailed(failure);
+				}
+			}
+			else if (renewed) {
+				lock.lease.extend(sent);
+				lock.tracker.renewed();
 			}
 			else {
-				try {
-					this.scheduler.execute(lock::renewAndEnd);
-				}
-				catch (RejectedExecutionException ex) {
-					// The lock service is shutting down and releases what it holds.
-					lock.endRenewal();
-					return;
-				}
+				lock.markLost("the store no longer had it at renewal");
 			}
-		}
+		});
 	}
 
 }

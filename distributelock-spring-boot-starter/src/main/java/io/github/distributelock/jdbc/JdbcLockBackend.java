@@ -2,14 +2,22 @@ package io.github.distributelock.jdbc;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
 import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.LockStoreProbe;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -18,9 +26,9 @@ import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DuplicateKeyException;
 
 /**
- * A {@link LockBackend} on a lock table in the application's database through Spring's
- * {@code JdbcTemplate}: a row per held lock, taken by one atomic insert-or-take-over
- * statement, renewed and released by owner-checked statements.
+ * A {@link LockBackend} on a lock table in the application's database through JDBC: a row
+ * per held lock, taken by one atomic insert-or-take-over statement, renewed and released
+ * by owner-checked statements.
  * <p>
  * Leases are counted on the database clock only, so the clocks of the application's
  * instances never matter. Fencing tokens come from a database sequence. Every statement
@@ -28,6 +36,10 @@ import org.springframework.dao.DuplicateKeyException;
  * transaction is held while a lock is held, and a crashed holder's row is simply taken
  * over once its lease has run out. Waiters poll the row with exponential back-off and
  * jitter, as a table has no release notification.
+ * <p>
+ * JDBC blocks, so a statement runs on the thread of a caller that waits for it anyway
+ * (the blocking API) and otherwise on a pool of {@value #STATEMENT_THREADS} threads of
+ * this backend (the non-blocking API, the watchdog's renewals, background retries).
  * <p>
  * A release keeps the row, marked free, for the {@linkplain #releasedRowRetention()
  * retention}: every later acquisition of the key then takes the row over under its row
@@ -40,10 +52,9 @@ import org.springframework.dao.DuplicateKeyException;
  * identifier, optionally schema-qualified. Keys, owners and leases are statement
  * parameters.
  *
- * @author distributelock
  * @since 1.0.0
  */
-public class JdbcLockBackend implements LockBackend {
+public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseable {
 
 	/** The default name of the lock table. */
 	public static final String DEFAULT_TABLE_NAME = "distributelock";
@@ -63,6 +74,9 @@ public class JdbcLockBackend implements LockBackend {
 
 	private static final long LONGEST_POLL_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+	/** The threads of the pool that runs statements for callers that must not block. */
+	static final int STATEMENT_THREADS = 4;
+
 	/** A skew of the application's clock worth telling operators about. */
 	private static final Duration NOTABLE_CLOCK_SKEW = Duration.ofSeconds(1);
 
@@ -73,6 +87,12 @@ public class JdbcLockBackend implements LockBackend {
 	private final long purgePeriodNanos;
 
 	private final AtomicLong nextPurgeNanos;
+
+	/**
+	 * Runs the statements of callers that must not block (the non-blocking API, the
+	 * watchdog, background retries): bounded, as every statement holds a connection.
+	 */
+	private final ThreadPoolExecutor statements;
 
 	/**
 	 * Creates a backend on the table {@code distributelock}, with the dialect detected
@@ -127,11 +147,18 @@ public class JdbcLockBackend implements LockBackend {
 					"The released-row retention must be positive, but is " + releasedRowRetention);
 		}
 		this.releasedRowRetention = releasedRowRetention;
-		this.purgePeriodNanos = saturatedNanos(releasedRowRetention);
+		this.purgePeriodNanos = TimeUnit.MILLISECONDS.toNanos(releasedRowRetention.toMillis());
 		this.nextPurgeNanos = new AtomicLong(System.nanoTime() + this.purgePeriodNanos);
 		JdbcLockDialect lockDialect = (dialect != null && !dialect.isBlank()) ? JdbcLockDialect.named(dialect)
 				: JdbcLockDialect.detect(dataSource);
 		this.repository = new JdbcLockRepository(dataSource, lockDialect, tableName);
+		this.statements = new ThreadPoolExecutor(STATEMENT_THREADS, STATEMENT_THREADS, 30, TimeUnit.SECONDS,
+				new LinkedBlockingQueue<>(), (task) -> {
+					Thread thread = new Thread(task, "distributelock-jdbc");
+					thread.setDaemon(true);
+					return thread;
+				});
+		this.statements.allowCoreThreadTimeOut(true);
 		reportClockSkew(clock);
 	}
 
@@ -183,36 +210,44 @@ public class JdbcLockBackend implements LockBackend {
 	}
 
 	@Override
-	public AcquireResult tryAcquire(String key, String owner, Duration lease) {
-		requireStorable(key, MAX_KEY_LENGTH, "lock key");
-		requireStorable(owner, MAX_OWNER_LENGTH, "owner");
-		try {
-			return this.repository.acquire(key, owner, leaseMillis(lease));
-		}
-		catch (DuplicateKeyException | ConcurrencyFailureException ex) {
-			// Another owner inserted or changed the row while this statement ran, and the
-			// statement was rolled back: the lock is held, try again once it is free.
-			if (logger.isDebugEnabled()) {
-				logger.debug("Lock '" + key + "' was taken concurrently by another owner: " + ex.getMessage());
+	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+		requireStorable(claim.key(), MAX_KEY_LENGTH, "lock key");
+		requireStorable(claim.owner(), MAX_OWNER_LENGTH, "owner");
+		return run(claim, () -> {
+			try {
+				return this.repository.acquire(claim.key(), claim.owner(), leaseMillis(lease));
 			}
-			return AcquireResult.heldByAnother(null);
-		}
+			catch (DuplicateKeyException | ConcurrencyFailureException ex) {
+				// Another owner inserted or changed the row while this statement ran, and
+				// the statement was rolled back: the lock is held, try again once it is
+				// free.
+				if (logger.isDebugEnabled()) {
+					logger.debug(
+							"Lock '" + claim.key() + "' was taken concurrently by another owner: " + ex.getMessage());
+				}
+				return AcquireResult.heldByAnother(null);
+			}
+		});
 	}
 
 	@Override
-	public boolean renew(String key, String owner, Duration lease) {
-		return this.repository.renew(key, owner, leaseMillis(lease));
+	public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+		return run(claim, () -> this.repository.renew(claim.key(), claim.owner(), leaseMillis(lease)));
 	}
 
 	@Override
-	public boolean release(String key, String owner) {
-		if (this.repository.dialect().unstorable(key) != null || this.repository.dialect().unstorable(owner) != null) {
+	public CompletionStage<Boolean> release(Claim claim) {
+		String key = claim.key();
+		if (this.repository.dialect().unstorable(key) != null
+				|| this.repository.dialect().unstorable(claim.owner()) != null) {
 			// Refused by tryAcquire, so never stored: there is nothing to release.
-			return false;
+			return CompletableFuture.completedFuture(false);
 		}
-		boolean released = this.repository.release(key, owner);
-		deleteReleasedRowsWhenDue(key);
-		return released;
+		return run(claim, () -> {
+			boolean released = this.repository.release(key, claim.owner());
+			deleteReleasedRowsWhenDue(key);
+			return released;
+		});
 	}
 
 	private void deleteReleasedRowsWhenDue(String key) {
@@ -236,31 +271,63 @@ public class JdbcLockBackend implements LockBackend {
 	}
 
 	/**
-	 * Polls the lock's row until it is gone or its lease has run out, or {@code maxWait}
-	 * passes. A table has no release notification, so the polls are paced by an
+	 * Polls the lock's row until it is gone or its lease has run out, or the deadline
+	 * comes. A table has no release notification, so the polls are paced by an
 	 * exponential back-off from 5 ms to 200 ms with jitter (so that waiters of several
-	 * instances spread out), and never sleep past the holder's lease.
+	 * instances spread out); no thread waits between polls.
 	 */
 	@Override
-	public void awaitRelease(String key, Duration maxWait) throws InterruptedException {
-		long deadline = System.nanoTime() + saturatedNanos(maxWait);
-		long pause = FIRST_POLL_PAUSE_NANOS;
-		while (true) {
-			Long remainingLease = this.repository.remainingLeaseMillis(key);
-			if (remainingLease == null || remainingLease <= 0) {
-				return;
-			}
-			long left = deadline - System.nanoTime();
-			if (left <= 0) {
-				return;
-			}
-			long jittered = pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
-			long untilExpiry = TimeUnit.MILLISECONDS.toNanos(remainingLease);
-			// A lock table sends no release notification: back off, bounded, before the
-			// next poll.
-			TimeUnit.NANOSECONDS.sleep(Math.min(jittered, Math.min(left, untilExpiry)));
-			pause = Math.min(pause * 2, LONGEST_POLL_PAUSE_NANOS);
+	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		CompletableFuture<Void> released = new CompletableFuture<>();
+		poll(claim, deadline, FIRST_POLL_PAUSE_NANOS, released);
+		return released;
+	}
+
+	private void poll(Claim claim, Deadline deadline, long pause, CompletableFuture<Void> released) {
+		if (released.isDone()) {
+			return;
 		}
+		run(claim, () -> this.repository.remainingLeaseMillis(claim.key())).whenComplete((remaining, failure) -> {
+			if (failure != null) {
+				released.completeExceptionally(failure);
+			}
+			else if (remaining == null || remaining <= 0 || deadline.hasPassed()) {
+				released.complete(null);
+			}
+			else {
+				long jittered = pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
+				long next = Math.min(pause * 2, LONGEST_POLL_PAUSE_NANOS);
+				Executor executor = (claim.callerExecutor() != null) ? claim.callerExecutor() : this.statements;
+				Executor delayed = CompletableFuture.delayedExecutor(Math.min(jittered, deadline.remainingNanos()),
+						TimeUnit.NANOSECONDS, executor);
+				delayed.execute(() -> poll(claim, deadline, next, released));
+			}
+		});
+	}
+
+	/**
+	 * Reads the database clock, which changes nothing.
+	 */
+	@Override
+	public void probe() {
+		this.repository.databaseTimeMillis();
+	}
+
+	/**
+	 * Stops the pool that runs statements for callers that must not block.
+	 */
+	@Override
+	public void close() {
+		this.statements.shutdown();
+	}
+
+	/**
+	 * Runs a statement on the caller's thread when it blocks anyway, on this backend's
+	 * bounded pool otherwise.
+	 */
+	private <T> CompletableFuture<T> run(Claim claim, Supplier<T> statement) {
+		Executor executor = (claim.callerExecutor() != null) ? claim.callerExecutor() : this.statements;
+		return CompletableFuture.supplyAsync(statement, executor);
 	}
 
 	private void reportClockSkew(Clock clock) {
@@ -289,15 +356,6 @@ public class JdbcLockBackend implements LockBackend {
 
 	private static long leaseMillis(Duration lease) {
 		return Math.max(1, lease.toMillis());
-	}
-
-	private static long saturatedNanos(Duration duration) {
-		try {
-			return duration.toNanos();
-		}
-		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE / 2;
-		}
 	}
 
 	private void requireStorable(String value, int maxLength, String what) {

@@ -3,7 +3,6 @@ package io.github.distributelock.jdbc;
 /**
  * Thrown when the JDBC lock backend is given a database it has no SQL dialect for.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class UnsupportedLockDatabaseException extends IllegalStateException {

@@ -1,24 +1,22 @@
 package io.github.distributelock.redis;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.LockStoreProbe;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.connection.RedisConnectionCommands;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.DefaultRedisScript;
-import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * A {@link LockBackend} on Redis through Spring Data Redis: the lock is a plain string
@@ -27,7 +25,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * server has lost them), with waiters woken by a pub/sub message at release.
  * <p>
  * Single node, Sentinel and Cluster work alike: everything one script touches lives in
- * the lock key's hash slot.
+ * the lock key's hash slot. Every command is sent on Lettuce's asynchronous API, and
+ * waiters wait on a subscription, so no thread waits for Redis.
  * <p>
  * Redis replicates asynchronously, so a lock granted by a master that fails before a
  * replica received it is lost when that replica is promoted. With a minimum number of
@@ -39,10 +38,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * are required than there are, Sentinel may promote one that had not acknowledged, and a
  * replica that restarts without persistence forgets what it acknowledged.
  *
- * @author distributelock
  * @since 1.0.0
  */
-public class RedisLockBackend implements LockBackend, AutoCloseable {
+public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoCloseable {
 
 	/** The key prefix of the original {@code cn.dslcode} starter. */
 	public static final String DEFAULT_KEY_PREFIX = "lock:";
@@ -55,31 +53,20 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisLockBackend.class);
 
-	private static final RedisScript<List> ACQUIRE = script("acquire.lua", List.class);
-
-	private static final RedisScript<Long> RELEASE = script("release.lua", Long.class);
-
-	private static final RedisScript<Long> RENEW = script("renew.lua", Long.class);
-
-	private final StringRedisTemplate redis;
+	private final RedisScripts redis;
 
 	private final RedisLockKeys keys;
 
-	private final String fenceIdleMillis;
+	private final byte[] fenceIdleMillis;
 
 	private final RedisReleaseListener releaseListener;
 
 	private final @Nullable RedisReplicaAcks replicaAcks;
 
 	/**
-	 * What this thread's last failed attempt knew of the key's release channel, for the
-	 * wait that follows it.
-	 */
-	private final ThreadLocal<RedisReleaseListener.@Nullable Heard> heardBeforeAttempt = new ThreadLocal<>();
-
-	/**
 	 * Creates a backend with the default key prefix {@code lock:}.
-	 * @param connectionFactory the connections to Redis
+	 * @param connectionFactory the connections to Redis, a
+	 * {@link org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory}
 	 */
 	public RedisLockBackend(RedisConnectionFactory connectionFactory) {
 		this(connectionFactory, DEFAULT_KEY_PREFIX, DEFAULT_FENCE_IDLE_TIMEOUT);
@@ -87,7 +74,8 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 
 	/**
 	 * Creates a backend.
-	 * @param connectionFactory the connections to Redis
+	 * @param connectionFactory the connections to Redis, a
+	 * {@link org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory}
 	 * @param keyPrefix the text before each lock key in Redis
 	 * @param fenceIdleTimeout how long a key's fencing counter is kept after its last
 	 * acquisition
@@ -99,8 +87,8 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	/**
 	 * Creates a backend that, with {@code minReplicasToAck} above zero, holds a lock only
 	 * once that many replicas acknowledged it.
-	 * @param connectionFactory the connections to Redis; a
-	 * {@link org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory}
+	 * @param connectionFactory the connections to Redis, a
+	 * {@link org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory};
 	 * to a single master (with Sentinel or not) when {@code minReplicasToAck} is above
 	 * zero
 	 * @param keyPrefix the text before each lock key in Redis
@@ -109,38 +97,18 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	 * @param minReplicasToAck how many replicas must acknowledge each acquisition and
 	 * renewal, or {@code 0} not to wait for replicas
 	 * @param replicaAckTimeout how long to wait for those acknowledgements; positive
-	 * @since 1.0.0
 	 */
 	public RedisLockBackend(RedisConnectionFactory connectionFactory, String keyPrefix, Duration fenceIdleTimeout,
 			int minReplicasToAck, Duration replicaAckTimeout) {
 		if (minReplicasToAck < 0) {
 			throw new IllegalArgumentException("minReplicasToAck must not be negative, was " + minReplicasToAck);
 		}
+		this.redis = new RedisScripts(connectionFactory);
 		this.replicaAcks = (minReplicasToAck > 0)
 				? new RedisReplicaAcks(connectionFactory, minReplicasToAck, replicaAckTimeout) : null;
-		this.redis = new StringRedisTemplate(connectionFactory);
-		// Our own callbacks only: they need no close-suppressing proxy of the
-		// connection, which the template would otherwise build on every call.
-		this.redis.setExposeConnection(true);
 		this.keys = new RedisLockKeys(keyPrefix);
-		this.fenceIdleMillis = Long.toString(Math.max(1, fenceIdleTimeout.toMillis()));
+		this.fenceIdleMillis = bytes(Long.toString(Math.max(1, fenceIdleTimeout.toMillis())));
 		this.releaseListener = new RedisReleaseListener(connectionFactory);
-	}
-
-	/**
-	 * Reads a script once: a script built on a resource checks the resource's last
-	 * modification on every call, a class path lookup that cost more CPU than the rest of
-	 * the call.
-	 */
-	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		try {
-			String text = new ClassPathResource(name, RedisLockBackend.class)
-				.getContentAsString(StandardCharsets.UTF_8);
-			return RedisScript.of(text, resultType);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Could not read the Redis script " + name, ex);
-		}
 	}
 
 	@Override
@@ -149,44 +117,58 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	}
 
 	@Override
-	public AcquireResult tryAcquire(String key, String owner, Duration lease) {
-		String lockKey = this.keys.lockKey(key);
-		List<String> scriptKeys = List.of(lockKey, this.keys.fenceKey(lockKey));
-		String leaseMillis = Long.toString(lease.toMillis());
-		RedisReplicaAcks acks = this.replicaAcks;
-		RedisReleaseListener.Heard heard = this.releaseListener.isListening()
-				? this.releaseListener.heard(this.keys.releaseChannel(lockKey)) : null;
-		List<?> result = (acks != null) ? acks.evalList(ACQUIRE, scriptKeys, owner, leaseMillis, this.fenceIdleMillis)
-				: this.redis.execute(ACQUIRE, scriptKeys, owner, leaseMillis, this.fenceIdleMillis);
-		if (result == null || result.size() != 2) {
-			throw new IllegalStateException("Unexpected reply to the acquire script: " + result);
-		}
-		long value = ((Number) result.get(1)).longValue();
-		if (((Number) result.get(0)).longValue() == 1) {
-			if (acks != null) {
-				awaitAcquisitionReplicated(acks, key, owner);
+	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+		String lockKey = this.keys.lockKey(claim.key());
+		// Taken before the attempt: a release heard after it frees the waiter at once.
+		RedisReleaseListener.Heard heard = this.releaseListener.heard(this.keys.releaseChannel(lockKey));
+		CompletableFuture<List<Object>> reply = (this.replicaAcks != null) ? acquireReplicated(claim, lockKey, lease)
+				: this.redis.eval(RedisScripts.ACQUIRE, keys(lockKey, this.keys.fenceKey(lockKey)),
+						bytes(claim.owner()), millis(lease), this.fenceIdleMillis);
+		return reply.thenApply((result) -> {
+			if (result == null || result.size() != 2) {
+				throw new IllegalStateException("Unexpected reply to the acquire script: " + result);
 			}
-			return AcquireResult.acquired(value);
-		}
-		this.heardBeforeAttempt.set(heard);
-		return AcquireResult.heldByAnother((value > 0) ? Duration.ofMillis(value) : null);
+			long value = ((Number) result.get(1)).longValue();
+			if (((Number) result.get(0)).longValue() == 1) {
+				return AcquireResult.acquired(value);
+			}
+			return AcquireResult.heldByAnother((value > 0) ? Duration.ofMillis(value) : null, heard);
+		});
+	}
+
+	/**
+	 * The script and its {@code WAIT} on the replica acknowledgements' own connection,
+	 * which blocks: on the caller's thread when it blocks anyway.
+	 */
+	private CompletableFuture<List<Object>> acquireReplicated(Claim claim, String lockKey, Duration lease) {
+		RedisReplicaAcks acks = this.replicaAcks;
+		return CompletableFuture.supplyAsync(() -> {
+			List<Object> result = acks.evalList(RedisScripts.ACQUIRE.redisScript(),
+					List.of(lockKey, this.keys.fenceKey(lockKey)), claim.owner(), Long.toString(lease.toMillis()),
+					new String(this.fenceIdleMillis, StandardCharsets.UTF_8));
+			if (result != null && result.size() == 2 && ((Number) result.get(0)).longValue() == 1) {
+				awaitAcquisitionReplicated(acks, claim);
+			}
+			return result;
+		}, blockingExecutor(claim));
 	}
 
 	/**
 	 * A lock the replicas have not acknowledged may vanish at the next failover while its
 	 * holder goes on, so the caller is not told it holds it: it is given back.
 	 */
-	private void awaitAcquisitionReplicated(RedisReplicaAcks acks, String key, String owner) {
+	private void awaitAcquisitionReplicated(RedisReplicaAcks acks, Claim claim) {
+		String key = claim.key();
 		long acknowledged;
 		try {
 			acknowledged = acks.awaitReplicas();
 		}
 		catch (RuntimeException ex) {
-			throw releaseAfterFailure(key, owner, new DistributeLockException("Could not learn whether the replicas "
+			throw releaseAfterFailure(claim, new DistributeLockException("Could not learn whether the replicas "
 					+ "acknowledged lock '" + key + "' in redis: " + ex.getMessage(), key, name(), ex));
 		}
 		if (acknowledged < acks.minReplicas()) {
-			throw releaseAfterFailure(key, owner, new DistributeLockException("Lock '" + key
+			throw releaseAfterFailure(claim, new DistributeLockException("Lock '" + key
 					+ "' was taken on the Redis master but only " + acknowledged + " of the " + acks.minReplicas()
 					+ " replicas required (distributelock.redis.min-replicas-to-ack) acknowledged it within "
 					+ acks.timeout().toMillis() + " ms, so a failover could lose it; it was released. Check that "
@@ -196,9 +178,9 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 		}
 	}
 
-	private DistributeLockException releaseAfterFailure(String key, String owner, DistributeLockException failure) {
+	private DistributeLockException releaseAfterFailure(Claim claim, DistributeLockException failure) {
 		try {
-			release(key, owner);
+			release(claim).toCompletableFuture().join();
 		}
 		catch (RuntimeException ex) {
 			failure.addSuppressed(ex);
@@ -208,58 +190,62 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	}
 
 	@Override
-	public boolean renew(String key, String owner, Duration lease) {
-		List<String> scriptKeys = List.of(this.keys.lockKey(key));
-		String leaseMillis = Long.toString(lease.toMillis());
+	public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+		String lockKey = this.keys.lockKey(claim.key());
 		RedisReplicaAcks acks = this.replicaAcks;
 		if (acks == null) {
-			Long renewed = this.redis.execute(RENEW, scriptKeys, owner, leaseMillis);
-			return renewed != null && renewed == 1;
+			return this.redis.<Long>eval(RedisScripts.RENEW, keys(lockKey), bytes(claim.owner()), millis(lease))
+				.thenApply((renewed) -> renewed != null && renewed == 1);
 		}
-		Long renewed = acks.evalLong(RENEW, scriptKeys, owner, leaseMillis);
-		if (renewed == null || renewed != 1) {
-			return false;
-		}
-		// An unacknowledged renewal fails, so that the holder counts its lease from the
-		// last renewal a promoted replica would know of, and reports the loss in time.
-		long acknowledged = acks.awaitReplicas();
-		if (acknowledged < acks.minReplicas()) {
-			throw new DistributeLockException(
-					"The renewal of lock '" + key + "' was acknowledged by only " + acknowledged + " of the "
-							+ acks.minReplicas() + " replicas required within " + acks.timeout().toMillis() + " ms",
-					key, name(), null);
-		}
-		return true;
-	}
-
-	@Override
-	public boolean release(String key, String owner) {
-		String lockKey = this.keys.lockKey(key);
-		Long released = this.redis.execute(RELEASE, List.of(lockKey), owner, this.keys.releaseChannel(lockKey));
-		return released != null && released == 1;
-	}
-
-	@Override
-	public void awaitRelease(String key, Duration maxWait) throws InterruptedException {
-		String lockKey = this.keys.lockKey(key);
-		RedisReleaseListener.Heard heard = this.heardBeforeAttempt.get();
-		this.heardBeforeAttempt.remove();
-		this.releaseListener.await(this.keys.releaseChannel(lockKey), maxWait, heard, (wait) -> {
-			Long remaining = this.redis
-				.execute((connection) -> connection.keyCommands().pTtl(lockKey.getBytes(StandardCharsets.UTF_8)), true);
-			if (remaining == null || remaining == -2) {
-				return Duration.ZERO;
+		return CompletableFuture.supplyAsync(() -> {
+			Long renewed = acks.evalLong(RedisScripts.RENEW.redisScript(), List.of(lockKey), claim.owner(),
+					Long.toString(lease.toMillis()));
+			if (renewed == null || renewed != 1) {
+				return false;
 			}
-			return (remaining > 0 && remaining < wait.toMillis()) ? Duration.ofMillis(remaining + 1) : wait;
-		});
+			// An unacknowledged renewal fails, so that the holder counts its lease from
+			// the last renewal a promoted replica would know of, and reports the loss in
+			// time.
+			long acknowledged = acks.awaitReplicas();
+			if (acknowledged < acks.minReplicas()) {
+				throw new DistributeLockException("The renewal of lock '" + claim.key() + "' was acknowledged by only "
+						+ acknowledged + " of the " + acks.minReplicas() + " replicas required within "
+						+ acks.timeout().toMillis() + " ms", claim.key(), name(), null);
+			}
+			return true;
+		}, blockingExecutor(claim));
+	}
+
+	@Override
+	public CompletionStage<Boolean> release(Claim claim) {
+		String lockKey = this.keys.lockKey(claim.key());
+		return this.redis
+			.<Long>eval(RedisScripts.RELEASE, keys(lockKey), bytes(claim.owner()),
+					bytes(this.keys.releaseChannel(lockKey)))
+			.thenApply((released) -> released != null && released == 1);
+	}
+
+	/**
+	 * Waits on the key's release channel. Whether the lock was freed between the attempt
+	 * and the subscription is known without asking Redis when the channel was subscribed
+	 * since before the attempt; otherwise one {@code EXISTS} tells.
+	 */
+	@Override
+	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		String lockKey = this.keys.lockKey(claim.key());
+		RedisReleaseListener.Heard heard = (lastAttempt.hint() instanceof RedisReleaseListener.Heard known) ? known
+				: null;
+		return this.releaseListener.await(this.keys.releaseChannel(lockKey), deadline, heard,
+				() -> this.redis.<Long>send((commands) -> commands.exists(bytes(lockKey)).toCompletableFuture())
+					.thenApply((exists) -> exists == null || exists == 0));
 	}
 
 	/**
 	 * Sends {@code PING}, to every node on Redis Cluster.
 	 */
 	@Override
-	public void ping() {
-		String reply = this.redis.execute(RedisConnectionCommands::ping, true);
+	public void probe() {
+		String reply = this.redis.<String>send((commands) -> commands.ping().toCompletableFuture()).join();
 		if (!"PONG".equals(reply)) {
 			throw new IllegalStateException("Redis answered PING with '" + reply + "'");
 		}
@@ -275,6 +261,26 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 				this.replicaAcks.close();
 			}
 		}
+	}
+
+	private Executor blockingExecutor(Claim claim) {
+		return (claim.callerExecutor() != null) ? claim.callerExecutor() : this.releaseListener.blockingWork();
+	}
+
+	private static byte[][] keys(String... keys) {
+		byte[][] bytes = new byte[keys.length][];
+		for (int i = 0; i < keys.length; i++) {
+			bytes[i] = bytes(keys[i]);
+		}
+		return bytes;
+	}
+
+	private static byte[] millis(Duration duration) {
+		return bytes(Long.toString(duration.toMillis()));
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
 	}
 
 }

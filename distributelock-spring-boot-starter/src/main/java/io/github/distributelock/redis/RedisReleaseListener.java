@@ -4,8 +4,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -13,10 +12,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
+import io.github.distributelock.core.Deadline;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -73,18 +73,11 @@ final class RedisReleaseListener implements AutoCloseable {
 
 	RedisReleaseListener(RedisConnectionFactory connectionFactory) {
 		this.container.setConnectionFactory(connectionFactory);
-		// The listener only counts down latches: run it on the connection's thread.
+		// The listener only counts down waiting: run it on the connection's thread.
 		this.container.setTaskExecutor(new SyncTaskExecutor());
 		this.container.setSubscriptionExecutor(this.background);
 		this.container.afterPropertiesSet();
 		this.container.start();
-	}
-
-	/**
-	 * Whether any channel is subscribed, or being subscribed or unsubscribed.
-	 */
-	boolean isListening() {
-		return !this.channels.isEmpty();
 	}
 
 	/**
@@ -98,42 +91,67 @@ final class RedisReleaseListener implements AutoCloseable {
 	}
 
 	/**
-	 * Subscribes to {@code channel} unless it is already, then, unless the lock is free,
-	 * blocks until a release message arrives or {@code maxWait} passes. Whether the lock
-	 * is free is known without asking Redis when the channel was subscribed throughout
-	 * since {@code heardBeforeAttempt} was taken: a release since then was heard.
-	 * Otherwise {@code released} asks.
+	 * Subscribes to {@code channel} unless it is already, and completes when a release
+	 * message arrives, when {@code released} finds the lock free once subscribed, or at
+	 * the deadline. Whether the lock was freed since {@code heardBeforeAttempt} was taken
+	 * is known without asking Redis when the channel was subscribed throughout: a release
+	 * since then was heard. Cancelling the wait leaves the channel.
 	 */
-	void await(String channel, Duration maxWait, @Nullable Heard heardBeforeAttempt, ReleaseCheck released)
-			throws InterruptedException {
-		CountDownLatch latch = new CountDownLatch(1);
-		Channel subscription = join(channel, latch);
+	CompletableFuture<Void> await(String channel, Deadline deadline, @Nullable Heard heardBeforeAttempt,
+			Supplier<CompletableFuture<Boolean>> released) {
+		CompletableFuture<Void> woken = new CompletableFuture<>();
+		Channel subscription = join(channel, woken);
+		woken.whenComplete((result, failure) -> leave(subscription, woken));
+		expireAt(woken, deadline);
+		subscription.subscribed().whenComplete((subscribed, failure) -> {
+			if (failure != null) {
+				woken.completeExceptionally(failure);
+			}
+			else if (heardBeforeAttempt != null && heardBeforeAttempt.channel == subscription
+					&& subscription.confirmed) {
+				if (subscription.releases.get() != heardBeforeAttempt.releases) {
+					woken.complete(null);
+				}
+			}
+			else if (!woken.isDone()) {
+				released.get().whenComplete((free, checkFailure) -> {
+					if (checkFailure != null) {
+						woken.completeExceptionally(checkFailure);
+					}
+					else if (free) {
+						woken.complete(null);
+					}
+				});
+			}
+		});
+		return woken;
+	}
+
+	private void expireAt(CompletableFuture<Void> woken, Deadline deadline) {
 		try {
-			if (!subscription.awaitSubscribed(maxWait)) {
-				// Redis did not confirm in time: the caller's next attempt tells why.
-				return;
-			}
-			Duration wait;
-			if (heardBeforeAttempt != null && heardBeforeAttempt.channel == subscription && subscription.confirmed) {
-				wait = (subscription.releases.get() != heardBeforeAttempt.releases) ? Duration.ZERO : maxWait;
-			}
-			else {
-				wait = released.remainingWait(maxWait);
-			}
-			if (!wait.isZero() && !wait.isNegative()) {
-				latch.await(wait.toNanos(), TimeUnit.NANOSECONDS);
-			}
+			ScheduledFuture<?> expiry = this.background.schedule(() -> woken.complete(null), deadline.remainingNanos(),
+					TimeUnit.NANOSECONDS);
+			woken.whenComplete((result, failure) -> expiry.cancel(false));
 		}
-		finally {
-			leave(subscription, latch);
+		catch (RejectedExecutionException ex) {
+			// Closing: the waiter's next attempt tells.
+			woken.complete(null);
 		}
 	}
 
-	private Channel join(String name, CountDownLatch latch) {
+	/**
+	 * Runs work that blocks on Redis (the replica acknowledgements' own connection) for
+	 * callers that must not block.
+	 */
+	Executor blockingWork() {
+		return this.subscriptions;
+	}
+
+	private Channel join(String name, CompletableFuture<Void> waiter) {
 		return this.channels.compute(name, (key, current) -> {
 			Channel channel = (current != null) ? current : new Channel(key);
 			channel.waiters++;
-			channel.latches.add(latch);
+			channel.waiting.add(waiter);
 			if (channel.unsubscribe != null) {
 				channel.unsubscribe.cancel(false);
 				channel.unsubscribe = null;
@@ -148,9 +166,11 @@ final class RedisReleaseListener implements AutoCloseable {
 		});
 	}
 
-	private void leave(Channel channel, CountDownLatch latch) {
+	private void leave(Channel channel, CompletableFuture<Void> waiter) {
 		this.channels.computeIfPresent(channel.name, (key, current) -> {
-			current.latches.remove(latch);
+			if (!current.waiting.remove(waiter)) {
+				return current;
+			}
 			current.waiters--;
 			if (current.waiters == 0) {
 				current.unsubscribe = scheduleUnsubscribe(current);
@@ -229,16 +249,6 @@ final class RedisReleaseListener implements AutoCloseable {
 	}
 
 	/**
-	 * Tells, once subscribed, how much longer to wait: zero if the lock is already free.
-	 */
-	@FunctionalInterface
-	interface ReleaseCheck {
-
-		Duration remainingWait(Duration maxWait);
-
-	}
-
-	/**
 	 * A count of the release messages of one channel, taken before an attempt at the
 	 * lock.
 	 */
@@ -246,7 +256,7 @@ final class RedisReleaseListener implements AutoCloseable {
 	}
 
 	/**
-	 * One key's release channel, the latches of the threads that wait on it and the count
+	 * One key's release channel, the waiting of the threads that wait on it and the count
 	 * of releases heard. The waiter count and the futures are guarded by the map's
 	 * per-key compute.
 	 */
@@ -256,7 +266,7 @@ final class RedisReleaseListener implements AutoCloseable {
 
 		final ChannelTopic topic;
 
-		final Set<CountDownLatch> latches = ConcurrentHashMap.newKeySet();
+		final Set<CompletableFuture<Void>> waiting = ConcurrentHashMap.newKeySet();
 
 		final AtomicLong releases = new AtomicLong();
 
@@ -288,26 +298,8 @@ final class RedisReleaseListener implements AutoCloseable {
 		@Override
 		public void onMessage(Message message, byte @Nullable [] pattern) {
 			this.releases.incrementAndGet();
-			for (CountDownLatch latch : this.latches) {
-				latch.countDown();
-			}
-		}
-
-		/**
-		 * Whether the subscription is confirmed, so that a release published from now on
-		 * is heard; {@code false} if Redis did not confirm within {@code maxWait}.
-		 */
-		boolean awaitSubscribed(Duration maxWait) throws InterruptedException {
-			try {
-				subscribed().get(maxWait.toNanos(), TimeUnit.NANOSECONDS);
-				return true;
-			}
-			catch (TimeoutException ex) {
-				return false;
-			}
-			catch (ExecutionException ex) {
-				throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
-						: new IllegalStateException(ex.getCause());
+			for (CompletableFuture<Void> waiter : this.waiting) {
+				waiter.complete(null);
 			}
 		}
 

@@ -29,7 +29,6 @@ import org.springframework.data.redis.core.script.RedisScript;
  * the cost of one more connection per instance and of lock writes queueing behind each
  * other's {@code WAIT}.
  *
- * @author distributelock
  */
 final class RedisReplicaAcks implements AutoCloseable {
 

@@ -4,18 +4,27 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockLossListener;
+import io.github.distributelock.core.LockStoreProbe;
+import io.github.distributelock.core.SessionLockBackend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.apache.curator.CuratorZookeeperClient;
-import org.apache.curator.RetryLoop;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
@@ -23,7 +32,6 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LockBackend} on ZooKeeper through Apache Curator: the lock is an ephemeral
@@ -34,25 +42,29 @@ import org.jspecify.annotations.Nullable;
  * the server removes once they are empty.
  * <p>
  * A lock lives exactly as long as the client's ZooKeeper session: there is no lease to
- * renew, so {@link #leasesExpire()} is {@code false}, the lease passed to
- * {@link #tryAcquire} is ignored, and a fixed lease or {@code timeoutMs} has no effect.
- * When Curator reports the connection {@link ConnectionState#SUSPENDED suspended}, the
- * locks are at risk: logged, and their handles
- * {@link io.github.distributelock.LockHandle#isSuspect() suspect}; when it reports the
- * session {@link ConnectionState#LOST lost}, every lock taken through this client is
- * reported lost to the {@link LockLossListener listeners}. A connection that comes back
- * within the session timeout ({@link ConnectionState#RECONNECTED reconnected}) keeps its
- * locks, which are no longer suspect.
+ * renew, so this is a {@link SessionLockBackend}, the lease passed to {@link #tryAcquire}
+ * is ignored, and a fixed lease or {@code timeoutMs} has no effect.
+ * <p>
+ * Requests go on the asynchronous API of the session's ZooKeeper handle, so no thread
+ * waits for the server; the read of the owner and the versioned delete of a release are
+ * sent on one handle, so one session (after a failure the engine starts again from the
+ * read, and a delete is never sent on a new session for a node read on an old one, whose
+ * node may be gone and taken by another client). When Curator reports the connection
+ * {@link ConnectionState#SUSPENDED suspended}, the locks are at risk: logged, and their
+ * handles {@link io.github.distributelock.LockHandle#isSuspect() suspect}; when it
+ * reports the session {@link ConnectionState#LOST lost}, every lock taken through this
+ * client is reported lost to the {@link LockLossListener listeners}. A connection that
+ * comes back within the session timeout ({@link ConnectionState#RECONNECTED reconnected})
+ * keeps its locks, which are no longer suspect.
  * <p>
  * <b>Note:</b> ZooKeeper removes the nodes of an expired session on its own clock, so
  * another client may take a lock shortly before this client hears that its session was
  * lost. Work that must never overlap should pass the fencing token to the resource it
  * protects.
  *
- * @author distributelock
  * @since 1.0.0
  */
-public class ZooKeeperLockBackend implements LockBackend, AutoCloseable {
+public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe, AutoCloseable {
 
 	/** The parent node of the lock nodes of the original {@code cn.dslcode} starter. */
 	public static final String DEFAULT_ROOT = "/locks";
@@ -62,6 +74,9 @@ public class ZooKeeperLockBackend implements LockBackend, AutoCloseable {
 	/** Attempts to create a node whose container parent the server has just removed. */
 	private static final int CREATE_ATTEMPTS = 3;
 
+	/** How many times a release or ownership check waits for a dropped connection. */
+	private static final int RECONNECTION_RETRIES = 3;
+
 	private final CuratorFramework client;
 
 	private final ZooKeeperLockPaths paths;
@@ -69,6 +84,13 @@ public class ZooKeeperLockBackend implements LockBackend, AutoCloseable {
 	private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
 
 	private final ConnectionStateListener connectionStateListener = (client, state) -> connectionStateChanged(state);
+
+	/** Ends the waits whose deadline came before a release. */
+	private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor((task) -> {
+		Thread thread = new Thread(task, "distributelock-zookeeper-timeouts");
+		thread.setDaemon(true);
+		return thread;
+	});
 
 	/**
 	 * Creates a backend whose lock nodes live under {@code /locks}.
@@ -94,120 +116,192 @@ public class ZooKeeperLockBackend implements LockBackend, AutoCloseable {
 		return "zookeeper";
 	}
 
-	/**
-	 * Locks live as long as the session, so there is nothing to renew.
-	 * @return {@code false}
-	 */
 	@Override
-	public boolean leasesExpire() {
-		return false;
+	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+		String path = this.paths.lockPath(claim.key());
+		CompletableFuture<AcquireResult> result = new CompletableFuture<>();
+		create(path, claim.owner().getBytes(StandardCharsets.UTF_8), 1, result);
+		return result;
 	}
 
-	@Override
-	public AcquireResult tryAcquire(String key, String owner, Duration lease) {
-		String path = this.paths.lockPath(key);
-		byte[] data = owner.getBytes(StandardCharsets.UTF_8);
-		Stat stat = new Stat();
+	/**
+	 * Creates the lock node, uncompressed whatever the client's settings, as the owner is
+	 * the wire format, with the client's ACL provider.
+	 */
+	private void create(String path, byte[] owner, int attempt, CompletableFuture<AcquireResult> result) {
 		try {
-			return create(path, data, stat) ? AcquireResult.acquired(stat.getCzxid())
-					: AcquireResult.heldByAnother(null);
+			this.client.create()
+				.uncompressed()
+				.storingStatIn(new Stat())
+				.withMode(CreateMode.EPHEMERAL)
+				.inBackground((curator, event) -> created(path, owner, attempt, event, result))
+				.forPath(path, owner);
 		}
 		catch (Exception ex) {
-			throw failure(ex);
+			result.completeExceptionally(ex);
 		}
 	}
 
-	/** Creates the lock node; {@code false} if another owner holds it. */
-	private boolean create(String path, byte[] owner, Stat stat) throws Exception {
-		for (int attempt = 1;; attempt++) {
-			try {
-				// Uncompressed whatever the client's settings, as the owner is the wire
-				// format; parents are made below, as Curator 5.9 ignores
-				// creatingParentContainersIfNeeded() after uncompressed().
-				this.client.create()
-					.uncompressed()
-					.storingStatIn(stat)
-					.withMode(CreateMode.EPHEMERAL)
-					.forPath(path, owner);
-				return true;
-			}
-			catch (KeeperException.NodeExistsException ex) {
-				// Curator retries a create whose answer was lost with the connection, and
-				// the retry finds the node the first request made: that one is ours.
-				return onOneSession((zooKeeper) -> Arrays.equals(read(zooKeeper, path, stat), owner)
-						&& stat.getEphemeralOwner() == zooKeeper.getSessionId());
-			}
-			catch (KeeperException.NoNodeException ex) {
-				// No root yet, or the server removed it as an empty container just now.
-				if (attempt == CREATE_ATTEMPTS) {
-					throw ex;
-				}
-				this.client.createContainers(this.paths.root());
-			}
+	private void created(String path, byte[] owner, int attempt, CuratorEvent event,
+			CompletableFuture<AcquireResult> result) {
+		KeeperException.Code outcome = KeeperException.Code.get(event.getResultCode());
+		if (outcome == KeeperException.Code.OK) {
+			result.complete(AcquireResult.acquired(event.getStat().getCzxid()));
 		}
-	}
-
-	/**
-	 * Whether the lock is still this owner's: there is no lease to extend.
-	 */
-	@Override
-	public boolean renew(String key, String owner, Duration lease) {
-		String path = this.paths.lockPath(key);
-		byte[] expected = owner.getBytes(StandardCharsets.UTF_8);
-		try {
-			return onOneSession((zooKeeper) -> Arrays.equals(read(zooKeeper, path, new Stat()), expected));
+		else if (outcome == KeeperException.Code.NODEEXISTS) {
+			// Curator retries a create whose answer was lost with the connection, and the
+			// retry finds the node the first request made: that one is ours.
+			ownNode(path, owner, result);
 		}
-		catch (Exception ex) {
-			throw failure(ex);
-		}
-	}
-
-	/**
-	 * Deletes the lock node if it carries this owner. The owner and the version are read
-	 * and the delete is sent on one ZooKeeper handle, so one session: after a failure the
-	 * attempt starts again from the read, and a delete is never sent on a new session for
-	 * a node read on an old one (whose node may be gone and taken by another client).
-	 */
-	@Override
-	public boolean release(String key, String owner) {
-		String path = this.paths.lockPath(key);
-		byte[] expected = owner.getBytes(StandardCharsets.UTF_8);
-		AtomicBoolean deleteSent = new AtomicBoolean();
-		try {
-			return onOneSession((zooKeeper) -> {
-				Stat stat = new Stat();
-				if (!Arrays.equals(read(zooKeeper, path, stat), expected)) {
-					// After a delete whose answer was lost, the node is gone (or taken).
-					return deleteSent.get();
+		else if (outcome == KeeperException.Code.NONODE && attempt < CREATE_ATTEMPTS) {
+			// No root yet, or the server removed it as an empty container just now.
+			createRoot().whenComplete((done, failure) -> {
+				if (failure != null) {
+					result.completeExceptionally(failure);
 				}
-				deleteSent.set(true);
-				try {
-					zooKeeper.delete(fixForNamespace(path), stat.getVersion());
-					return true;
-				}
-				catch (KeeperException.NoNodeException | KeeperException.BadVersionException ex) {
-					return false;
+				else {
+					create(path, owner, attempt + 1, result);
 				}
 			});
 		}
-		catch (Exception ex) {
-			throw failure(ex);
+		else {
+			result.completeExceptionally(KeeperException.create(outcome, event.getPath()));
 		}
 	}
 
-	/** The data of the node at {@code path}, or {@code null} if there is none. */
-	private byte @Nullable [] read(ZooKeeper zooKeeper, String path, Stat stat) throws Exception {
+	/** Acquired if the existing node is this owner's and of this session. */
+	private void ownNode(String path, byte[] owner, CompletableFuture<AcquireResult> result) {
+		String fullPath = fixForNamespace(path);
+		zooKeeper(result)
+			.ifPresent((zooKeeper) -> zooKeeper.getData(fullPath, false, (code, name, context, data, stat) -> {
+				KeeperException.Code outcome = KeeperException.Code.get(code);
+				if (outcome == KeeperException.Code.OK && Arrays.equals(data, owner)
+						&& stat.getEphemeralOwner() == zooKeeper.getSessionId()) {
+					result.complete(AcquireResult.acquired(stat.getCzxid()));
+				}
+				else if (outcome == KeeperException.Code.OK || outcome == KeeperException.Code.NONODE) {
+					result.complete(AcquireResult.heldByAnother(null));
+				}
+				else {
+					result.completeExceptionally(KeeperException.create(outcome, fullPath));
+				}
+			}, null));
+	}
+
+	private CompletableFuture<Void> createRoot() {
+		CompletableFuture<Void> created = new CompletableFuture<>();
 		try {
-			return zooKeeper.getData(fixForNamespace(path), false, stat);
+			this.client.create()
+				.creatingParentContainersIfNeeded()
+				.withMode(CreateMode.CONTAINER)
+				.inBackground((curator, event) -> {
+					KeeperException.Code outcome = KeeperException.Code.get(event.getResultCode());
+					if (outcome == KeeperException.Code.OK || outcome == KeeperException.Code.NODEEXISTS) {
+						created.complete(null);
+					}
+					else {
+						created.completeExceptionally(KeeperException.create(outcome, event.getPath()));
+					}
+				})
+				.forPath(this.paths.root());
 		}
-		catch (KeeperException.NoNodeException ex) {
-			return null;
+		catch (Exception ex) {
+			created.completeExceptionally(ex);
 		}
+		return created;
+	}
+
+	/**
+	 * Whether the lock node still carries this owner: there is no lease to extend, and
+	 * the engine does not renew the locks of a session.
+	 */
+	@Override
+	public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+		return retriedOnReconnection(() -> ownedOnOneSession(claim), RECONNECTION_RETRIES);
+	}
+
+	private CompletableFuture<Boolean> ownedOnOneSession(Claim claim) {
+		String path = fixForNamespace(this.paths.lockPath(claim.key()));
+		byte[] expected = claim.owner().getBytes(StandardCharsets.UTF_8);
+		CompletableFuture<Boolean> owned = new CompletableFuture<>();
+		zooKeeper(owned).ifPresent((zooKeeper) -> zooKeeper.getData(path, false, (code, name, context, data, stat) -> {
+			KeeperException.Code outcome = KeeperException.Code.get(code);
+			if (outcome == KeeperException.Code.OK || outcome == KeeperException.Code.NONODE) {
+				owned.complete(Arrays.equals(data, expected) && stat != null
+						&& stat.getEphemeralOwner() == zooKeeper.getSessionId());
+			}
+			else {
+				owned.completeExceptionally(KeeperException.create(outcome, path));
+			}
+		}, null));
+		return owned;
+	}
+
+	/**
+	 * Deletes the lock node if it carries this owner: reads the owner and the version,
+	 * then deletes that version, both on one ZooKeeper handle, so one session.
+	 */
+	@Override
+	public CompletionStage<Boolean> release(Claim claim) {
+		return retriedOnReconnection(() -> releaseOnOneSession(claim), RECONNECTION_RETRIES);
+	}
+
+	private CompletableFuture<Boolean> releaseOnOneSession(Claim claim) {
+		String path = fixForNamespace(this.paths.lockPath(claim.key()));
+		byte[] expected = claim.owner().getBytes(StandardCharsets.UTF_8);
+		CompletableFuture<Boolean> released = new CompletableFuture<>();
+		zooKeeper(released)
+			.ifPresent((zooKeeper) -> zooKeeper.getData(path, false, (code, name, context, data, stat) -> {
+				KeeperException.Code outcome = KeeperException.Code.get(code);
+				if (outcome == KeeperException.Code.NONODE
+						|| (outcome == KeeperException.Code.OK && !Arrays.equals(data, expected))) {
+					released.complete(false);
+				}
+				else if (outcome != KeeperException.Code.OK) {
+					released.completeExceptionally(KeeperException.create(outcome, path));
+				}
+				else {
+					zooKeeper.delete(path, stat.getVersion(), (deleteCode, deleted, deleteContext) -> {
+						KeeperException.Code deleteOutcome = KeeperException.Code.get(deleteCode);
+						if (deleteOutcome == KeeperException.Code.OK) {
+							released.complete(true);
+						}
+						else if (deleteOutcome == KeeperException.Code.NONODE
+								|| deleteOutcome == KeeperException.Code.BADVERSION) {
+							released.complete(false);
+						}
+						else {
+							released.completeExceptionally(KeeperException.create(deleteOutcome, path));
+						}
+					}, null);
+				}
+			}, null));
+		return released;
 	}
 
 	@Override
-	public void awaitRelease(String key, Duration maxWait) throws InterruptedException {
-		new ZooKeeperReleaseWatcher(this.client, this.paths.lockPath(key), key).await(maxWait);
+	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		String path = fixForNamespace(this.paths.lockPath(claim.key()));
+		CompletableFuture<Void> released = new CompletableFuture<>();
+		zooKeeper(released).ifPresent((zooKeeper) -> new ZooKeeperReleaseWatcher(zooKeeper, path, claim.key(), released)
+			.watch(this.timeouts, deadline));
+		return released;
+	}
+
+	/**
+	 * Reads the root node's existence, which changes nothing.
+	 */
+	@Override
+	public void probe() {
+		try {
+			this.client.checkExists().forPath(this.paths.root());
+		}
+		catch (Exception ex) {
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex.getMessage(), ex);
+		}
 	}
 
 	@Override
@@ -227,6 +321,7 @@ public class ZooKeeperLockBackend implements LockBackend, AutoCloseable {
 	@Override
 	public void close() {
 		this.client.getConnectionStateListenable().removeListener(this.connectionStateListener);
+		this.timeouts.shutdownNow();
 	}
 
 	private void connectionStateChanged(ConnectionState state) {
@@ -260,31 +355,58 @@ public class ZooKeeperLockBackend implements LockBackend, AutoCloseable {
 		}
 	}
 
-	/** Runs {@code call} with retries, each attempt on one ZooKeeper handle. */
-	private <T> T onOneSession(SessionCall<T> call) throws Exception {
-		CuratorZookeeperClient zookeeperClient = this.client.getZookeeperClient();
-		return RetryLoop.callWithRetry(zookeeperClient, () -> call.apply(zookeeperClient.getZooKeeper()));
+	/**
+	 * Runs {@code operation} again when it failed because the connection dropped, once
+	 * the client is connected again (within its connection timeout), as Curator's own
+	 * retries would: each run reads and writes on one handle, so one session.
+	 */
+	private <T> CompletableFuture<T> retriedOnReconnection(Supplier<CompletableFuture<T>> operation, int retries) {
+		return operation.get().exceptionallyCompose((failure) -> {
+			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+					? failure.getCause() : failure;
+			if (retries > 0 && cause instanceof KeeperException.ConnectionLossException) {
+				return connected().thenCompose((connected) -> retriedOnReconnection(operation, retries - 1));
+			}
+			return CompletableFuture.failedFuture(failure);
+		});
+	}
+
+	/** Completes when the client is connected, or fails after its connection timeout. */
+	private CompletableFuture<Void> connected() {
+		CompletableFuture<Void> connected = new CompletableFuture<>();
+		ConnectionStateListener listener = (curator, state) -> {
+			if (state.isConnected()) {
+				connected.complete(null);
+			}
+		};
+		this.client.getConnectionStateListenable().addListener(listener);
+		connected.whenComplete((done, failure) -> this.client.getConnectionStateListenable().removeListener(listener));
+		if (this.client.getZookeeperClient().isConnected()) {
+			connected.complete(null);
+		}
+		else {
+			this.timeouts.schedule(() -> connected.completeExceptionally(new KeeperException.ConnectionLossException()),
+					this.client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS);
+		}
+		return connected;
+	}
+
+	/**
+	 * The handle of the client's current session, or empty with {@code result} failed
+	 * when the client has none.
+	 */
+	private Optional<ZooKeeper> zooKeeper(CompletableFuture<?> result) {
+		try {
+			return Optional.of(this.client.getZookeeperClient().getZooKeeper());
+		}
+		catch (Exception ex) {
+			result.completeExceptionally(ex);
+			return Optional.empty();
+		}
 	}
 
 	private String fixForNamespace(String path) {
 		return ZKPaths.fixForNamespace(this.client.getNamespace(), path);
-	}
-
-	static RuntimeException failure(Exception ex) {
-		if (ex instanceof InterruptedException) {
-			Thread.currentThread().interrupt();
-		}
-		if (ex instanceof RuntimeException runtime) {
-			return runtime;
-		}
-		return new IllegalStateException(ex.getMessage(), ex);
-	}
-
-	@FunctionalInterface
-	private interface SessionCall<T> {
-
-		T apply(ZooKeeper zooKeeper) throws Exception;
-
 	}
 
 }

@@ -1,12 +1,15 @@
 package io.github.distributelock.actuate;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.List;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.redis.EmbeddedRedis;
@@ -152,7 +155,7 @@ class ObservationLockEventListenerTests {
 					stoppable.restart();
 				}
 				await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
-					backend.ping();
+					backend.probe();
 					return true;
 				});
 				handle.close();
@@ -229,23 +232,23 @@ class ObservationLockEventListenerTests {
 		}
 
 		@Override
-		public AcquireResult tryAcquire(String key, String owner, Duration lease) {
-			throw new IllegalStateException("connection refused");
+		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+			return CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
 		}
 
 		@Override
-		public boolean renew(String key, String owner, Duration lease) {
-			throw new IllegalStateException("connection refused");
+		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+			return CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
 		}
 
 		@Override
-		public boolean release(String key, String owner) {
-			throw new IllegalStateException("connection refused");
+		public CompletionStage<Boolean> release(Claim claim) {
+			return CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
 		}
 
 		@Override
-		public void awaitRelease(String key, Duration maxWait) {
-			throw new IllegalStateException("connection refused");
+		public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+			return CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
 		}
 
 	}

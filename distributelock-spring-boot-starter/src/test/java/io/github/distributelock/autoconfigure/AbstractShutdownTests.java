@@ -110,7 +110,8 @@ abstract class AbstractShutdownTests {
 				AtomicReference<Thread> gateThread = new AtomicReference<>();
 				waiters.add(waitExpectingShutdown(lock, "shutdown.handle", gateThread));
 				await().atMost(Duration.ofSeconds(10))
-					.until(() -> gateThread.get() != null && gateThread.get().getState() == Thread.State.TIMED_WAITING);
+					.until(() -> gateThread.get() != null && (gateThread.get().getState() == Thread.State.TIMED_WAITING
+							|| gateThread.get().getState() == Thread.State.WAITING));
 				context.close();
 			});
 		// Each waiter would wait 60 s: returning within 10 s means the shutdown woke it.

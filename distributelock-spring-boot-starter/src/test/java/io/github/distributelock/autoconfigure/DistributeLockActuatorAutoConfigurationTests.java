@@ -11,6 +11,7 @@ import io.github.distributelock.actuate.DistributeLocksEndpoint;
 import io.github.distributelock.actuate.DistributeLocksEndpoint.HeldLockDescriptor;
 import io.github.distributelock.actuate.ObservationLockEventListener;
 import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.core.LockTracker;
 import io.github.distributelock.redis.EmbeddedRedis;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -195,10 +196,10 @@ class DistributeLockActuatorAutoConfigurationTests {
 
 		@Bean
 		LockEventListener countingListener() {
-			return new LockEventListener() {
+			return (key, name, backend) -> new LockTracker() {
 
 				@Override
-				public void acquired(String key, Duration waited) {
+				public void acquired(long fencingToken) {
 					CountingListenerConfiguration.this.acquired.incrementAndGet();
 				}
 

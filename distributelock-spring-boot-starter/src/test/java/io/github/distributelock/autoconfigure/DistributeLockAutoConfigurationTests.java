@@ -1,6 +1,8 @@
 package io.github.distributelock.autoconfigure;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.DistributeLockException;
@@ -8,6 +10,7 @@ import io.github.distributelock.LockHandle;
 import io.github.distributelock.Lockable;
 import io.github.distributelock.aop.LockableAdvisor;
 import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
@@ -254,22 +257,23 @@ class DistributeLockAutoConfigurationTests {
 				}
 
 				@Override
-				public AcquireResult tryAcquire(String key, String owner, Duration lease) {
-					return AcquireResult.acquired(1);
+				public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+					return CompletableFuture.completedFuture(AcquireResult.acquired(1));
 				}
 
 				@Override
-				public boolean renew(String key, String owner, Duration lease) {
-					return true;
+				public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+					return CompletableFuture.completedFuture(true);
 				}
 
 				@Override
-				public boolean release(String key, String owner) {
-					return true;
+				public CompletionStage<Boolean> release(Claim claim) {
+					return CompletableFuture.completedFuture(true);
 				}
 
 				@Override
-				public void awaitRelease(String key, Duration maxWait) {
+				public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+					return CompletableFuture.completedFuture(null);
 				}
 
 			};

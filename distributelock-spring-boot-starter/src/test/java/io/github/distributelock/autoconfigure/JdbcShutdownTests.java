@@ -121,7 +121,7 @@ class JdbcShutdownTests extends AbstractShutdownTests {
 
 		@Bean
 		CountingLockBackend countingLockBackend(DataSource dataSource) {
-			return new CountingLockBackend(new JdbcLockBackend(dataSource));
+			return CountingLockBackend.of(new JdbcLockBackend(dataSource));
 		}
 
 	}

@@ -83,7 +83,7 @@ class RedisShutdownTests extends AbstractShutdownTests {
 
 		@Bean
 		CountingLockBackend countingLockBackend(ObjectProvider<RedisConnectionFactory> connectionFactory) {
-			return new CountingLockBackend(new RedisLockBackend(connectionFactory.getObject()));
+			return CountingLockBackend.of(new RedisLockBackend(connectionFactory.getObject()));
 		}
 
 	}

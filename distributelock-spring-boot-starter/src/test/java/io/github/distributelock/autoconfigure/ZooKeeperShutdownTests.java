@@ -97,7 +97,7 @@ class ZooKeeperShutdownTests extends AbstractShutdownTests {
 
 		@Bean
 		CountingLockBackend countingLockBackend(CuratorFramework client) {
-			return new CountingLockBackend(new ZooKeeperLockBackend(client));
+			return CountingLockBackend.of(new ZooKeeperLockBackend(client));
 		}
 
 	}

@@ -3,8 +3,11 @@ package io.github.distributelock.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -107,7 +110,7 @@ class BackendLossReportTests {
 	/**
 	 * Locks that live as long as a session, which the test ends at will.
 	 */
-	static class SessionBackend implements LockBackend {
+	static class SessionBackend implements SessionLockBackend {
 
 		final Map<String, String> locks = new ConcurrentHashMap<>();
 
@@ -128,34 +131,32 @@ class BackendLossReportTests {
 		}
 
 		@Override
-		public AcquireResult tryAcquire(String key, String owner, Duration lease) {
-			if (this.locks.putIfAbsent(key, owner) != null) {
-				return AcquireResult.heldByAnother(null);
+		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+			if (this.locks.putIfAbsent(claim.key(), claim.owner()) != null) {
+				return CompletableFuture.completedFuture(AcquireResult.heldByAnother(null));
 			}
 			if (this.expireSessionAfterNextAcquire) {
 				this.expireSessionAfterNextAcquire = false;
 				expireSession();
 			}
-			return AcquireResult.acquired(this.tokens.incrementAndGet());
+			return CompletableFuture.completedFuture(AcquireResult.acquired(this.tokens.incrementAndGet()));
 		}
 
 		@Override
-		public boolean renew(String key, String owner, Duration lease) {
-			return owner.equals(this.locks.get(key));
+		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+			return CompletableFuture.completedFuture(claim.owner().equals(this.locks.get(claim.key())));
 		}
 
 		@Override
-		public boolean release(String key, String owner) {
-			return this.locks.remove(key, owner);
+		public CompletionStage<Boolean> release(Claim claim) {
+			return CompletableFuture.completedFuture(this.locks.remove(claim.key(), claim.owner()));
 		}
 
+		/** No release notification: the waiter tries again at its deadline. */
 		@Override
-		public void awaitRelease(String key, Duration maxWait) {
-		}
-
-		@Override
-		public boolean leasesExpire() {
-			return false;
+		public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+			return CompletableFuture.runAsync(() -> {
+			}, CompletableFuture.delayedExecutor(deadline.remainingNanos(), TimeUnit.NANOSECONDS));
 		}
 
 		@Override

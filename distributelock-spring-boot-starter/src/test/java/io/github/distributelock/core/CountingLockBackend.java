@@ -1,14 +1,16 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Passes every call to a real backend and counts them, so tests can see what the engine
- * asked of the store.
+ * asked of the store. Use {@link #of(LockBackend)}, which keeps the capabilities of the
+ * backend it wraps.
  */
-public class CountingLockBackend implements LockBackend {
+public class CountingLockBackend implements LockBackend, LockStoreProbe {
 
 	private final LockBackend delegate;
 
@@ -24,48 +26,70 @@ public class CountingLockBackend implements LockBackend {
 		this.delegate = delegate;
 	}
 
+	/** A counting backend that is a {@link SessionLockBackend} if the delegate is one. */
+	public static CountingLockBackend of(LockBackend delegate) {
+		return (delegate instanceof SessionLockBackend session) ? new Session(session)
+				: new CountingLockBackend(delegate);
+	}
+
+	/** Whether the store's locks have leases that the watchdog renews. */
+	public boolean leasesExpire() {
+		return !(this.delegate instanceof SessionLockBackend);
+	}
+
 	@Override
 	public String name() {
 		return this.delegate.name();
 	}
 
 	@Override
-	public AcquireResult tryAcquire(String key, String owner, Duration lease) {
+	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
 		this.acquireAttempts.incrementAndGet();
-		return this.delegate.tryAcquire(key, owner, lease);
+		return this.delegate.tryAcquire(claim, lease);
 	}
 
 	@Override
-	public boolean renew(String key, String owner, Duration lease) {
+	public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
 		this.renewals.incrementAndGet();
-		return this.delegate.renew(key, owner, lease);
+		return this.delegate.renew(claim, lease);
 	}
 
 	@Override
-	public boolean release(String key, String owner) {
+	public CompletionStage<Boolean> release(Claim claim) {
 		this.releases.incrementAndGet();
-		return this.delegate.release(key, owner);
+		return this.delegate.release(claim);
 	}
 
 	@Override
-	public void awaitRelease(String key, Duration maxWait) throws InterruptedException {
+	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
 		this.waiting.countDown();
-		this.delegate.awaitRelease(key, maxWait);
+		return this.delegate.awaitRelease(claim, lastAttempt, deadline);
 	}
 
 	@Override
-	public boolean leasesExpire() {
-		return this.delegate.leasesExpire();
+	public void probe() {
+		((LockStoreProbe) this.delegate).probe();
 	}
 
-	@Override
-	public void addLossListener(LockLossListener listener) {
-		this.delegate.addLossListener(listener);
-	}
+	private static final class Session extends CountingLockBackend implements SessionLockBackend {
 
-	@Override
-	public void removeLossListener(LockLossListener listener) {
-		this.delegate.removeLossListener(listener);
+		private final SessionLockBackend session;
+
+		Session(SessionLockBackend session) {
+			super(session);
+			this.session = session;
+		}
+
+		@Override
+		public void addLossListener(LockLossListener listener) {
+			this.session.addLossListener(listener);
+		}
+
+		@Override
+		public void removeLossListener(LockLossListener listener) {
+			this.session.removeLossListener(listener);
+		}
+
 	}
 
 }

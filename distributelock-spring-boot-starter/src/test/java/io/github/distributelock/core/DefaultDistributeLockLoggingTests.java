@@ -128,7 +128,7 @@ class DefaultDistributeLockLoggingTests {
 			redis.restart();
 		}
 		await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {
-			lock.backend().ping();
+			((LockStoreProbe) lock.backend()).probe();
 			return true;
 		});
 		handle.close();

@@ -91,7 +91,7 @@ abstract class AbstractStoreOutageTests {
 	void callersFailWithinTheirDeadlineWhileTheStoreIsDownAndAcquireAgainWhenItReturns() throws Exception {
 		String key = "outage." + System.nanoTime();
 		DefaultDistributeLock holderLock = newLock(newBackendClosedAfter());
-		CountingLockBackend waiterBackend = new CountingLockBackend(newBackendClosedAfter());
+		CountingLockBackend waiterBackend = CountingLockBackend.of(newBackendClosedAfter());
 		DefaultDistributeLock waiterLock = newLock(waiterBackend);
 		LockHandle held = holderLock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow();
 		Duration waiterWait = Duration.ofSeconds(4);

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -163,13 +164,14 @@ public final class LockWorker {
 		}
 
 		@Override
-		public boolean renew(String key, String owner, Duration lease) {
+		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
 			long start = System.nanoTime();
-			boolean renewed = super.renew(key, owner, lease);
-			if (renewed) {
-				this.out.println(WorkerProcess.MARK + "RENEWED " + start);
-			}
-			return renewed;
+			return super.renew(claim, lease).thenApply((renewed) -> {
+				if (renewed) {
+					this.out.println(WorkerProcess.MARK + "RENEWED " + start);
+				}
+				return renewed;
+			});
 		}
 
 	}

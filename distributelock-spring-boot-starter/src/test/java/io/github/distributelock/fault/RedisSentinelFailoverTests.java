@@ -13,6 +13,7 @@ import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.core.LockTracker;
 import io.github.distributelock.redis.EmbeddedRedisSentinel;
 import io.github.distributelock.redis.RedisLockBackend;
 import org.apache.commons.logging.Log;
@@ -77,11 +78,11 @@ class RedisSentinelFailoverTests {
 	void heldLocksThatReachedTheReplicaSurviveTheMasterKillAndStayExclusive(int minReplicasToAck) throws Exception {
 		EmbeddedRedisSentinel redis = closeAfter(EmbeddedRedisSentinel.start());
 		Map<String, Long> lastRenewal = new ConcurrentHashMap<>();
-		DefaultDistributeLock holder = newLock(redis, minReplicasToAck, new LockEventListener() {
+		DefaultDistributeLock holder = newLock(redis, minReplicasToAck, (lockKey, name, backend) -> new LockTracker() {
 
 			@Override
-			public void renewed(String key) {
-				lastRenewal.put(key, System.nanoTime());
+			public void renewed() {
+				lastRenewal.put(lockKey, System.nanoTime());
 			}
 
 		});

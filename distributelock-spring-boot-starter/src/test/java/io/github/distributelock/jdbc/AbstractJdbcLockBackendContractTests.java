@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.AbstractLockBackendContractTests;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.DefaultDistributeLock;
@@ -70,7 +71,7 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 		assertThat(owner).isEqualTo("owner-1");
 		assertThat(isLockedInStore(key())).isTrue();
 		LockBackend other = newBackend();
-		AcquireResult refused = other.tryAcquire(key(), "owner-2", Duration.ofSeconds(10));
+		AcquireResult refused = Backends.tryAcquire(other, key(), "owner-2", Duration.ofSeconds(10));
 		assertThat(refused.acquired()).isFalse();
 		assertThat(refused.holderLeaseRemaining()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
 		assertThat(lock.releaseLock(key(), "owner-1")).isTrue();
@@ -224,21 +225,21 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 		JdbcLockBackend backend = new JdbcLockBackend(dataSource, JdbcLockBackend.DEFAULT_TABLE_NAME, null,
 				Clock.systemUTC(), retention);
 		String released = key() + ".released";
-		AcquireResult first = backend.tryAcquire(released, "owner-1", Duration.ofSeconds(30));
-		assertThat(backend.release(released, "owner-1")).isTrue();
+		AcquireResult first = Backends.tryAcquire(backend, released, "owner-1", Duration.ofSeconds(30));
+		assertThat(Backends.release(backend, released, "owner-1")).isTrue();
 		assertThat(isLockedInStore(released)).isFalse();
 		assertThat(rowCount(released)).isOne();
-		AcquireResult again = backend.tryAcquire(released, "owner-2", Duration.ofSeconds(30));
+		AcquireResult again = Backends.tryAcquire(backend, released, "owner-2", Duration.ofSeconds(30));
 		assertThat(again.fencingToken()).isGreaterThan(first.fencingToken());
-		assertThat(backend.release(released, "owner-2")).isTrue();
+		assertThat(Backends.release(backend, released, "owner-2")).isTrue();
 		// A later release of any key deletes the rows once the retention has passed.
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			backend.tryAcquire(key(), "owner-3", Duration.ofSeconds(30));
-			backend.release(key(), "owner-3");
+			Backends.tryAcquire(backend, key(), "owner-3", Duration.ofSeconds(30));
+			Backends.release(backend, key(), "owner-3");
 			return rowCount(released) == 0;
 		});
-		assertThat(backend.tryAcquire(released, "owner-4", Duration.ofSeconds(30)).acquired()).isTrue();
-		assertThat(backend.release(released, "owner-4")).isTrue();
+		assertThat(Backends.tryAcquire(backend, released, "owner-4", Duration.ofSeconds(30)).acquired()).isTrue();
+		assertThat(Backends.release(backend, released, "owner-4")).isTrue();
 	}
 
 	private int rowCount(String key) {
@@ -269,8 +270,8 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 		try (Connection transaction = dataSource.getConnection()) {
 			transaction.setAutoCommit(false);
 			assertThat(acquireIn(transaction, acquire, "holder-b")).isNotNull();
-			statementA = CompletableFuture.supplyAsync(() -> backend.tryAcquire(key(), "a", Duration.ofSeconds(30)),
-					callers());
+			statementA = CompletableFuture
+				.supplyAsync(() -> Backends.tryAcquire(backend, key(), "a", Duration.ofSeconds(30)), callers());
 			await().atMost(Duration.ofSeconds(20)).until(this::lockWaits, (waits) -> waits > 0);
 			releaseIn(transaction, release, "holder-b");
 			Long token = acquireIn(transaction, acquire, "holder-c");
@@ -281,11 +282,11 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 		}
 		AcquireResult a = statementA.get(20, TimeUnit.SECONDS);
 		if (!a.acquired()) {
-			a = backend.tryAcquire(key(), "a", Duration.ofSeconds(30));
+			a = Backends.tryAcquire(backend, key(), "a", Duration.ofSeconds(30));
 		}
 		assertThat(a.acquired()).isTrue();
 		assertThat(a.fencingToken()).isGreaterThan(laterHoldersToken);
-		assertThat(backend.release(key(), "a")).isTrue();
+		assertThat(Backends.release(backend, key(), "a")).isTrue();
 	}
 
 	private int lockWaits() {

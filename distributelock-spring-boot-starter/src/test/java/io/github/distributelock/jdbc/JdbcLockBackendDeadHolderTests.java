@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.DefaultDistributeLock;
 import org.junit.jupiter.api.AfterAll;
@@ -47,7 +48,7 @@ class JdbcLockBackendDeadHolderTests {
 		String key = "dead-holder." + System.nanoTime();
 		long deadToken;
 		try (HikariDataSource deadInstance = database.newDataSource()) {
-			AcquireResult taken = new JdbcLockBackend(deadInstance).tryAcquire(key, "dead-owner", LEASE);
+			AcquireResult taken = Backends.tryAcquire(new JdbcLockBackend(deadInstance), key, "dead-owner", LEASE);
 			assertThat(taken.acquired()).isTrue();
 			deadToken = taken.fencingToken();
 		}
@@ -57,7 +58,7 @@ class JdbcLockBackendDeadHolderTests {
 		assertThat(database.isLocked(key)).isTrue();
 		try (HikariDataSource waiterInstance = database.newDataSource();
 				DefaultDistributeLock waiter = new DefaultDistributeLock(new JdbcLockBackend(waiterInstance))) {
-			AcquireResult refused = waiter.backend().tryAcquire(key, "early", Duration.ofSeconds(30));
+			AcquireResult refused = Backends.tryAcquire(waiter.backend(), key, "early", Duration.ofSeconds(30));
 			assertThat(refused.acquired()).isFalse();
 			assertThat(refused.holderLeaseRemaining()).isPositive().isLessThanOrEqualTo(LEASE);
 			assertThat(database.isLocked(key)).isTrue();
@@ -69,8 +70,8 @@ class JdbcLockBackendDeadHolderTests {
 						key);
 				assertThat(takenAfterExpiry).isTrue();
 				assertThat(held.fencingToken()).isGreaterThan(deadToken);
-				assertThat(waiter.backend().renew(key, "dead-owner", Duration.ofSeconds(30))).isFalse();
-				assertThat(waiter.backend().release(key, "dead-owner")).isFalse();
+				assertThat(Backends.renew(waiter.backend(), key, "dead-owner", Duration.ofSeconds(30))).isFalse();
+				assertThat(Backends.release(waiter.backend(), key, "dead-owner")).isFalse();
 				assertThat(held.isHeld()).isTrue();
 				assertThat(database.isLocked(key)).isTrue();
 			}

@@ -6,6 +6,7 @@ import java.util.Optional;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockEventListener;
@@ -70,7 +71,7 @@ class JdbcLockBackendSkewedClockTests {
 				LockHandle aheadHandle = ahead.tryAcquire(key, Duration.ZERO, LEASE).orElseThrow();
 				Object aheadExpiry = database.jdbcTemplate()
 					.queryForObject("SELECT expires_at FROM distributelock WHERE lock_key = ?", Object.class, key);
-				AcquireResult refused = behindBackend.tryAcquire(key, "behind", Duration.ofSeconds(30));
+				AcquireResult refused = Backends.tryAcquire(behindBackend, key, "behind", Duration.ofSeconds(30));
 				assertThat(refused.acquired()).isFalse();
 				assertThat(refused.holderLeaseRemaining()).isPositive().isLessThanOrEqualTo(LEASE);
 				Optional<LockHandle> behindHandle = behind.tryAcquire(key, Duration.ofSeconds(20), null);

@@ -11,6 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.AbstractLockBackendContractTests;
+import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Backends;
+import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import org.junit.jupiter.api.BeforeAll;
@@ -120,30 +123,32 @@ class RedisLockBackendContractTests extends AbstractLockBackendContractTests {
 		RedisLockBackend holder = (RedisLockBackend) trackBackend(newBackend());
 		RedisLockBackend waiters = (RedisLockBackend) trackBackend(newBackend());
 		String channel = "lock:" + key() + ":released";
-		assertThat(holder.tryAcquire(key(), "holder", Duration.ofSeconds(30)).acquired()).isTrue();
+		assertThat(Backends.tryAcquire(holder, key(), "holder", Duration.ofSeconds(30)).acquired()).isTrue();
 		ExecutorService executor = Executors.newSingleThreadExecutor();
 		try {
 			// A first waiter keeps the key's release channel subscribed.
-			Future<?> first = executor.submit(() -> {
-				assertThat(waiters.tryAcquire(key(), "first", Duration.ofSeconds(30)).acquired()).isFalse();
-				waiters.awaitRelease(key(), Duration.ofSeconds(30));
-				return null;
-			});
+			AcquireResult firstAttempt = Backends.tryAcquire(waiters, key(), "first", Duration.ofSeconds(30));
+			assertThat(firstAttempt.acquired()).isFalse();
+			Future<?> first = executor
+				.submit(() -> Backends.join(waiters.awaitRelease(new LockBackend.Claim(key(), "first"), firstAttempt,
+						Deadline.after(Duration.ofSeconds(30)))));
 			await().atMost(Duration.ofSeconds(10)).until(() -> subscribers(channel) == 1);
-			assertThat(waiters.tryAcquire(key(), "second", Duration.ofSeconds(30)).acquired()).isFalse();
-			assertThat(holder.release(key(), "holder")).isTrue();
+			AcquireResult secondAttempt = Backends.tryAcquire(waiters, key(), "second", Duration.ofSeconds(30));
+			assertThat(secondAttempt.acquired()).isFalse();
+			assertThat(Backends.release(holder, key(), "holder")).isTrue();
 			first.get(10, TimeUnit.SECONDS);
 			resetStats();
 			long start = System.nanoTime();
-			waiters.awaitRelease(key(), Duration.ofSeconds(30));
+			Backends.join(waiters.awaitRelease(new LockBackend.Claim(key(), "second"), secondAttempt,
+					Deadline.after(Duration.ofSeconds(30))));
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
-			assertThat(commandStats().getProperty("cmdstat_pttl")).as("PTTL sent").isNull();
+			assertThat(commandStats().getProperty("cmdstat_exists")).as("EXISTS sent").isNull();
 		}
 		finally {
 			executor.shutdownNow();
 		}
-		assertThat(waiters.tryAcquire(key(), "second", Duration.ofSeconds(30)).acquired()).isTrue();
-		assertThat(waiters.release(key(), "second")).isTrue();
+		assertThat(Backends.tryAcquire(waiters, key(), "second", Duration.ofSeconds(30)).acquired()).isTrue();
+		assertThat(Backends.release(waiters, key(), "second")).isTrue();
 	}
 
 	private static long subscribers(String channel) {

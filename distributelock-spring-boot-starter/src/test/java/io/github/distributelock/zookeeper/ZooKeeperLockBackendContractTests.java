@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
+import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.AbstractLockBackendContractTests;
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
@@ -165,7 +166,7 @@ class ZooKeeperLockBackendContractTests extends AbstractLockBackendContractTests
 	@Test
 	@Override
 	protected void watchdogKeepsAShortLeaseAliveThroughALongCriticalSection() throws Exception {
-		CountingLockBackend backend = trackBackend(new CountingLockBackend(newBackend()));
+		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
 		DefaultDistributeLock lock = newLock(backend, Duration.ofMillis(300), false);
 		DefaultDistributeLock other = newLock();
 		try (LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
@@ -205,10 +206,10 @@ class ZooKeeperLockBackendContractTests extends AbstractLockBackendContractTests
 	@Test
 	void releaseNeverDeletesANodeRecreatedByAnotherOwner() throws Exception {
 		LockBackend backend = trackBackend(newBackend());
-		assertThat(backend.tryAcquire(key(), "first", Duration.ofSeconds(30)).acquired()).isTrue();
+		assertThat(Backends.tryAcquire(backend, key(), "first", Duration.ofSeconds(30)).acquired()).isTrue();
 		store.delete().forPath(PATHS.lockPath(key()));
 		store.create().withMode(CreateMode.EPHEMERAL).forPath(PATHS.lockPath(key()), bytes("second"));
-		assertThat(backend.release(key(), "first")).isFalse();
+		assertThat(Backends.release(backend, key(), "first")).isFalse();
 		assertThat(store.getData().forPath(PATHS.lockPath(key()))).isEqualTo(bytes("second"));
 		store.delete().forPath(PATHS.lockPath(key()));
 	}
@@ -223,18 +224,18 @@ class ZooKeeperLockBackendContractTests extends AbstractLockBackendContractTests
 			.creatingParentContainersIfNeeded()
 			.withMode(CreateMode.EPHEMERAL)
 			.forPath(PATHS.lockPath(key()), bytes("owner"));
-		assertThat(backend.tryAcquire(key(), "owner", Duration.ofSeconds(30)).fencingToken())
+		assertThat(Backends.tryAcquire(backend, key(), "owner", Duration.ofSeconds(30)).fencingToken())
 			.isEqualTo(stat(PATHS.lockPath(key())).getCzxid());
-		assertThat(backend.tryAcquire(key(), "someone-else", Duration.ofSeconds(30)).acquired()).isFalse();
+		assertThat(Backends.tryAcquire(backend, key(), "someone-else", Duration.ofSeconds(30)).acquired()).isFalse();
 		LockBackend otherSession = trackBackend(newBackend());
-		assertThat(otherSession.tryAcquire(key(), "owner", Duration.ofSeconds(30)).acquired()).isFalse();
-		assertThat(backend.release(key(), "owner")).isTrue();
+		assertThat(Backends.tryAcquire(otherSession, key(), "owner", Duration.ofSeconds(30)).acquired()).isFalse();
+		assertThat(Backends.release(backend, key(), "owner")).isTrue();
 	}
 
 	@Test
 	void waiterIsWokenByTheWatchWithoutPolling() throws Exception {
 		DefaultDistributeLock holder = newLock();
-		CountingLockBackend waiterBackend = trackBackend(new CountingLockBackend(newBackend()));
+		CountingLockBackend waiterBackend = trackBackend(CountingLockBackend.of(newBackend()));
 		DefaultDistributeLock waiter = newLock(waiterBackend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
 		LockHandle held = holder.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
 		ExecutorService executor = newExecutor(1);

@@ -136,7 +136,7 @@ class ZooKeeperLockBackendFaultTests {
 		CuratorFramework holderClient = client(server.getConnectString(), Duration.ofSeconds(5));
 		DefaultDistributeLock holder = lock(new ZooKeeperLockBackend(holderClient), true);
 		CuratorFramework waiterClient = client(server.getConnectString(), Duration.ofSeconds(5));
-		CountingLockBackend waiterBackend = new CountingLockBackend(track(new ZooKeeperLockBackend(waiterClient)));
+		CountingLockBackend waiterBackend = CountingLockBackend.of(track(new ZooKeeperLockBackend(waiterClient)));
 		DefaultDistributeLock waiter = lock(waiterBackend, false);
 		LockHandle held = holder.tryAcquire(KEY, Duration.ZERO, null).orElseThrow();
 		CountDownLatch lost = new CountDownLatch(1);

@@ -18,7 +18,6 @@ import io.github.distributelock.sample.demo.ShopClient.Purchase;
 /**
  * A crowd of buyers ordering the same product at once, spread over several shops.
  *
- * @author distributelock
  */
 final class Buyers {
 

@@ -24,7 +24,6 @@ import org.springframework.util.FileSystemUtils;
  * Everything runs in this JVM on loopback ports chosen at run time, and is stopped and
  * deleted at the end.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public final class OversellDemo {

@@ -9,7 +9,6 @@ package io.github.distributelock.sample.demo;
  * @param orders the orders placed
  * @param refusedByLock the buyers refused with a 409 because a lock was not taken in time
  * @param failed the buyers that got any other error, or no answer in time
- * @author distributelock
  * @since 1.0.0
  */
 public record OversellReport(boolean lockEnabled, int initialStock, int stock, long orders, int refusedByLock,

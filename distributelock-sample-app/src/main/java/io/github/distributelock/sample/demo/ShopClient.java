@@ -17,7 +17,6 @@ import org.springframework.web.client.RestClient;
 /**
  * Talks to one shop instance over HTTP.
  *
- * @author distributelock
  */
 final class ShopClient {
 

@@ -20,7 +20,6 @@ import org.springframework.context.ConfigurableApplicationContext;
  * database and one Redis: the first instance starts an embedded Redis on a free port and
  * the others connect to it. Closing stops them all, the first one last.
  *
- * @author distributelock
  */
 final class ShopInstances implements AutoCloseable {
 

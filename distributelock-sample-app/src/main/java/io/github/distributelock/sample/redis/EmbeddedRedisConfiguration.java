@@ -13,7 +13,6 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * stops it after they are closed. {@code sample.embedded-redis.enabled=false} turns it
  * off.
  *
- * @author distributelock
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBooleanProperty(name = "sample.embedded-redis.enabled", matchIfMissing = true)

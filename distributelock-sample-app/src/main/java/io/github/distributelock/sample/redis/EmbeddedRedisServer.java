@@ -17,7 +17,6 @@ import redis.embedded.RedisServer;
  * nothing accepts connections there yet: the first instance of the shop serves the
  * others, and an external Redis is used as it is.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public final class EmbeddedRedisServer implements AutoCloseable {

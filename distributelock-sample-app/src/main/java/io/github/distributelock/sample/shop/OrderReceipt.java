@@ -7,7 +7,6 @@ package io.github.distributelock.sample.shop;
  * @param productId the product ordered
  * @param token the buyer's token
  * @param stockLeft the stock of the product after this order
- * @author distributelock
  * @since 1.0.0
  */
 public record OrderReceipt(long orderId, long productId, String token, int stockLeft) {

@@ -9,7 +9,6 @@ import org.springframework.stereotype.Service;
  * of one buyer's token runs once at a time, and the stock decrement it calls has a lock
  * of its own per product.
  *
- * @author distributelock
  * @since 1.0.0
  */
 @Service

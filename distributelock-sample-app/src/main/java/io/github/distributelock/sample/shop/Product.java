@@ -4,7 +4,6 @@ package io.github.distributelock.sample.shop;
  * The product a buyer orders, as posted to {@code /orders}.
  *
  * @param id the product's id
- * @author distributelock
  * @since 1.0.0
  */
 public record Product(long id) {

@@ -8,7 +8,6 @@ package io.github.distributelock.sample.shop;
  * @param name the product's name
  * @param stock the units left
  * @param orders the orders placed since the last reset
- * @author distributelock
  * @since 1.0.0
  */
 public record ProductStock(long id, String name, int stock, long orders) {

@@ -7,7 +7,6 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * Configuration properties of the shop.
  *
- * @author distributelock
  * @since 1.0.0
  */
 @ConfigurationProperties("sample.shop")

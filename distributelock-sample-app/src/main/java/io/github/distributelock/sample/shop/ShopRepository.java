@@ -11,7 +11,6 @@ import org.springframework.stereotype.Repository;
 /**
  * The SQL of the shop: products with their stock, and orders.
  *
- * @author distributelock
  */
 @Repository
 class ShopRepository {

@@ -3,7 +3,6 @@ package io.github.distributelock.sample.shop;
 /**
  * Thrown when an order finds no stock left.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class SoldOutException extends RuntimeException {

@@ -12,7 +12,6 @@ import org.springframework.transaction.annotation.Transactional;
  * only correct while one sale of a product runs at a time: the {@link Lockable @Lockable}
  * on {@link #minusStock} makes it so across every instance.
  *
- * @author distributelock
  * @since 1.0.0
  */
 @Service

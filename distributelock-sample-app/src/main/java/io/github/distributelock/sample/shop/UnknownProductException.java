@@ -3,7 +3,6 @@ package io.github.distributelock.sample.shop;
 /**
  * Thrown when a request names a product the shop does not have.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class UnknownProductException extends RuntimeException {

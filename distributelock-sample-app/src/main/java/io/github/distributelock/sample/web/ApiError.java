@@ -7,7 +7,6 @@ import org.jspecify.annotations.Nullable;
  *
  * @param code the code of the failure, such as {@code "2201"}, if it has one
  * @param message what went wrong, for the buyer
- * @author distributelock
  * @since 1.0.0
  */
 public record ApiError(@Nullable String code, String message) {

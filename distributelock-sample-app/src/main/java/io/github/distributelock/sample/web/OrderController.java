@@ -15,7 +15,6 @@ import org.springframework.web.bind.annotation.RestController;
  * Takes orders: {@code POST /orders?token=...} with the product as the body, such as
  * {@code {"id": 1}}.
  *
- * @author distributelock
  */
 @RestController
 class OrderController {

@@ -15,7 +15,6 @@ import org.springframework.web.server.ResponseStatusException;
 /**
  * Shows a product's stock and orders, and resets them for a new demo.
  *
- * @author distributelock
  */
 @RestController
 @RequestMapping("/products/{id}")

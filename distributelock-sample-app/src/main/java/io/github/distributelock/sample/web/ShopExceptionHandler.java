@@ -17,7 +17,6 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * taken in time is a 409 with the code and message of the {@code @Lockable}'s
  * {@code failMsg}.
  *
- * @author distributelock
  */
 @RestControllerAdvice
 class ShopExceptionHandler {

@@ -1,0 +1,326 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.github.distributelock.DistributeLockException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call for a lock, from this JVM's gate for the key to the store and back, written as
+ * continuations so that it parks no thread: the blocking API runs them on the caller's
+ * thread, the non-blocking API wherever the store answers.
+ * <p>
+ * It owns the caller's {@link Deadline}: it waits for the gate until then, attempts at
+ * the store, waits for a release until the deadline or until the holder's lease runs out
+ * (a crashed holder never notifies), and retries transient store failures (a failover, a
+ * reconnect, a command timeout) with a growing pause until the deadline, after which the
+ * caller gets the last failure. A wait of zero makes one attempt.
+ * <p>
+ * An attempt whose answer failed may have been applied by the store, so it is given back
+ * before anything else happens; an acquisition ended from outside (shutdown, a cancelled
+ * future, an interrupted caller) gives back what its attempt in flight takes.
+ */
+final class Acquisition {
+
+	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
+
+	private static final long FIRST_FAILURE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+	private static final long LONGEST_FAILURE_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private static final TimeoutException GATE_TIMEOUT = new TimeoutException("wait time passed at the local gate");
+
+	private final HeldLock.Parts parts;
+
+	private final Lifecycle lifecycle;
+
+	private final LocalLocks.Slot slot;
+
+	private final Request request;
+
+	private final LockTracker tracker;
+
+	private final Executor executor;
+
+	private final long startNanos = System.nanoTime();
+
+	private final CompletableFuture<@Nullable HeldLock> result = new CompletableFuture<>();
+
+	private final CompletableFuture<Void> settled = new CompletableFuture<>();
+
+	private volatile @Nullable CompletableFuture<?> pendingWait;
+
+	private long failurePauseNanos = FIRST_FAILURE_PAUSE_NANOS;
+
+	Acquisition(HeldLock.Parts parts, Lifecycle lifecycle, LocalLocks.Slot slot, Request request, LockTracker tracker,
+			Executor executor) {
+		this.parts = parts;
+		this.lifecycle = lifecycle;
+		this.slot = slot;
+		this.request = request;
+		this.tracker = tracker;
+		this.executor = executor;
+	}
+
+	String key() {
+		return this.request.claim().key();
+	}
+
+	/** Completes with the lock, with {@code null} when the wait time passed, or fails. */
+	CompletableFuture<@Nullable HeldLock> result() {
+		return this.result;
+	}
+
+	/** Completes once nothing of this call is left: the gate, the table, the store. */
+	CompletableFuture<Void> settled() {
+		return this.settled;
+	}
+
+	/**
+	 * Ends the acquisition from outside; what its attempt in flight takes is given back.
+	 */
+	void fail(Throwable failure) {
+		if (this.result.completeExceptionally(failure)) {
+			CompletableFuture<?> wait = this.pendingWait;
+			if (wait != null) {
+				wait.cancel(false);
+			}
+		}
+	}
+
+	Acquisition start() {
+		this.lifecycle.enter(this, key());
+		if (this.result.isDone()) {
+			abandon();
+		}
+		else if (this.slot.tryTakeGate()) {
+			attempt();
+		}
+		else if (this.request.deadline().hasPassed()) {
+			notAcquired();
+		}
+		else {
+			awaitGate(false);
+		}
+		return this;
+	}
+
+	/**
+	 * Waits for this JVM's gate for the key: callers of this JVM queue here, so only one
+	 * of them competes at the store.
+	 */
+	private void awaitGate(boolean first) {
+		CompletableFuture<Void> wake = this.slot.awaitGate(first);
+		waitingOn(wake);
+		this.parts.store().expire(wake, this.request.deadline(), GATE_TIMEOUT);
+		wake.whenCompleteAsync((woken, failure) -> {
+			if (this.result.isDone()) {
+				abandon();
+			}
+			else if (failure != null) {
+				notAcquired();
+			}
+			else if (this.slot.tryTakeGate()) {
+				attempt();
+			}
+			else {
+				awaitGate(true);
+			}
+		}, this.executor);
+	}
+
+	private void attempt() {
+		if (this.result.isDone()) {
+			abandon();
+			return;
+		}
+		long attemptStart = System.nanoTime();
+		long lossReports = this.parts.losses().reports();
+		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
+		this.parts.store().tryAcquire(this.request.claim(), lease).whenCompleteAsync((attempt, failure) -> {
+			if (failure != null) {
+				giveBackAfterFailure(failure, attemptStart);
+			}
+			else if (attempt.acquired()) {
+				acquired(attempt, attemptStart, lossReports);
+			}
+			else {
+				awaitRelease(attempt);
+			}
+		}, this.executor);
+	}
+
+	private void acquired(AcquireResult attempt, long attemptStart, long lossReports) {
+		Lease lease = this.parts.watchdog().newLease(this.request.fixedLease(), attemptStart);
+		if (this.result.isDone()) {
+			giveBack(lease);
+			return;
+		}
+		HeldLock lock = new HeldLock(this.parts, this.slot, this.request.claim(), attempt.fencingToken(),
+				this.request.reentrancyOwner(), lease, this.tracker, attemptStart);
+		this.slot.hold(lock);
+		try {
+			this.parts.watchdog().watch(lock);
+		}
+		catch (RejectedExecutionException ex) {
+			// The watchdog's scheduler stopped: close() is running.
+			fail(this.lifecycle.shuttingDown(key(), ex));
+		}
+		if (this.result.isDone() || this.lifecycle.isClosed()) {
+			fail(this.lifecycle.shuttingDown(key(), null));
+			lock.releaseAll(this.request.claim().callerExecutor()).whenComplete((released, failure) -> settle());
+			return;
+		}
+		this.parts.losses().markLostIfReportedSince(lock, lossReports);
+		this.tracker.acquired(lock.fencingToken);
+		logWaited("Acquired lock '", " after waiting ");
+		if (!this.result.complete(lock)) {
+			lock.releaseAll(this.request.claim().callerExecutor());
+		}
+		settle();
+	}
+
+	private void awaitRelease(AcquireResult attempt) {
+		if (this.result.isDone()) {
+			abandon();
+			return;
+		}
+		Deadline deadline = this.request.deadline();
+		if (deadline.hasPassed()) {
+			notAcquired();
+			return;
+		}
+		Duration holderLease = attempt.holderLeaseRemaining();
+		if (holderLease != null && !holderLease.isNegative() && !holderLease.isZero()) {
+			// Wake at the holder's expiry, plus a millisecond so the store has expired
+			// it.
+			deadline = deadline.atMost(holderLease.plusMillis(1));
+		}
+		CompletableFuture<Void> wait = this.parts.store().awaitRelease(this.request.claim(), attempt, deadline);
+		waitingOn(wait);
+		wait.whenCompleteAsync((released, failure) -> {
+			if (failure != null && !this.result.isDone()) {
+				backOff(failure);
+			}
+			else {
+				attempt();
+			}
+		}, this.executor);
+	}
+
+	/**
+	 * The store may have applied the attempt before failing to answer: give it back, and
+	 * only then go on, as the next attempt presents the same owner.
+	 */
+	private void giveBackAfterFailure(Throwable failure, long attemptStart) {
+		if (StoreCalls.unwrap(failure).getCause() instanceof IllegalArgumentException) {
+			// The key or owner cannot be stored: nothing reached the store.
+			failed(failure);
+			return;
+		}
+		Lease lease = this.parts.watchdog().newLease(this.request.fixedLease(), attemptStart);
+		this.parts.store()
+			.release(this.request.claim(), lease.endNanos())
+			.whenCompleteAsync((released, releaseFailure) -> {
+				if (releaseFailure != null && releaseFailure != failure) {
+					failure.addSuppressed(StoreCalls.unwrap(releaseFailure));
+				}
+				if (this.result.isDone()) {
+					abandon();
+				}
+				else if (this.request.deadline().hasPassed() || this.lifecycle.isClosed()) {
+					failed(failure);
+				}
+				else {
+					backOff(failure);
+				}
+			}, this.executor);
+	}
+
+	/** Tries again after a store failure, once a pause that grows has passed. */
+	private void backOff(Throwable failure) {
+		long pause = Math.min(this.failurePauseNanos, this.request.deadline().remainingNanos());
+		this.failurePauseNanos = Math.min(this.failurePauseNanos * 2, LONGEST_FAILURE_PAUSE_NANOS);
+		if (logger.isDebugEnabled()) {
+			logger.debug("Retrying lock '" + key() + "' in " + this.parts.store().name() + " in "
+					+ TimeUnit.NANOSECONDS.toMillis(pause) + " ms after a store failure: " + failure.getMessage());
+		}
+		try {
+			this.parts.store().schedule(() -> this.executor.execute(this::attempt), pause);
+		}
+		catch (RejectedExecutionException ex) {
+			failed(this.lifecycle.shuttingDown(key(), failure));
+		}
+	}
+
+	private void giveBack(Lease lease) {
+		this.parts.store()
+			.release(this.request.claim(), lease.endNanos())
+			.whenCompleteAsync((released, failure) -> abandon(), this.executor);
+	}
+
+	private void notAcquired() {
+		if (this.result.complete(null)) {
+			logWaited("Did not acquire lock '", " within ");
+		}
+		abandon();
+	}
+
+	private void failed(Throwable failure) {
+		this.result.completeExceptionally(this.parts.store().failure(key(), "acquire", failure));
+		abandon();
+	}
+
+	private void abandon() {
+		this.slot.leave(null);
+		settle();
+	}
+
+	/** Tells the tracker how the call ended, once, and lets go of the call. */
+	private void settle() {
+		if (this.settled.isDone()) {
+			return;
+		}
+		if (this.result.isCompletedExceptionally()) {
+			this.tracker.failed(StoreCalls.unwrap(this.result.handle((lock, failure) -> failure).join()));
+		}
+		else if (this.result.getNow(null) == null) {
+			this.tracker.notAcquired();
+		}
+		this.settled.complete(null);
+	}
+
+	private void waitingOn(CompletableFuture<?> wait) {
+		this.pendingWait = wait;
+		if (this.result.isDone()) {
+			wait.cancel(false);
+		}
+	}
+
+	private void logWaited(String prefix, String middle) {
+		if (logger.isDebugEnabled()) {
+			logger.debug(prefix + key() + "' in " + this.parts.store().name() + middle
+					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.startNanos) + " ms");
+		}
+	}
+
+	/**
+	 * What the call asks for.
+	 *
+	 * @param claim the key, the owner token, and the caller's thread if it blocks
+	 * @param fixedLease the fixed lease, or {@code null} for one the watchdog renews
+	 * @param deadline when the caller stops waiting
+	 * @param reentrancyOwner who may re-enter the lock once taken, or {@code null}
+	 */
+	record Request(LockBackend.Claim claim, @Nullable Duration fixedLease, Deadline deadline,
+			@Nullable Object reentrancyOwner) {
+	}
+
+}

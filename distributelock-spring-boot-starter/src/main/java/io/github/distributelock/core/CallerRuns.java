@@ -1,0 +1,169 @@
+package io.github.distributelock.core;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The thread of a caller of the blocking API, lent to the engine while it waits: the
+ * engine's continuations for that call, and a blocking store's statements, run here
+ * instead of on a thread of their own, so the blocking API costs no thread hop per store
+ * round trip and the non-blocking one shares its code.
+ * <p>
+ * If the caller stops waiting (an interrupt), later tasks run on {@code fallback}, so
+ * that an acquisition given up half-way still gives back what it took.
+ */
+final class CallerRuns implements Executor {
+
+	private static final Runnable DONE = () -> {
+	};
+
+	/** {@code Thread.isVirtual()}, where the JDK has it (Java 21 and later). */
+	private static final @Nullable MethodHandle IS_VIRTUAL = isVirtualMethod();
+
+	private final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+
+	private final Executor fallback;
+
+	private volatile boolean abandoned;
+
+	CallerRuns(Executor fallback) {
+		this.fallback = fallback;
+	}
+
+	/**
+	 * Where a blocking store may run a release for this caller: on its thread, unless
+	 * that is a virtual thread, where an interrupt during a blocking socket call closes
+	 * the socket and would fail a release that must complete.
+	 */
+	@Nullable Executor forRelease() {
+		return isVirtual(Thread.currentThread()) ? null : this;
+	}
+
+	private static boolean isVirtual(Thread thread) {
+		if (IS_VIRTUAL == null) {
+			return false;
+		}
+		try {
+			return (boolean) IS_VIRTUAL.invokeExact(thread);
+		}
+		catch (Throwable ex) {
+			return false;
+		}
+	}
+
+	private static @Nullable MethodHandle isVirtualMethod() {
+		try {
+			return MethodHandles.publicLookup()
+				.findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));
+		}
+		catch (NoSuchMethodException | IllegalAccessException ex) {
+			return null;
+		}
+	}
+
+	@Override
+	public void execute(Runnable task) {
+		if (this.abandoned) {
+			this.fallback.execute(task);
+			return;
+		}
+		this.tasks.add(task);
+		if (this.abandoned && this.tasks.remove(task)) {
+			this.fallback.execute(task);
+		}
+	}
+
+	/**
+	 * Runs tasks on the calling thread until {@code result} completes, and returns it.
+	 * @throws InterruptedException if the thread is interrupted first; later tasks then
+	 * run on the fallback executor
+	 */
+	<T> T await(CompletableFuture<T> result) throws InterruptedException, ExecutionException {
+		result.whenComplete((value, failure) -> this.tasks.add(DONE));
+		try {
+			while (!result.isDone()) {
+				runNext(this.tasks.take());
+			}
+			runQueued();
+			return result.get();
+		}
+		catch (InterruptedException ex) {
+			abandon();
+			throw ex;
+		}
+	}
+
+	/**
+	 * Runs tasks on the calling thread until {@code result} completes, whatever the
+	 * interrupt flag, which is set again at the end if it was set at any point: for
+	 * releases, which must reach the store.
+	 */
+	<T> T awaitUninterruptibly(CompletableFuture<T> result) throws ExecutionException {
+		boolean interrupted = Thread.interrupted();
+		result.whenComplete((value, failure) -> this.tasks.add(DONE));
+		try {
+			while (!result.isDone()) {
+				Runnable task = poll();
+				if (task == null) {
+					interrupted = true;
+				}
+				else {
+					runNext(task);
+				}
+				interrupted |= Thread.interrupted();
+			}
+			runQueued();
+			return result.get();
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException("A completed future cannot be interrupted", ex);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private @Nullable Runnable poll() {
+		try {
+			return this.tasks.poll(1, TimeUnit.DAYS);
+		}
+		catch (InterruptedException ex) {
+			return null;
+		}
+	}
+
+	/** Tasks queued when the result completed belong to this call: run them too. */
+	private void runQueued() {
+		for (Runnable task; (task = this.tasks.poll()) != null;) {
+			runNext(task);
+		}
+		this.abandoned = true;
+		for (Runnable task; (task = this.tasks.poll()) != null;) {
+			this.fallback.execute(task);
+		}
+	}
+
+	private void abandon() {
+		this.abandoned = true;
+		for (Runnable task; (task = this.tasks.poll()) != null;) {
+			if (task != DONE) {
+				this.fallback.execute(task);
+			}
+		}
+	}
+
+	private static void runNext(Runnable task) {
+		task.run();
+	}
+
+}

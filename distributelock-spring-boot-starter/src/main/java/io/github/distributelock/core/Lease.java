@@ -1,0 +1,70 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How long the store keeps one held lock: a fixed lease, a lease the {@link Watchdog}
+ * renews, or none where the lock lives as long as the session.
+ */
+final class Lease {
+
+	/** The lease in the store, or {@code null} when the session is the lease. */
+	final @Nullable Duration duration;
+
+	/** Whether the watchdog renews it. */
+	final boolean renewed;
+
+	/** Whether a renewal is running or queued, so that ticks never stack them. */
+	final AtomicBoolean renewing = new AtomicBoolean();
+
+	private volatile long endNanos;
+
+	volatile @Nullable ScheduledFuture<?> expiry;
+
+	private Lease(@Nullable Duration duration, boolean renewed, long startNanos) {
+		this.duration = duration;
+		this.renewed = renewed;
+		this.endNanos = (duration != null) ? startNanos + Deadline.saturatedNanos(duration) : 0;
+	}
+
+	/** A lease counted from {@code startNanos}, when the attempt that took it began. */
+	static Lease of(@Nullable Duration fixed, Duration watchdogLease, long startNanos) {
+		return (fixed != null) ? new Lease(fixed, false, startNanos) : new Lease(watchdogLease, true, startNanos);
+	}
+
+	/** No lease: the lock lives as long as the client's session. */
+	static Lease session() {
+		return new Lease(null, false, 0);
+	}
+
+	boolean ranOut() {
+		return this.duration != null && System.nanoTime() - this.endNanos >= 0;
+	}
+
+	/** Renewed by a request sent at {@code sentNanos}: the store counts from later. */
+	void extend(long sentNanos) {
+		if (this.duration != null) {
+			this.endNanos = sentNanos + Deadline.saturatedNanos(this.duration);
+		}
+	}
+
+	/** When it ends on {@link System#nanoTime()}, or {@code null} without a lease. */
+	@Nullable Long endNanos() {
+		return (this.duration != null) ? this.endNanos : null;
+	}
+
+	long remainingNanos() {
+		return Math.max(0, this.endNanos - System.nanoTime());
+	}
+
+	/** When it ends on the wall clock, or {@code null} without a lease. */
+	@Nullable Instant expiresAt() {
+		return (this.duration != null) ? Instant.now().plusNanos(this.endNanos - System.nanoTime()) : null;
+	}
+
+}

@@ -1,0 +1,109 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distributelock.DistributeLockException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Whether the lock service is open, and the acquisitions in flight, so that
+ * {@link DefaultDistributeLock#close()} can end every waiting acquisition at once with a
+ * clear exception instead of letting it wait out its deadline, and let the store calls in
+ * flight end while the store can still be reached.
+ * <p>
+ * A waiting acquisition is a future: closing completes it exceptionally, which wakes a
+ * blocking caller and a non-blocking one alike, without interrupting any thread.
+ */
+final class Lifecycle {
+
+	private final Set<Acquisition> running = ConcurrentHashMap.newKeySet();
+
+	private final AtomicInteger inFlight = new AtomicInteger();
+
+	private final CountDownLatch drained = new CountDownLatch(1);
+
+	private final String backend;
+
+	private volatile boolean closed;
+
+	Lifecycle(String backend) {
+		this.backend = backend;
+	}
+
+	/**
+	 * Counts an acquisition in flight until it has settled.
+	 * @throws DistributeLockException if the lock service is shut down
+	 */
+	void enter(Acquisition acquisition, String key) {
+		this.inFlight.incrementAndGet();
+		this.running.add(acquisition);
+		acquisition.settled().whenComplete((result, failure) -> exit(acquisition));
+		if (this.closed) {
+			// After registering: either close() sees this acquisition, or this sees
+			// closed.
+			acquisition.fail(shuttingDown(key, null));
+		}
+	}
+
+	private void exit(Acquisition acquisition) {
+		this.running.remove(acquisition);
+		if (this.inFlight.decrementAndGet() == 0 && this.closed) {
+			this.drained.countDown();
+		}
+	}
+
+	void requireOpen(String key) {
+		if (this.closed) {
+			throw shuttingDown(key, null);
+		}
+	}
+
+	boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
+	 * Refuses new acquisitions and ends the waiting ones.
+	 * @return {@code false} if already closed
+	 */
+	boolean close() {
+		if (this.closed) {
+			return false;
+		}
+		this.closed = true;
+		for (Acquisition acquisition : this.running) {
+			acquisition.fail(shuttingDown(acquisition.key(), null));
+		}
+		if (this.inFlight.get() == 0) {
+			this.drained.countDown();
+		}
+		return true;
+	}
+
+	/**
+	 * Waits, at most {@code timeout}, for the acquisitions in flight to settle.
+	 * @return the number still in flight
+	 */
+	int awaitDrained(Duration timeout) {
+		try {
+			this.drained.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		return this.inFlight.get();
+	}
+
+	DistributeLockException shuttingDown(String key, @Nullable Throwable cause) {
+		return new DistributeLockException(
+				"Could not acquire lock '" + key + "' in " + this.backend
+						+ ": the lock service is shutting down (the application context is closing)",
+				key, this.backend, cause);
+	}
+
+}

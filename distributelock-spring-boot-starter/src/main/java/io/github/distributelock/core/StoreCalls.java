@@ -1,0 +1,267 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import io.github.distributelock.DistributeLockException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The store as the engine calls it: every failure named with the key and the backend, and
+ * releases that failed for a store error retried in the background.
+ * <p>
+ * A release that hits a dying master, a reset connection or a timeout would otherwise
+ * leave the lock in the store for its whole lease while every other instance waits for
+ * it. The caller hears of the failure once and is not held up: the retries run on the
+ * engine's scheduler with a pause that doubles from 50 ms to 2 s, until the store answers
+ * or the lease would have ended anyway (a {@link SessionLockBackend}: until the session
+ * ends or the lock service closes).
+ */
+final class StoreCalls {
+
+	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
+
+	private static final long FIRST_RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+	private static final long LONGEST_RETRY_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+	private final LockBackend backend;
+
+	private final ScheduledExecutorService scheduler;
+
+	private final Set<ReleaseRetry> retries = ConcurrentHashMap.newKeySet();
+
+	StoreCalls(LockBackend backend, ScheduledExecutorService scheduler) {
+		this.backend = backend;
+		this.scheduler = scheduler;
+	}
+
+	String name() {
+		return this.backend.name();
+	}
+
+	LockBackend backend() {
+		return this.backend;
+	}
+
+	/** A thread of a blocking caller, lent to the engine while it waits. */
+	CallerRuns callerRuns() {
+		return new CallerRuns(this.scheduler);
+	}
+
+	CompletableFuture<AcquireResult> tryAcquire(LockBackend.Claim claim, Duration lease) {
+		return call(claim.key(), "acquire", () -> this.backend.tryAcquire(claim, lease));
+	}
+
+	CompletableFuture<Void> awaitRelease(LockBackend.Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		return call(claim.key(), "wait for", () -> this.backend.awaitRelease(claim, lastAttempt, deadline));
+	}
+
+	CompletableFuture<Boolean> renew(LockBackend.Claim claim, Duration lease) {
+		return call(claim.key(), "renew", () -> this.backend.renew(claim, lease));
+	}
+
+	/**
+	 * Releases the lock once; a failure is only reported.
+	 */
+	CompletableFuture<Boolean> releaseOnce(LockBackend.Claim claim) {
+		return call(claim.key(), "release", () -> this.backend.release(claim));
+	}
+
+	/**
+	 * Releases the lock, and when the store fails, retries in the background until
+	 * {@code leaseEndNanos} and completes exceptionally at once.
+	 * @param leaseEndNanos when the lease ends on {@link System#nanoTime()}, or
+	 * {@code null} for a store without leases
+	 */
+	CompletableFuture<Boolean> release(LockBackend.Claim claim, @Nullable Long leaseEndNanos) {
+		return releaseOnce(claim).whenComplete((released, failure) -> {
+			if (failure != null) {
+				retry(new ReleaseRetry(new LockBackend.Claim(claim.key(), claim.owner()), leaseEndNanos), failure);
+			}
+		});
+	}
+
+	/** Runs {@code task} after {@code delayNanos} on the engine's scheduler. */
+	void schedule(Runnable task, long delayNanos) {
+		this.scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Completes {@code future} with {@code timeout} at {@code deadline}, if not before.
+	 */
+	<T> void expire(CompletableFuture<T> future, Deadline deadline, Throwable timeout) {
+		if (future.isDone()) {
+			return;
+		}
+		try {
+			var expiry = this.scheduler.schedule(() -> future.completeExceptionally(timeout), deadline.remainingNanos(),
+					TimeUnit.NANOSECONDS);
+			future.whenComplete((result, failure) -> expiry.cancel(false));
+		}
+		catch (RejectedExecutionException ex) {
+			future.completeExceptionally(timeout);
+		}
+	}
+
+	/**
+	 * Runs one store call, turning any failure into a {@link DistributeLockException}
+	 * that names the key and the backend.
+	 */
+	private <T> CompletableFuture<T> call(String key, String operation, Supplier<CompletionStage<T>> storeCall) {
+		CompletableFuture<T> stage;
+		try {
+			stage = storeCall.get().toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(failure(key, operation, ex));
+		}
+		CompletableFuture<T> named = new CompletableFuture<>();
+		stage.whenComplete((result, failure) -> {
+			if (failure != null) {
+				named.completeExceptionally(failure(key, operation, failure));
+			}
+			else {
+				named.complete(result);
+			}
+		});
+		// The engine gives up a wait by cancelling it: the backend frees what it holds.
+		named.whenComplete((result, failure) -> {
+			if (failure != null && !stage.isDone()) {
+				stage.cancel(false);
+			}
+		});
+		return named;
+	}
+
+	DistributeLockException failure(String key, String operation, Throwable failure) {
+		Throwable cause = unwrap(failure);
+		if (cause instanceof DistributeLockException named) {
+			return named;
+		}
+		return new DistributeLockException(
+				"Could not " + operation + " lock '" + key + "' in " + name() + ": " + cause.getMessage(), key, name(),
+				cause);
+	}
+
+	/** The failure of a stage as the caller should see it. */
+	static RuntimeException asUnchecked(Throwable failure) {
+		Throwable cause = unwrap(failure);
+		if (cause instanceof RuntimeException unchecked) {
+			return unchecked;
+		}
+		if (cause instanceof Error error) {
+			throw error;
+		}
+		return new IllegalStateException(cause.getMessage(), cause);
+	}
+
+	static Throwable unwrap(Throwable failure) {
+		Throwable cause = failure;
+		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+				&& cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	private void retry(ReleaseRetry retry, Throwable failure) {
+		String until = (retry.leaseEndNanos != null)
+				? "its lease runs out in "
+						+ Math.max(0, TimeUnit.NANOSECONDS.toMillis(retry.leaseEndNanos - System.nanoTime())) + " ms"
+				: "the session ends";
+		logger.warn("Could not release lock '" + retry.claim.key() + "' in " + name() + " ("
+				+ unwrap(failure).getMessage() + "); retrying in the background until it is released or " + until);
+		this.retries.add(retry);
+		scheduleRetry(retry);
+	}
+
+	private void scheduleRetry(ReleaseRetry retry) {
+		try {
+			schedule(() -> retryOnce(retry), retry.pauseNanos);
+		}
+		catch (RejectedExecutionException ex) {
+			// The lock service is closing: drainRetries() makes the last attempt.
+			logger.debug("Not retrying the release of lock '" + retry.claim.key() + "': the lock service is closing");
+		}
+	}
+
+	private void retryOnce(ReleaseRetry retry) {
+		if (!this.retries.contains(retry)) {
+			return;
+		}
+		if (retry.leaseEndNanos != null && System.nanoTime() - retry.leaseEndNanos >= 0) {
+			this.retries.remove(retry);
+			logger.info("Gave up releasing lock '" + retry.claim.key() + "' in " + name()
+					+ ": its lease has run out, so the store has freed it");
+			return;
+		}
+		retry.attempts++;
+		releaseOnce(retry.claim).whenComplete((released, failure) -> {
+			if (failure == null) {
+				this.retries.remove(retry);
+				logger.info("Released lock '" + retry.claim.key() + "' in " + name() + " at retry " + retry.attempts
+						+ ((released) ? "" : " (it was no longer held by this owner)"));
+				return;
+			}
+			if (logger.isDebugEnabled()) {
+				logger.debug("Retry " + retry.attempts + " to release lock '" + retry.claim.key() + "' in " + name()
+						+ " failed: " + failure.getMessage());
+			}
+			retry.pauseNanos = Math.min(retry.pauseNanos * 2, LONGEST_RETRY_PAUSE_NANOS);
+			scheduleRetry(retry);
+		});
+	}
+
+	/** The store ended the session that held these locks: nothing is left to release. */
+	void forgetRetries() {
+		this.retries.clear();
+	}
+
+	/** Makes one last attempt for each release still retried, and waits for them. */
+	void drainRetries(Duration timeout) {
+		for (ReleaseRetry retry : this.retries) {
+			if (this.retries.remove(retry)) {
+				try {
+					releaseOnce(retry.claim).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+				}
+				catch (Exception ex) {
+					if (ex instanceof InterruptedException) {
+						Thread.currentThread().interrupt();
+					}
+					logger.warn("Could not release lock '" + retry.claim.key() + "' in " + name()
+							+ " at shutdown; the store frees it when its lease or session ends", ex);
+				}
+			}
+		}
+	}
+
+	private static final class ReleaseRetry {
+
+		final LockBackend.Claim claim;
+
+		final @Nullable Long leaseEndNanos;
+
+		long pauseNanos = FIRST_RETRY_PAUSE_NANOS;
+
+		int attempts;
+
+		ReleaseRetry(LockBackend.Claim claim, @Nullable Long leaseEndNanos) {
+			this.claim = claim;
+			this.leaseEndNanos = leaseEndNanos;
+		}
+
+	}
+
+}

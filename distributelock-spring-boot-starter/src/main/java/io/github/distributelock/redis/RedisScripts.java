@@ -1,0 +1,103 @@
+package io.github.distributelock.redis;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Sends commands on Lettuce's asynchronous API of the application's connection factory (a
+ * single node, Sentinel's master or Cluster alike, routed by key), so that no thread
+ * waits for Redis; the lock scripts are sent by SHA and loaded again with {@code EVAL}
+ * when the server has lost them ({@code NOSCRIPT}).
+ */
+final class RedisScripts {
+
+	static final Script ACQUIRE = Script.read("acquire.lua", ScriptOutputType.MULTI);
+
+	static final Script RELEASE = Script.read("release.lua", ScriptOutputType.INTEGER);
+
+	static final Script RENEW = Script.read("renew.lua", ScriptOutputType.INTEGER);
+
+	private final RedisConnectionFactory connectionFactory;
+
+	RedisScripts(RedisConnectionFactory connectionFactory) {
+		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
+			throw new IllegalArgumentException("The Redis lock backend needs a LettuceConnectionFactory (Spring Boot's "
+					+ "default with spring-boot-starter-data-redis), not " + connectionFactory.getClass().getName());
+		}
+		this.connectionFactory = connectionFactory;
+	}
+
+	/** Runs {@code script} by its SHA, loading it again if the server lost it. */
+	<T> CompletableFuture<T> eval(Script script, byte[][] keys, byte[]... args) {
+		return send((commands) -> commands.<T>evalsha(script.sha1, script.output, keys, args)
+			.toCompletableFuture()
+			.exceptionallyCompose((failure) -> (unwrap(failure) instanceof RedisNoScriptException)
+					? send((again) -> again.<T>eval(script.text, script.output, keys, args).toCompletableFuture())
+					: CompletableFuture.failedFuture(failure)));
+	}
+
+	/**
+	 * Runs a command on a connection of the factory, returned to it once answered (with a
+	 * shared native connection, returning it costs nothing).
+	 */
+	@SuppressWarnings("unchecked")
+	<T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
+		RedisConnection connection = this.connectionFactory.getConnection();
+		CompletableFuture<T> answer;
+		try {
+			answer = command.apply((RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection());
+		}
+		catch (RuntimeException ex) {
+			connection.close();
+			throw ex;
+		}
+		return answer.whenComplete((result, failure) -> connection.close());
+	}
+
+	static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null)
+				? failure.getCause() : failure;
+	}
+
+	/**
+	 * A script read once: a script built on a resource checks the resource's last
+	 * modification on every call, a class path lookup that cost more CPU than the rest of
+	 * the call.
+	 */
+	record Script(String text, String sha1, ScriptOutputType output) {
+
+		static Script read(String name, ScriptOutputType output) {
+			try {
+				String text = new ClassPathResource(name, RedisScripts.class)
+					.getContentAsString(StandardCharsets.UTF_8);
+				return new Script(text, RedisScript.of(text).getSha1(), output);
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException("Could not read the Redis script " + name, ex);
+			}
+		}
+
+		RedisScript<Object> redisScript() {
+			return RedisScript.of(this.text);
+		}
+
+	}
+
+}
