@@ -1,6 +1,8 @@
 package io.github.distributelock.autoconfigure;
 
+import java.security.Principal;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributelock.DistributeLock;
@@ -9,6 +11,7 @@ import io.github.distributelock.Lockable;
 import io.github.distributelock.actuate.DistributeLockHealthIndicator;
 import io.github.distributelock.actuate.DistributeLocksEndpoint;
 import io.github.distributelock.actuate.DistributeLocksEndpoint.HeldLockDescriptor;
+import io.github.distributelock.actuate.DistributeLocksEndpointWebExtension;
 import io.github.distributelock.actuate.ObservationLockEventListener;
 import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.redis.EmbeddedRedis;
@@ -17,7 +20,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
@@ -161,8 +167,9 @@ class DistributeLockActuatorAutoConfigurationTests {
 					assertThat(account.renewed()).isTrue();
 					assertThat(account.leaseExpiresAt()).isAfter(account.since());
 					assertThat(account.since()).isNotNull();
+					assertThat(account.owner()).isEqualTo("******");
 					HeldLockDescriptor report = endpoint.heldLocks().locks().get(1);
-					assertThat(report.owner()).isEqualTo("owner-value");
+					assertThat(report.owner()).isEqualTo("******");
 					assertThat(report.leaseMs()).isEqualTo(60_000);
 					assertThat(report.renewed()).isFalse();
 					assertThat(report.leaseExpiresAt()).isBetween(report.since().plusSeconds(59),
@@ -172,6 +179,75 @@ class DistributeLockActuatorAutoConfigurationTests {
 				}
 				assertThat(endpoint.heldLocks().locks()).isEmpty();
 			});
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "never, ******", "when-authorized, owner-value", "always, owner-value" })
+	void endpointShowsOwnersOutsideTheWebAsShowValuesSays(String showValues, String shownOwner) {
+		// Outside the web (JMX), Spring Boot counts every caller as authorized.
+		this.contextRunner
+			.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=distributelocks",
+					"management.endpoint.distributelocks.show-values=" + showValues)
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(DistributeLocksEndpointWebExtension.class);
+				DistributeLock lock = context.getBean(DistributeLock.class);
+				assertThat(lock.tryLock("report", "owner-value", 0, 60_000)).isTrue();
+				assertThat(context.getBean(DistributeLocksEndpoint.class).heldLocks().locks()).singleElement()
+					.satisfies((report) -> assertThat(report.owner()).isEqualTo(shownOwner));
+				assertThat(lock.releaseLock("report", "owner-value")).isTrue();
+			});
+	}
+
+	@Test
+	void webExtensionShowsOwnersOnlyToUsersInTheRoles() {
+		this.contextRunner
+			.withPropertyValues("management.endpoints.web.exposure.include=distributelocks",
+					"management.endpoint.distributelocks.show-values=when-authorized",
+					"management.endpoint.distributelocks.roles=OPS,ADMIN")
+			.run((context) -> {
+				DistributeLocksEndpointWebExtension web = context.getBean(DistributeLocksEndpointWebExtension.class);
+				DistributeLock lock = context.getBean(DistributeLock.class);
+				assertThat(lock.tryLock("report", "owner-value", 0, 60_000)).isTrue();
+				assertThat(ownerShownTo(web, SecurityContext.NONE)).isEqualTo("******");
+				assertThat(ownerShownTo(web, user("alice", "DEV"))).isEqualTo("******");
+				assertThat(ownerShownTo(web, user("bob", "DEV", "ADMIN"))).isEqualTo("owner-value");
+				assertThat(lock.releaseLock("report", "owner-value")).isTrue();
+			});
+	}
+
+	@Test
+	void webExtensionShowsOwnersToAnyAuthenticatedUserWithoutRoles() {
+		this.contextRunner
+			.withPropertyValues("management.endpoints.web.exposure.include=distributelocks",
+					"management.endpoint.distributelocks.show-values=when-authorized")
+			.run((context) -> {
+				DistributeLocksEndpointWebExtension web = context.getBean(DistributeLocksEndpointWebExtension.class);
+				DistributeLock lock = context.getBean(DistributeLock.class);
+				assertThat(lock.tryLock("report", "owner-value", 0, 60_000)).isTrue();
+				assertThat(ownerShownTo(web, SecurityContext.NONE)).isEqualTo("******");
+				assertThat(ownerShownTo(web, user("alice"))).isEqualTo("owner-value");
+				assertThat(lock.releaseLock("report", "owner-value")).isTrue();
+			});
+	}
+
+	private static String ownerShownTo(DistributeLocksEndpointWebExtension web, SecurityContext user) {
+		return web.heldLocks(user).locks().get(0).owner();
+	}
+
+	private static SecurityContext user(String name, String... roles) {
+		return new SecurityContext() {
+
+			@Override
+			public Principal getPrincipal() {
+				return () -> name;
+			}
+
+			@Override
+			public boolean isUserInRole(String role) {
+				return Arrays.asList(roles).contains(role);
+			}
+
+		};
 	}
 
 	@Test
