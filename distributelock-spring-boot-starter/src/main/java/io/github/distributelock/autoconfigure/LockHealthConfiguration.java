@@ -1,7 +1,7 @@
 package io.github.distributelock.autoconfigure;
 
 import io.github.distributelock.actuate.DistributeLockHealthIndicator;
-import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.actuate.LockStoreProbe;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -26,8 +26,8 @@ class LockHealthConfiguration {
 	@Bean
 	@ConditionalOnEnabledHealthIndicator("distributelock")
 	@ConditionalOnMissingBean(name = "distributeLockHealthIndicator")
-	DistributeLockHealthIndicator distributeLockHealthIndicator(LockBackend backend) {
-		return new DistributeLockHealthIndicator(backend);
+	DistributeLockHealthIndicator distributeLockHealthIndicator(LockStoreProbe probe) {
+		return new DistributeLockHealthIndicator(probe);
 	}
 
 }

@@ -7,11 +7,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LogLines;
 import io.github.distributelock.Lockable;
 import io.github.distributelock.actuate.DistributeLockHealthIndicator;
 import io.github.distributelock.actuate.DistributeLocksEndpoint;
 import io.github.distributelock.actuate.DistributeLocksEndpoint.HeldLockDescriptor;
 import io.github.distributelock.actuate.DistributeLocksEndpointWebExtension;
+import io.github.distributelock.actuate.LockStoreProbe;
 import io.github.distributelock.actuate.ObservationLockEventListener;
 import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.redis.EmbeddedRedis;
@@ -19,6 +21,7 @@ import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -33,17 +36,26 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.logging.LogLevel;
+import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Observations, the health indicator and the {@code distributelocks} endpoint are
  * configured when their libraries are present, and nothing changes when they are not.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class DistributeLockActuatorAutoConfigurationTests {
+
+	/** A frame of every stack trace of a failed probe. */
+	private static final String PROBE_FRAME = "at " + LockStoreProbe.class.getName() + ".check(";
 
 	@RegisterExtension
 	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
@@ -132,6 +144,61 @@ class DistributeLockActuatorAutoConfigurationTests {
 				Health health = context.getBean(DistributeLockHealthIndicator.class).health();
 				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 				assertThat(health.getDetails()).containsEntry("backend", "redis").containsKey("error");
+			});
+	}
+
+	@Test
+	void healthLogsOnceWhenTheStoreGoesDownAndOnceWhenItIsBack(CapturedOutput output) throws Exception {
+		try (EmbeddedRedis store = EmbeddedRedis.start()) {
+			this.contextRunner
+				.withPropertyValues("spring.data.redis.port=" + store.port(), "spring.data.redis.connect-timeout=500ms",
+						"spring.data.redis.timeout=500ms", "distributelock.startup-check=none")
+				.run((context) -> {
+					DistributeLockHealthIndicator indicator = context.getBean(DistributeLockHealthIndicator.class);
+					String storeName = "Lock store redis at 127.0.0.1:" + store.port() + " ";
+					assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+					store.stop();
+					for (int probe = 0; probe < 3; probe++) {
+						assertThat(indicator.health().getStatus()).isEqualTo(Status.DOWN);
+					}
+					assertThat(LogLines.containing(output, "Lock store ")).singleElement()
+						.asString()
+						.contains("WARN", storeName + "is unavailable: ",
+								"Lock calls fail with DistributeLockException until it answers.");
+					LogLines.assertNoStackTraceAfter(output, "Lock store ");
+					store.restart();
+					await().atMost(Duration.ofSeconds(20))
+						.until(() -> indicator.health().getStatus(), Status.UP::equals);
+					assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+					assertThat(LogLines.containing(output, "Lock store ")).hasSize(2)
+						.last()
+						.asString()
+						.contains("INFO", storeName + "is available again.");
+					assertThat(output.getAll()).doesNotContain(PROBE_FRAME);
+				});
+		}
+	}
+
+	@Test
+	void theStackTraceOfAFailedProbeIsLoggedAtDebug(CapturedOutput output) throws Exception {
+		LoggingSystem logging = LoggingSystem.get(getClass().getClassLoader());
+		EmbeddedRedis stopped = EmbeddedRedis.start();
+		stopped.close();
+		this.contextRunner
+			.withPropertyValues("spring.data.redis.port=" + stopped.port(), "distributelock.startup-check=none")
+			.run((context) -> {
+				logging.setLogLevel(LockStoreProbe.class.getName(), LogLevel.DEBUG);
+				try {
+					context.getBean(DistributeLockHealthIndicator.class).health();
+					context.getBean(DistributeLockHealthIndicator.class).health();
+				}
+				finally {
+					logging.setLogLevel(LockStoreProbe.class.getName(), null);
+				}
+				assertThat(LogLines.containing(output, "failed its probe")).hasSize(2)
+					.allSatisfy((line) -> assertThat(line).contains("DEBUG",
+							"Lock store redis at 127.0.0.1:" + stopped.port() + " failed its probe"));
+				assertThat(LogLines.containing(output, PROBE_FRAME)).hasSize(2);
 			});
 	}
 
