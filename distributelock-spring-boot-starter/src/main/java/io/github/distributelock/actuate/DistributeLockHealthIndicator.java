@@ -3,46 +3,60 @@ package io.github.distributelock.actuate;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 
-import io.github.distributelock.core.LockBackend;
-import io.github.distributelock.core.LockStoreProbe;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
-import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
  * Reports whether the lock store answers, with the backend's name and the time one round
  * trip took: up when the store answered, down with the failure when it did not.
+ * <p>
+ * It logs changes, not probes: one WARN (without a stack trace) when the store stops
+ * answering, one INFO when it answers again; the stack trace of each failed probe is
+ * logged at DEBUG by {@link LockStoreMonitor}.
  *
+ * @author distributelock
  * @since 1.0.0
  */
-public class DistributeLockHealthIndicator extends AbstractHealthIndicator {
+public class DistributeLockHealthIndicator implements HealthIndicator {
+
+	private static final Log logger = LogFactory.getLog(DistributeLockHealthIndicator.class);
 
 	private static final BigDecimal NANOS_PER_MILLI = BigDecimal.valueOf(1_000_000);
 
-	private final LockBackend backend;
+	private final LockStoreMonitor probe;
 
 	/**
 	 * Creates an indicator.
-	 * @param backend the store to check
+	 * @param probe the probe of the store to check
 	 */
-	public DistributeLockHealthIndicator(LockBackend backend) {
-		super("Lock store health check failed");
-		this.backend = backend;
+	public DistributeLockHealthIndicator(LockStoreMonitor probe) {
+		this.probe = probe;
 	}
 
 	@Override
-	protected void doHealthCheck(Health.Builder builder) {
-		builder.withDetail("backend", this.backend.name());
-		if (!(this.backend instanceof LockStoreProbe probe)) {
-			builder.unknown().withDetail("reason", "the backend has no probe (LockStoreProbe)");
-			return;
+	public Health health() {
+		LockStoreMonitor.Result result = this.probe.check();
+		Health.Builder builder = new Health.Builder().withDetail("backend", this.probe.backendName());
+		RuntimeException failure = result.failure();
+		if (failure != null) {
+			if (result.wentDown()) {
+				logger.warn("Lock store " + this.probe.store() + " is unavailable: " + result.reason()
+						+ ". Lock calls fail with DistributeLockException until it answers.");
+			}
+			return builder.down(failure).build();
 		}
-		long start = System.nanoTime();
-		probe.probe();
-		long roundTrip = System.nanoTime() - start;
-		builder.up()
+		if (result.cameBack()) {
+			logger.info("Lock store " + this.probe.store() + " is available again.");
+		}
+		return builder.up()
 			.withDetail("roundTripMs",
-					BigDecimal.valueOf(roundTrip).divide(NANOS_PER_MILLI, 3, RoundingMode.HALF_UP).doubleValue());
+					BigDecimal.valueOf(result.roundTrip().toNanos())
+						.divide(NANOS_PER_MILLI, 3, RoundingMode.HALF_UP)
+						.doubleValue())
+			.build();
 	}
 
 }

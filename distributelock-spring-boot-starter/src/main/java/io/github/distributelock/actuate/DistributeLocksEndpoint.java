@@ -12,16 +12,20 @@ import io.github.distributelock.core.HeldLockInfo;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SanitizableData;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
  * The {@code distributelocks} actuator endpoint: the locks this instance holds now.
  * <p>
- * <b>Note:</b> the owner of a lock taken with
- * {@link io.github.distributelock.DistributeLock#tryLock tryLock} is the value the caller
- * chose, and whoever knows it can release the lock: expose this endpoint only where the
- * other actuator endpoints are.
+ * <b>Note:</b> an owner token is all it takes to release a lock through
+ * {@link io.github.distributelock.DistributeLock#releaseLock releaseLock}, so owners are
+ * shown as {@value SanitizableData#SANITIZED_VALUE} unless {@link Show} says otherwise,
+ * as Spring Boot's {@code env} endpoint does with values. Outside the web (JMX),
+ * {@link Show#WHEN_AUTHORIZED} shows them; over the web,
+ * {@link DistributeLocksEndpointWebExtension} checks the caller's roles.
  *
  * @since 1.0.0
  */
@@ -30,12 +34,16 @@ public class DistributeLocksEndpoint {
 
 	private final Collection<DefaultDistributeLock> locks;
 
+	private final Show showOwners;
+
 	/**
 	 * Creates an endpoint.
 	 * @param locks the lock services whose held locks are listed
+	 * @param showOwners when to show the owner tokens
 	 */
-	public DistributeLocksEndpoint(Collection<DefaultDistributeLock> locks) {
+	public DistributeLocksEndpoint(Collection<DefaultDistributeLock> locks, Show showOwners) {
 		this.locks = locks;
+		this.showOwners = showOwners;
 	}
 
 	/**
@@ -44,11 +52,15 @@ public class DistributeLocksEndpoint {
 	 */
 	@ReadOperation
 	public HeldLocksDescriptor heldLocks() {
+		return heldLocks(this.showOwners.isShown(true));
+	}
+
+	HeldLocksDescriptor heldLocks(boolean showOwners) {
 		List<HeldLockDescriptor> held = new ArrayList<>();
 		for (DefaultDistributeLock lock : this.locks) {
 			String backend = lock.backend().name();
 			for (HeldLockInfo info : lock.heldLocks()) {
-				held.add(HeldLockDescriptor.of(backend, info));
+				held.add(HeldLockDescriptor.of(backend, info, showOwners));
 			}
 		}
 		held.sort(Comparator.comparing(HeldLockDescriptor::since));
@@ -69,7 +81,8 @@ public class DistributeLocksEndpoint {
 	 *
 	 * @param key the lock key
 	 * @param backend the backend that holds it
-	 * @param owner the owner token in the store
+	 * @param owner the owner token in the store, or
+	 * {@value SanitizableData#SANITIZED_VALUE} when it is not shown
 	 * @param since when it was acquired
 	 * @param leaseMs the lease in the store in milliseconds, fixed or renewed by the
 	 * watchdog, or {@code null} when the store has no lease (ZooKeeper: the session is
@@ -84,9 +97,10 @@ public class DistributeLocksEndpoint {
 	public record HeldLockDescriptor(String key, String backend, String owner, Instant since, @Nullable Long leaseMs,
 			boolean renewed, @Nullable Instant leaseExpiresAt, long fencingToken, @Nullable String thread) {
 
-		static HeldLockDescriptor of(String backend, HeldLockInfo info) {
+		static HeldLockDescriptor of(String backend, HeldLockInfo info, boolean showOwner) {
 			Duration lease = info.lease();
-			return new HeldLockDescriptor(info.key(), backend, info.owner(), info.since(),
+			String owner = showOwner ? info.owner() : SanitizableData.SANITIZED_VALUE;
+			return new HeldLockDescriptor(info.key(), backend, owner, info.since(),
 					(lease != null) ? lease.toMillis() : null, info.renewed(), info.leaseExpiresAt(),
 					info.fencingToken(), info.thread());
 		}

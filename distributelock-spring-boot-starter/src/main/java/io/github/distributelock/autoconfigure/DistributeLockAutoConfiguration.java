@@ -29,7 +29,8 @@ import org.springframework.context.annotation.ImportRuntimeHints;
 @EnableConfigurationProperties(DistributeLockProperties.class)
 @Import({ RedisLockConfiguration.class, ZooKeeperLockConfiguration.class, JdbcLockConfiguration.class,
 		UnavailableLockBackendConfiguration.class, LockableAdvisorConfiguration.class, LockLifecycleConfiguration.class,
-		LockObservationConfiguration.class, LockHealthConfiguration.class, DistributeLocksEndpointConfiguration.class })
+		LockObservationConfiguration.class, LockStoreCheckConfiguration.class, LockHealthConfiguration.class,
+		DistributeLocksEndpointConfiguration.class })
 @ImportRuntimeHints(DistributeLockRuntimeHints.class)
 public final class DistributeLockAutoConfiguration {
 

@@ -61,6 +61,13 @@ public class DistributeLockProperties {
 	 */
 	private int order = Ordered.LOWEST_PRECEDENCE - 100;
 
+	/**
+	 * What to do when the application starts about a lock store that does not answer:
+	 * warn to probe it once in the background and log a warning, fail to probe it before
+	 * the application starts and stop the startup, none not to probe it.
+	 */
+	private StartupCheck startupCheck = StartupCheck.WARN;
+
 	private final Redis redis = new Redis();
 
 	private final Zookeeper zookeeper = new Zookeeper();
@@ -129,6 +136,14 @@ public class DistributeLockProperties {
 
 	public void setOrder(int order) {
 		this.order = order;
+	}
+
+	public StartupCheck getStartupCheck() {
+		return this.startupCheck;
+	}
+
+	public void setStartupCheck(StartupCheck startupCheck) {
+		this.startupCheck = startupCheck;
 	}
 
 	public Redis getRedis() {
@@ -391,6 +406,30 @@ public class DistributeLockProperties {
 		 * Never create the lock table.
 		 */
 		NEVER
+
+	}
+
+	/**
+	 * What to do when the application starts about a lock store that does not answer.
+	 */
+	public enum StartupCheck {
+
+		/**
+		 * Probe the store once, in the background so that the startup does not wait, and
+		 * log a warning if it does not answer.
+		 */
+		WARN,
+
+		/**
+		 * Probe the store before the application starts, and stop the startup if it does
+		 * not answer.
+		 */
+		FAIL,
+
+		/**
+		 * Do not probe the store at startup.
+		 */
+		NONE
 
 	}
 

@@ -1,33 +1,48 @@
 package io.github.distributelock.autoconfigure;
 
 import io.github.distributelock.actuate.DistributeLocksEndpoint;
+import io.github.distributelock.actuate.DistributeLocksEndpointWebExtension;
 import io.github.distributelock.core.DefaultDistributeLock;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * The {@code distributelocks} actuator endpoint, when the actuator is on the classpath
- * and the endpoint is exposed.
+ * and the endpoint is exposed, with its web extension when it is exposed over the web.
  *
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+@EnableConfigurationProperties(DistributeLocksEndpointProperties.class)
 class DistributeLocksEndpointConfiguration {
 
-	// The endpoint condition is on the method: its class is only loaded once the class
-	// condition above has found the actuator.
+	// The endpoint conditions are on the methods: their classes are only loaded once the
+	// class condition above has found the actuator.
 	@Bean
 	@ConditionalOnAvailableEndpoint(DistributeLocksEndpoint.class)
 	@ConditionalOnMissingBean
-	DistributeLocksEndpoint distributeLocksEndpoint(ObjectProvider<DefaultDistributeLock> locks) {
+	DistributeLocksEndpoint distributeLocksEndpoint(ObjectProvider<DefaultDistributeLock> locks,
+			DistributeLocksEndpointProperties properties) {
 		// An application that defines its own DistributeLock lists no locks here.
-		return new DistributeLocksEndpoint(locks.orderedStream().toList());
+		return new DistributeLocksEndpoint(locks.orderedStream().toList(), properties.getShowValues());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(DistributeLocksEndpoint.class)
+	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+	DistributeLocksEndpointWebExtension distributeLocksEndpointWebExtension(DistributeLocksEndpoint endpoint,
+			DistributeLocksEndpointProperties properties) {
+		return new DistributeLocksEndpointWebExtension(endpoint, properties.getShowValues(), properties.getRoles());
 	}
 
 }

@@ -1,7 +1,7 @@
 package io.github.distributelock.autoconfigure;
 
 import io.github.distributelock.actuate.DistributeLockHealthIndicator;
-import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.actuate.LockStoreMonitor;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -25,8 +25,8 @@ class LockHealthConfiguration {
 	@Bean
 	@ConditionalOnEnabledHealthIndicator("distributelock")
 	@ConditionalOnMissingBean(name = "distributeLockHealthIndicator")
-	DistributeLockHealthIndicator distributeLockHealthIndicator(LockBackend backend) {
-		return new DistributeLockHealthIndicator(backend);
+	DistributeLockHealthIndicator distributeLockHealthIndicator(LockStoreMonitor probe) {
+		return new DistributeLockHealthIndicator(probe);
 	}
 
 }

@@ -99,7 +99,8 @@ class ConfigurationReferenceTests {
 	}
 
 	private static String simpleType(String type) {
-		return (type != null) ? type.substring(type.lastIndexOf('.') + 1) : "";
+		// Packages dropped from every name, also inside generics: Set\<String>.
+		return (type != null) ? type.replaceAll("(?:[a-z_][a-z0-9_]*\\.)+", "").replace("<", "\\<") : "";
 	}
 
 	private static String defaultValue(Object value) {

@@ -5,7 +5,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.security.Principal;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import com.jayway.jsonpath.DocumentContext;
@@ -13,6 +16,10 @@ import com.jayway.jsonpath.JsonPath;
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -21,12 +28,15 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What an operator sees over HTTP in a web application with the actuator and Prometheus:
- * the health of the lock store, the held locks, and the lock metrics.
+ * the health of the lock store, the held locks (their owners masked unless
+ * {@code show-values} allows the caller to see them), and the lock metrics.
  */
 class DistributeLockActuatorWebTests {
 
@@ -50,7 +60,9 @@ class DistributeLockActuatorWebTests {
 				assertThat(lock.tryLock("web:report", "value-1", 0, 60_000)).isTrue();
 				DocumentContext both = JsonPath.parse(get(port, "/actuator/distributelocks"));
 				assertThat(both.<Number>read("$.locks[1].leaseMs").longValue()).isEqualTo(60_000);
-				assertThat(both.<String>read("$.locks[1].owner")).isEqualTo("value-1");
+				assertThat(both.<String>read("$.locks[1].owner")).isEqualTo("******");
+				assertThat(locks.<String>read("$.locks[0].owner")).isEqualTo("******");
+				assertThat(both.jsonString()).doesNotContain("value-1");
 				assertThat(both.<Map<String, Object>>read("$.locks[1]")).doesNotContainKey("thread");
 				assertThat(lock.releaseLock("web:report", "value-1")).isTrue();
 				assertThat(locks.<String>read("$.locks[0].key")).isEqualTo("web:42");
@@ -78,11 +90,68 @@ class DistributeLockActuatorWebTests {
 		}
 	}
 
+	@Test
+	void ownersAreShownWhenShowValuesIsAlways() throws Exception {
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(WebApplication.class)
+			.properties(properties("management.endpoint.distributelocks.show-values=always"))
+			.run()) {
+			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+			DistributeLock lock = context.getBean(DistributeLock.class);
+			assertThat(lock.tryLock("web:report", "value-1", 0, 60_000)).isTrue();
+			try {
+				DocumentContext locks = JsonPath.parse(get(port, "/actuator/distributelocks"));
+				assertThat(locks.<String>read("$.locks[0].owner")).isEqualTo("value-1");
+			}
+			finally {
+				assertThat(lock.releaseLock("web:report", "value-1")).isTrue();
+			}
+		}
+	}
+
+	@Test
+	void ownersAreShownWhenAuthorizedOnlyToUsersInTheRoles() throws Exception {
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(WebApplication.class,
+				HeaderAuthentication.class)
+			.properties(properties("management.endpoint.distributelocks.show-values=when-authorized",
+					"management.endpoint.distributelocks.roles=OPS"))
+			.run()) {
+			int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+			DistributeLock lock = context.getBean(DistributeLock.class);
+			assertThat(lock.tryLock("web:report", "value-1", 0, 60_000)).isTrue();
+			try {
+				assertThat(ownerShownTo(port, null)).isEqualTo("******");
+				assertThat(ownerShownTo(port, "alice:DEV")).isEqualTo("******");
+				assertThat(ownerShownTo(port, "bob:DEV,OPS")).isEqualTo("value-1");
+			}
+			finally {
+				assertThat(lock.releaseLock("web:report", "value-1")).isTrue();
+			}
+		}
+	}
+
+	private String ownerShownTo(int port, @Nullable String user) throws Exception {
+		return JsonPath.parse(get(port, "/actuator/distributelocks", user)).read("$.locks[0].owner");
+	}
+
+	private static String[] properties(String... more) {
+		List<String> properties = new ArrayList<>(
+				List.of("server.port=0", "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
+						"distributelock.type=redis", "management.endpoints.web.exposure.include=distributelocks"));
+		properties.addAll(List.of(more));
+		return properties.toArray(String[]::new);
+	}
+
 	private String get(int port, String path) throws IOException, InterruptedException {
-		HttpResponse<String> response = this.http
-			.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-				.timeout(Duration.ofSeconds(10))
-				.build(), HttpResponse.BodyHandlers.ofString());
+		return get(port, path, null);
+	}
+
+	private String get(int port, String path, @Nullable String user) throws IOException, InterruptedException {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+			.timeout(Duration.ofSeconds(10));
+		if (user != null) {
+			request.header(HeaderAuthentication.HEADER, user);
+		}
+		HttpResponse<String> response = this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
 		assertThat(response.statusCode()).as("GET %s: %s", path, response.body()).isEqualTo(200);
 		return response.body();
 	}
@@ -90,6 +159,44 @@ class DistributeLockActuatorWebTests {
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
 	static class WebApplication {
+
+	}
+
+	/**
+	 * Stands in for the container's or Spring Security's authentication: a request with
+	 * the header {@value #HEADER} {@code name:ROLE,ROLE} is made by that user, in those
+	 * roles, as the actuator sees it through the servlet request.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class HeaderAuthentication {
+
+		static final String HEADER = "X-Test-User";
+
+		@Bean
+		Filter headerAuthenticationFilter() {
+			return (request, response, chain) -> {
+				String user = ((HttpServletRequest) request).getHeader(HEADER);
+				chain.doFilter((user != null) ? authenticated((HttpServletRequest) request, user) : request, response);
+			};
+		}
+
+		private static HttpServletRequest authenticated(HttpServletRequest request, String user) {
+			String name = user.substring(0, user.indexOf(':'));
+			List<String> roles = List.of(user.substring(user.indexOf(':') + 1).split(","));
+			return new HttpServletRequestWrapper(request) {
+
+				@Override
+				public Principal getUserPrincipal() {
+					return () -> name;
+				}
+
+				@Override
+				public boolean isUserInRole(String role) {
+					return roles.contains(role);
+				}
+
+			};
+		}
 
 	}
 

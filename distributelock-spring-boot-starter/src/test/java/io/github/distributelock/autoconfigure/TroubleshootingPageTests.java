@@ -4,20 +4,35 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 
 import io.github.distributelock.LockFailedException;
 import io.github.distributelock.LockLostException;
+import io.github.distributelock.LogLines;
+import io.github.distributelock.actuate.DistributeLockHealthIndicator;
+import io.github.distributelock.actuate.LockStoreMonitor;
+import io.github.distributelock.autoconfigure.DistributeLockProperties.StartupCheck;
+import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Deadline;
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.LockStoreProbe;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@code docs/troubleshooting.md} quotes the messages users see as the code writes them,
  * for the messages whose text does not depend on the store's answer.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class TroubleshootingPageTests {
 
 	private static final Path PAGE = Path.of(System.getProperty("basedir", "."), "..", "docs", "troubleshooting.md")
@@ -52,8 +67,66 @@ class TroubleshootingPageTests {
 		assertQuoted("LockLostException: " + message.substring(0, message.indexOf(';') + 1) + " ...");
 	}
 
+	@Test
+	void quotesWhatIsLoggedAndThrownAboutAStoreThatIsDown(CapturedOutput output) {
+		StubBackend backend = new StubBackend();
+		LockStoreMonitor probe = new LockStoreMonitor(backend, "<address>");
+		LockStoreStartupCheck check = new LockStoreStartupCheck(probe, StartupCheck.WARN,
+				LockStoreAddress.configuredBy("redis"));
+		DistributeLockHealthIndicator health = new DistributeLockHealthIndicator(probe);
+		backend.down = true;
+		check.warnIfUnavailable();
+		backend.down = false;
+		health.health();
+		backend.down = true;
+		health.health();
+		assertThat(LogLines.containing(output, "Lock store ")).hasSize(3)
+			.allSatisfy((line) -> assertQuoted(line.substring(line.indexOf("Lock store "))));
+		assertThatExceptionOfType(DistributeLockConfigurationException.class).isThrownBy(check::failIfUnavailable)
+			.satisfies((ex) -> assertQuoted(ex.getDescription()));
+	}
+
 	private static void assertQuoted(String message) {
 		assertThat(page).as("%s quotes the message", PAGE).contains("`" + message);
+	}
+
+	/** A store that answers or not, as the test says, with a fixed reason. */
+	static class StubBackend implements LockBackend, LockStoreProbe {
+
+		volatile boolean down;
+
+		@Override
+		public String name() {
+			return "redis";
+		}
+
+		@Override
+		public void probe() {
+			if (this.down) {
+				throw new IllegalStateException("<reason>");
+			}
+		}
+
+		@Override
+		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public CompletionStage<Boolean> release(Claim claim) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+			throw new UnsupportedOperationException();
+		}
+
 	}
 
 }

@@ -1,11 +1,20 @@
 package io.github.distributelock.jdbc;
 
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.distributelock.LogLines;
 import io.github.distributelock.actuate.DistributeLockHealthIndicator;
 import io.github.distributelock.autoconfigure.DistributeLockAutoConfiguration;
+import io.github.distributelock.redis.EmbeddedRedis;
+import org.h2.tools.Server;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -14,15 +23,20 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The health indicator on a real database, through the auto-configuration: up with the
  * backend and the round-trip time while the database answers, down with the error once it
  * is shut down (PostgreSQL: the server stopped; H2: the in-memory database shut down, so
- * the pool reaches a new one without the lock table).
+ * the pool reaches a new one without the lock table), and up again once a stopped server
+ * is back, with one log line for each change.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class JdbcLockHealthTests {
 
 	@ParameterizedTest
@@ -58,6 +72,63 @@ class JdbcLockHealthTests {
 				database.close();
 			}
 		}
+	}
+
+	@Test
+	void healthLogsOnceWhenTheDatabaseGoesDownAndOnceWhenItIsBack(@TempDir Path directory, CapturedOutput output)
+			throws Exception {
+		int port = EmbeddedRedis.freePort();
+		String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/locks";
+		Server database = startH2Server(port, directory);
+		try {
+			new ApplicationContextRunner()
+				.withConfiguration(
+						AutoConfigurations.of(DataSourceAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+				.withPropertyValues("distributelock.type=jdbc", "distributelock.jdbc.initialize-schema=always",
+						"distributelock.startup-check=none", "spring.datasource.url=" + url + ";PASSWORD=secret",
+						"spring.datasource.hikari.connection-timeout=1000")
+				.run((context) -> {
+					DistributeLockHealthIndicator indicator = context.getBean(DistributeLockHealthIndicator.class);
+					assertThat(health(indicator).getStatus()).isEqualTo(Status.UP);
+					database.stop();
+					assertThat(health(indicator).getStatus()).isEqualTo(Status.DOWN);
+					assertThat(health(indicator).getStatus()).isEqualTo(Status.DOWN);
+					assertThat(LogLines.containing(output, "Lock store ")).singleElement()
+						.asString()
+						.contains("WARN", "Lock store jdbc at " + url + " is unavailable: ")
+						.doesNotContain("secret");
+					Server restarted = startH2Server(port, directory);
+					try {
+						// Hikari checks a pooled connection only when it was idle for
+						// half
+						// a second, and keeps one that H2 says is broken (not SQL state
+						// 08):
+						// probes closer together than that would reuse it for ever.
+						await().atMost(Duration.ofSeconds(30))
+							.pollInterval(Duration.ofSeconds(1))
+							.until(() -> health(indicator).getStatus(), Status.UP::equals);
+						assertThat(health(indicator).getStatus()).isEqualTo(Status.UP);
+					}
+					finally {
+						restarted.stop();
+					}
+					assertThat(LogLines.containing(output, "Lock store ")).hasSize(2)
+						.last()
+						.asString()
+						.contains("INFO", "Lock store jdbc at " + url + " is available again.");
+					LogLines.assertNoStackTraceAfter(output, "Lock store ");
+				});
+		}
+		finally {
+			database.stop();
+		}
+	}
+
+	/** An H2 server keeping its databases in files, so that they outlive a restart. */
+	private static Server startH2Server(int port, Path directory) throws SQLException {
+		return Server
+			.createTcpServer("-tcpPort", String.valueOf(port), "-ifNotExists", "-baseDir", directory.toString())
+			.start();
 	}
 
 	/** The health, read within a bound so that a hanging check fails the test. */

@@ -1,0 +1,173 @@
+package io.github.distributelock.autoconfigure;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import javax.sql.DataSource;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.curator.framework.CuratorFramework;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.BeanWrapper;
+import org.springframework.beans.BeanWrapperImpl;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisNode;
+import org.springframework.data.redis.connection.RedisSocketConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+/**
+ * Where the lock store is, for messages: read from the store's client, without
+ * credentials, and where the application configures it. Each store's lookup is in a class
+ * of its own, loaded only when that store's library is present.
+ */
+final class LockStoreAddress {
+
+	private static final Log logger = LogFactory.getLog(LockStoreAddress.class);
+
+	private LockStoreAddress() {
+	}
+
+	/**
+	 * The address of the store the backend named {@code backendName} uses, such as
+	 * {@code 127.0.0.1:6379}, or {@code null} when it cannot be told.
+	 */
+	static @Nullable String of(@Nullable String backendName, ListableBeanFactory beans,
+			@Nullable ClassLoader classLoader) {
+		if (backendName == null) {
+			return null;
+		}
+		try {
+			return switch (backendName) {
+				case "redis" -> isPresent(LockType.REDIS, classLoader) ? Redis.address(beans) : null;
+				case "zookeeper" -> isPresent(LockType.ZOOKEEPER, classLoader) ? ZooKeeper.address(beans) : null;
+				case "jdbc" -> isPresent(LockType.JDBC, classLoader) ? Jdbc.address(beans) : null;
+				default -> null;
+			};
+		}
+		catch (RuntimeException ex) {
+			// Only messages are missing the address: not worth failing the startup for.
+			logger.debug("Could not tell the address of the lock store " + backendName, ex);
+			return null;
+		}
+	}
+
+	/**
+	 * Where the application sets the address of the store the backend named
+	 * {@code backendName} uses, or {@code null} for a store of its own.
+	 */
+	static @Nullable String configuredBy(@Nullable String backendName) {
+		if (backendName == null) {
+			return null;
+		}
+		return switch (backendName) {
+			case "redis" -> "spring.data.redis.host and spring.data.redis.port, spring.data.redis.url, "
+					+ "spring.data.redis.sentinel.* or spring.data.redis.cluster.nodes, or the application's "
+					+ "RedisConnectionFactory bean";
+			case "zookeeper" -> "distributelock.zookeeper.connect-string, or the application's CuratorFramework bean";
+			case "jdbc" -> "spring.datasource.url, or the application's DataSource bean";
+			default -> null;
+		};
+	}
+
+	/**
+	 * A JDBC URL without what may hold credentials: the user information before
+	 * {@code @}, and the parameters after {@code ?} or {@code ;}.
+	 */
+	static String withoutCredentials(String jdbcUrl) {
+		String url = jdbcUrl;
+		int parameters = indexOfAny(url, '?', ';');
+		if (parameters >= 0) {
+			url = url.substring(0, parameters);
+		}
+		// jdbc:mysql://user:secret@host/db, and Oracle's
+		// jdbc:oracle:thin:user/secret@host
+		url = url.replaceFirst("//[^/@]*@", "//");
+		return url.replaceFirst("^(jdbc:oracle:[a-z]+:)[^@/]+/[^@]*@", "$1@");
+	}
+
+	private static int indexOfAny(String text, char... characters) {
+		int first = -1;
+		for (char character : characters) {
+			int index = text.indexOf(character);
+			if (index >= 0 && (first < 0 || index < first)) {
+				first = index;
+			}
+		}
+		return first;
+	}
+
+	private static boolean isPresent(LockType type, @Nullable ClassLoader classLoader) {
+		return type.missingClass(classLoader).isEmpty();
+	}
+
+	private static final class Redis {
+
+		static @Nullable String address(ListableBeanFactory beans) {
+			RedisConnectionFactory factory = beans.getBeanProvider(RedisConnectionFactory.class).getIfAvailable();
+			if (!(factory instanceof LettuceConnectionFactory lettuce)) {
+				return null;
+			}
+			if (lettuce.isClusterAware()) {
+				RedisConfiguration.ClusterConfiguration cluster = lettuce.getClusterConfiguration();
+				return (cluster != null) ? "cluster nodes " + nodes(cluster.getClusterNodes()) : null;
+			}
+			if (lettuce.isRedisSentinelAware()) {
+				RedisConfiguration.SentinelConfiguration sentinel = lettuce.getSentinelConfiguration();
+				return (sentinel != null)
+						? "master " + sentinel.getMaster().getName() + " of sentinels " + nodes(sentinel.getSentinels())
+						: null;
+			}
+			RedisSocketConfiguration socket = lettuce.getSocketConfiguration();
+			if (socket != null) {
+				return "socket " + socket.getSocket();
+			}
+			return lettuce.getHostName() + ":" + lettuce.getPort();
+		}
+
+		private static String nodes(Collection<RedisNode> nodes) {
+			return nodes.stream().map(RedisNode::asString).collect(Collectors.joining(", "));
+		}
+
+	}
+
+	private static final class ZooKeeper {
+
+		static @Nullable String address(ListableBeanFactory beans) {
+			CuratorFramework client = beans.getBeanProvider(CuratorFramework.class).getIfUnique();
+			return (client != null) ? client.getZookeeperClient().getCurrentConnectionString() : null;
+		}
+
+	}
+
+	private static final class Jdbc {
+
+		/** The URL properties of the connection pools and drivers' data sources. */
+		private static final List<String> URL_PROPERTIES = List.of("jdbcUrl", "url", "URL");
+
+		static @Nullable String address(ListableBeanFactory beans) {
+			DataSource dataSource = beans.getBeanProvider(DataSource.class).getIfUnique();
+			while (dataSource instanceof DelegatingDataSource delegating) {
+				dataSource = delegating.getTargetDataSource();
+			}
+			if (dataSource == null) {
+				return null;
+			}
+			BeanWrapper pool = new BeanWrapperImpl(dataSource);
+			for (String property : URL_PROPERTIES) {
+				if (pool.isReadableProperty(property) && pool.getPropertyValue(property) instanceof String url
+						&& !url.isBlank()) {
+					return withoutCredentials(url);
+				}
+			}
+			return null;
+		}
+
+	}
+
+}
