@@ -2,9 +2,11 @@ package io.github.distributelock.jdbc;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
@@ -23,11 +25,12 @@ import org.springframework.dao.DuplicateKeyException;
  * statement, renewed and released by owner-checked statements.
  * <p>
  * Leases are counted on the database clock only, so the clocks of the application's
- * instances never matter. Fencing tokens come from a database sequence. Every statement
- * runs on a connection of its own and is committed at once: no connection and no
- * transaction is held while a lock is held, and a crashed holder's row is simply taken
- * over once its lease has run out. Waiters poll the row with exponential back-off and
- * jitter, as a table has no release notification.
+ * instances never matter. Fencing tokens come from a database sequence (on MySQL, which
+ * has none, from an {@code AUTO_INCREMENT} counter table). Every operation runs on a
+ * connection of its own and is committed at once: no connection and no transaction is
+ * held while a lock is held, and a crashed holder's row is simply taken over once its
+ * lease has run out. Waiters poll the row with exponential back-off and jitter, as a
+ * table has no release notification.
  * <p>
  * A release keeps the row, marked free, for the {@linkplain #releasedRowRetention()
  * retention}: every later acquisition of the key then takes the row over under its row
@@ -48,7 +51,10 @@ public class JdbcLockBackend implements LockBackend {
 	/** The default name of the lock table. */
 	public static final String DEFAULT_TABLE_NAME = "distributelock";
 
-	/** The longest lock key, in characters, that the lock table holds. */
+	/**
+	 * The longest lock key, in characters, that the lock table holds on every database
+	 * (on MariaDB and MySQL, 2048 bytes of UTF-8, within InnoDB's 3072-byte index limit).
+	 */
 	public static final int MAX_KEY_LENGTH = 512;
 
 	/** The longest owner value, in characters, that the lock table holds. */
@@ -88,13 +94,14 @@ public class JdbcLockBackend implements LockBackend {
 	 * {@link #DEFAULT_RELEASED_ROW_RETENTION}.
 	 * @param dataSource the application's database
 	 * @param tableName the lock table, a plain identifier optionally qualified by a
-	 * schema; its sequence is named {@code <tableName>_seq}
-	 * @param dialect the SQL dialect ({@code postgresql}, {@code h2} or {@code mariadb}),
-	 * or {@code null} to detect it from the connection's metadata
+	 * schema; its sequence (on MySQL, its counter table) is named {@code <tableName>_seq}
+	 * @param dialect the SQL dialect (one of {@link #supportedDialects()}), or
+	 * {@code null} to detect it from the connection's metadata
 	 * @param clock the application's clock; leases never use it, it is only compared with
 	 * the database clock once, to report a skew
-	 * @throws UnsupportedLockDatabaseException if the dialect is detected and the
-	 * database is not supported
+	 * @throws UnsupportedLockDatabaseException if the database is not supported
+	 * @throws LockDialectMismatchException if the dialect is given and does not serve the
+	 * database
 	 * @throws IllegalArgumentException if the table name is not a plain identifier or the
 	 * dialect is unknown
 	 */
@@ -106,17 +113,18 @@ public class JdbcLockBackend implements LockBackend {
 	 * Creates a backend.
 	 * @param dataSource the application's database
 	 * @param tableName the lock table, a plain identifier optionally qualified by a
-	 * schema; its sequence is named {@code <tableName>_seq}
-	 * @param dialect the SQL dialect ({@code postgresql}, {@code h2} or {@code mariadb}),
-	 * or {@code null} to detect it from the connection's metadata
+	 * schema; its sequence (on MySQL, its counter table) is named {@code <tableName>_seq}
+	 * @param dialect the SQL dialect (one of {@link #supportedDialects()}), or
+	 * {@code null} to detect it from the connection's metadata
 	 * @param clock the application's clock; leases never use it, it is only compared with
 	 * the database clock once, to report a skew
 	 * @param releasedRowRetention how long the row of a released (or expired) lock is
 	 * kept before it is deleted; it must be longer than any one lock statement can stall
 	 * inside the database, since only a statement stalled that long could still insert a
 	 * token drawn before the row's last holder took it
-	 * @throws UnsupportedLockDatabaseException if the dialect is detected and the
-	 * database is not supported
+	 * @throws UnsupportedLockDatabaseException if the database is not supported
+	 * @throws LockDialectMismatchException if the dialect is given and does not serve the
+	 * database; a database that cannot be reached is not checked
 	 * @throws IllegalArgumentException if the table name is not a plain identifier, the
 	 * dialect is unknown, or the retention is not positive
 	 */
@@ -129,10 +137,34 @@ public class JdbcLockBackend implements LockBackend {
 		this.releasedRowRetention = releasedRowRetention;
 		this.purgePeriodNanos = saturatedNanos(releasedRowRetention);
 		this.nextPurgeNanos = new AtomicLong(System.nanoTime() + this.purgePeriodNanos);
-		JdbcLockDialect lockDialect = (dialect != null && !dialect.isBlank()) ? JdbcLockDialect.named(dialect)
-				: JdbcLockDialect.detect(dataSource);
+		boolean named = dialect != null && !dialect.isBlank();
+		JdbcLockDialect lockDialect = named ? JdbcLockDialect.named(dialect) : JdbcLockDialect.detect(dataSource);
 		this.repository = new JdbcLockRepository(dataSource, lockDialect, tableName);
-		reportClockSkew(clock);
+		// A named dialect is checked against the database, unless it cannot be reached
+		// (then the clock cannot be read either).
+		if (!named || lockDialect.checkFits(dataSource)) {
+			reportClockSkew(clock);
+		}
+	}
+
+	/**
+	 * The SQL dialects, each with the databases it serves, such as {@code mysql} and
+	 * "MySQL 8.0 or later".
+	 * @return the dialects by name, in the order they are tried
+	 */
+	public static Map<String, String> supportedDialects() {
+		return JdbcLockDialect.supported();
+	}
+
+	/**
+	 * The supported databases and their dialects, as one sentence fragment.
+	 * @return such as "PostgreSQL (postgresql), H2 2.x (h2), ..."
+	 */
+	static String supportedDatabases() {
+		return supportedDialects().entrySet()
+			.stream()
+			.map((dialect) -> dialect.getValue() + " (" + dialect.getKey() + ")")
+			.collect(Collectors.joining(", "));
 	}
 
 	@Override
@@ -175,8 +207,9 @@ public class JdbcLockBackend implements LockBackend {
 	}
 
 	/**
-	 * Creates the lock table and its sequence unless they exist, with the dialect's
-	 * script {@code io/github/distributelock/jdbc/<dialect>/schema.sql}.
+	 * Creates the lock table and its sequence (on MySQL, its counter table) unless they
+	 * exist, with the dialect's script
+	 * {@code io/github/distributelock/jdbc/<dialect>/schema.sql}.
 	 */
 	public void createSchema() {
 		this.repository.createSchema();

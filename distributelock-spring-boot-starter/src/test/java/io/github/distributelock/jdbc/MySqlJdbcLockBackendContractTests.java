@@ -1,0 +1,99 @@
+package io.github.distributelock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.distributelock.core.AcquireResult;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The contract on mysql, on a real MySQL 8.0.12 server, and what is particular to an
+ * attempt of three statements.
+ */
+class MySqlJdbcLockBackendContractTests extends AbstractJdbcLockBackendContractTests {
+
+	private static JdbcTestDatabase database;
+
+	@BeforeAll
+	static void startDatabase() {
+		database = JdbcTestDatabase.start("mysql");
+	}
+
+	@AfterAll
+	static void stopDatabase() throws Exception {
+		if (database != null) {
+			database.close();
+		}
+	}
+
+	@Override
+	JdbcTestDatabase database() {
+		return database;
+	}
+
+	@Test
+	void statementThatDrewItsTokenBeforeALaterHolderCannotUseItAfterThatHolderReleased() throws Exception {
+		assertAStatementThatDrewItsTokenBeforeALaterHolderCannotUseItAfterwards();
+	}
+
+	/**
+	 * MySQL has no sequence to draw a token from inside the statement that locks the row,
+	 * so an attempt draws it first: an attempt whose token is older than the row's must
+	 * not take the row over with it, even once the row is free.
+	 */
+	@Test
+	void attemptThatDrewItsTokenBeforeALaterHolderCannotTakeTheFreedRowOverWithIt() throws Exception {
+		HikariDataSource dataSource = database().newDataSource();
+		closeAfterTest(dataSource);
+		JdbcLockBackend backend = new JdbcLockBackend(dataSource);
+		Map<String, Object> values = Map.of("key", key(), "owner", "a", "lease_ms", 30_000L);
+		List<LockStatement> attempt = LockStatement.loadAll(JdbcLockDialect.named("mysql"), "acquire.sql",
+				JdbcLockBackend.DEFAULT_TABLE_NAME);
+		assertThat(attempt).hasSize(3);
+		AcquireResult later;
+		try (Connection a = dataSource.getConnection()) {
+			update(a, attempt.get(0), values);
+			later = backend.tryAcquire(key(), "b", Duration.ofSeconds(30));
+			assertThat(later.acquired()).isTrue();
+			assertThat(backend.release(key(), "b")).isTrue();
+			update(a, attempt.get(1), values);
+			try (PreparedStatement read = prepare(a, attempt.get(2), values); ResultSet row = read.executeQuery()) {
+				assertThat(row.next()).isTrue();
+				row.getLong("fencing_token");
+				assertThat(row.wasNull()).as("acquired with a token older than the row's").isTrue();
+			}
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+		AcquireResult next = backend.tryAcquire(key(), "a", Duration.ofSeconds(30));
+		assertThat(next.acquired()).isTrue();
+		assertThat(next.fencingToken()).isGreaterThan(later.fencingToken());
+		assertThat(backend.release(key(), "a")).isTrue();
+	}
+
+	private static void update(Connection connection, LockStatement statement, Map<String, ?> values)
+			throws SQLException {
+		try (PreparedStatement update = prepare(connection, statement, values)) {
+			update.executeUpdate();
+		}
+	}
+
+	private static PreparedStatement prepare(Connection connection, LockStatement statement, Map<String, ?> values)
+			throws SQLException {
+		PreparedStatement prepared = connection.prepareStatement(statement.sql());
+		new ArgumentPreparedStatementSetter(statement.arguments(values)).setValues(prepared);
+		return prepared;
+	}
+
+}
