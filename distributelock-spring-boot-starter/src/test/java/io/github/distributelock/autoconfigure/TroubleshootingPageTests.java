@@ -7,10 +7,15 @@ import java.nio.file.Path;
 
 import io.github.distributelock.LockFailedException;
 import io.github.distributelock.LockLostException;
+import io.github.distributelock.jdbc.LockDialectMismatchException;
+import io.github.distributelock.jdbc.UnsupportedLockDatabaseException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -50,6 +55,21 @@ class TroubleshootingPageTests {
 	void quotesTheStartOfTheLostLockException() {
 		String message = new LockLostException("k", "redis").getMessage();
 		assertQuoted("LockLostException: " + message.substring(0, message.indexOf(';') + 1) + " ...");
+	}
+
+	@Test
+	void quotesTheStartupFailuresOfTheJdbcDialect() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(DataSourceAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=jdbc", "distributelock.jdbc.dialect=mysq")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOfSatisfying(DistributeLockConfigurationException.class,
+						(ex) -> assertQuoted(ex.getDescription())));
+		assertQuoted(new LockDialectMismatchException("mariadb", "MySQL 8.0.36", "mysql").getMessage());
+		assertQuoted(new LockDialectMismatchException("postgresql", "Apache Derby 10.16.1.1", null).getMessage());
+		assertQuoted(new UnsupportedLockDatabaseException("Apache Derby 10.16.1.1", "there is no SQL dialect for it")
+			.getMessage());
 	}
 
 	private static void assertQuoted(String message) {
