@@ -34,10 +34,11 @@ import org.springframework.dao.DuplicateKeyException;
  * <p>
  * A release keeps the row, marked free, for the {@linkplain #releasedRowRetention()
  * retention}: every later acquisition of the key then takes the row over under its row
- * lock and only then draws its fencing token, which is what keeps tokens in the order of
- * acquisition (a statement that inserts a new row has drawn its token before it knew it
- * would win). Rows free for longer than the retention are deleted by one of the releases,
- * at most once per retention period and instance.
+ * lock and only then draws its fencing token (on MySQL, which draws it first, only with a
+ * token larger than the row's), which is what keeps tokens in the order of acquisition (a
+ * statement that inserts a new row has drawn its token before it knew it would win). Rows
+ * free for longer than the retention are deleted by one of the releases, at most once per
+ * retention period and instance.
  * <p>
  * <b>Note:</b> the lock table's name is the only text put into SQL; it must be a plain
  * identifier, optionally schema-qualified. Keys, owners and leases are statement
@@ -120,8 +121,9 @@ public class JdbcLockBackend implements LockBackend {
 	 * the database clock once, to report a skew
 	 * @param releasedRowRetention how long the row of a released (or expired) lock is
 	 * kept before it is deleted; it must be longer than any one lock statement can stall
-	 * inside the database, since only a statement stalled that long could still insert a
-	 * token drawn before the row's last holder took it
+	 * inside the database (on MySQL, any attempt between drawing its token and its
+	 * upsert), since only a statement stalled that long could still insert a token drawn
+	 * before the row's last holder took it
 	 * @throws UnsupportedLockDatabaseException if the database is not supported
 	 * @throws LockDialectMismatchException if the dialect is given and does not serve the
 	 * database; a database that cannot be reached is not checked
