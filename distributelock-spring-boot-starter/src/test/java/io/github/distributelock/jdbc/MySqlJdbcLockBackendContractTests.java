@@ -82,6 +82,29 @@ class MySqlJdbcLockBackendContractTests extends AbstractJdbcLockBackendContractT
 		assertThat(backend.release(key(), "a")).isTrue();
 	}
 
+	@Test
+	void purgeKeepsOnlyTheNewestRowOfTheCounterAndTokensKeepGrowing() {
+		HikariDataSource dataSource = database().newDataSource();
+		closeAfterTest(dataSource);
+		JdbcLockBackend backend = new JdbcLockBackend(dataSource);
+		AcquireResult first = backend.tryAcquire(key(), "a", Duration.ofSeconds(30));
+		assertThat(backend.release(key(), "a")).isTrue();
+		AcquireResult second = backend.tryAcquire(key() + ".other", "a", Duration.ofSeconds(30));
+		assertThat(backend.release(key() + ".other", "a")).isTrue();
+		assertThat(counterRows()).isGreaterThan(1);
+		backend.deleteReleasedRows();
+		assertThat(counterRows()).isOne();
+		AcquireResult third = backend.tryAcquire(key(), "b", Duration.ofSeconds(30));
+		assertThat(third.fencingToken()).isGreaterThan(second.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(backend.release(key(), "b")).isTrue();
+	}
+
+	private int counterRows() {
+		Integer rows = database().jdbcTemplate()
+			.queryForObject("SELECT COUNT(*) FROM distributelock_seq", Integer.class);
+		return (rows != null) ? rows : 0;
+	}
+
 	private static void update(Connection connection, LockStatement statement, Map<String, ?> values)
 			throws SQLException {
 		try (PreparedStatement update = prepare(connection, statement, values)) {
