@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
@@ -156,17 +155,6 @@ public class JdbcLockBackend implements LockBackend {
 	 */
 	public static Map<String, String> supportedDialects() {
 		return JdbcLockDialect.supported();
-	}
-
-	/**
-	 * The supported databases and their dialects, as one sentence fragment.
-	 * @return such as "PostgreSQL (postgresql), H2 2.x (h2), ..."
-	 */
-	static String supportedDatabases() {
-		return supportedDialects().entrySet()
-			.stream()
-			.map((dialect) -> dialect.getValue() + " (" + dialect.getKey() + ")")
-			.collect(Collectors.joining(", "));
 	}
 
 	@Override

@@ -78,6 +78,13 @@ abstract class JdbcLockDialect {
 		return Collections.unmodifiableMap(supported);
 	}
 
+	/** Such as "PostgreSQL (postgresql), H2 2.x (h2), ...". */
+	static String supportedDatabases() {
+		return DIALECTS.stream()
+			.map((dialect) -> dialect.database() + " (" + dialect.name() + ")")
+			.collect(Collectors.joining(", "));
+	}
+
 	static JdbcLockDialect named(String name) {
 		for (JdbcLockDialect dialect : DIALECTS) {
 			if (dialect.name().equals(name.trim().toLowerCase(Locale.ROOT))) {

@@ -19,7 +19,7 @@ public class UnsupportedLockDatabaseException extends IllegalStateException {
 	 */
 	public UnsupportedLockDatabaseException(String database, String reason) {
 		super("The JDBC lock backend does not support " + database + ": " + reason + ". It supports "
-				+ JdbcLockBackend.supportedDatabases() + ".");
+				+ JdbcLockDialect.supportedDatabases() + ".");
 		this.database = database;
 		this.reason = reason;
 	}
