@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The contract on mysql, on a real MySQL 8.0.12 server, and what is particular to an
@@ -97,6 +98,21 @@ class MySqlJdbcLockBackendContractTests extends AbstractJdbcLockBackendContractT
 		AcquireResult third = backend.tryAcquire(key(), "b", Duration.ofSeconds(30));
 		assertThat(third.fencingToken()).isGreaterThan(second.fencingToken()).isGreaterThan(first.fencingToken());
 		assertThat(backend.release(key(), "b")).isTrue();
+	}
+
+	@Test
+	void keyOf512FourByteCharactersIsLockedAndALongerOneIsRefusedNamingTheLimit() {
+		HikariDataSource dataSource = database().newDataSource();
+		closeAfterTest(dataSource);
+		JdbcLockBackend backend = new JdbcLockBackend(dataSource);
+		// 512 characters of 4 bytes each in UTF-8: the 2048 bytes of the key column.
+		String longest = "\uD83D\uDD12".repeat(JdbcLockBackend.MAX_KEY_LENGTH);
+		assertThat(backend.tryAcquire(longest, "a", Duration.ofSeconds(30)).acquired()).isTrue();
+		assertThat(isLockedInStore(longest)).isTrue();
+		assertThat(backend.release(longest, "a")).isTrue();
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> backend.tryAcquire(longest + "x", "a", Duration.ofSeconds(30)))
+			.withMessageContaining("longer than the 512 characters the lock table holds");
 	}
 
 	private int counterRows() {
