@@ -327,8 +327,8 @@ public class DistributeLockProperties {
 	public static class Jdbc {
 
 		/**
-		 * Name of the lock table, optionally qualified by a schema; its sequence is named
-		 * after it with a "_seq" suffix.
+		 * Name of the lock table, optionally qualified by a schema; its sequence (on
+		 * MySQL, its counter table) is named after it with a "_seq" suffix.
 		 */
 		private String tableName = "distributelock";
 
@@ -338,16 +338,19 @@ public class DistributeLockProperties {
 		private SchemaInitializationMode initializeSchema = SchemaInitializationMode.EMBEDDED;
 
 		/**
-		 * SQL dialect of the lock statements: postgresql, h2 or mariadb. Auto-detected
-		 * from the database by default.
+		 * SQL dialect of the lock statements: postgresql, h2, mariadb or mysql.
+		 * Auto-detected from the database by default; a dialect that does not fit the
+		 * database fails the startup.
 		 */
 		private @Nullable String dialect;
 
 		/**
 		 * How long the row of a released or expired lock is kept before it is deleted.
 		 * While the row is kept, the next acquisition of the key takes it over and draws
-		 * its fencing token under the row lock, which keeps tokens in acquisition order;
-		 * keep it longer than any lock statement can stall inside the database.
+		 * its fencing token under the row lock (on MySQL, takes it over only with a
+		 * larger token), which keeps tokens in acquisition order; keep it longer than any
+		 * lock statement can stall inside the database (on MySQL, any attempt between its
+		 * statements).
 		 */
 		private Duration releasedRowRetention = Duration.ofMinutes(1);
 

@@ -2,11 +2,14 @@ package io.github.distributelock.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 
 import javax.sql.DataSource;
 
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.jdbc.JdbcLockBackend;
+import io.github.distributelock.jdbc.LockDialectMismatchException;
 import io.github.distributelock.jdbc.UnsupportedLockDatabaseException;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -58,27 +61,52 @@ class JdbcLockConfiguration {
 					"Set distributelock.jdbc.released-row-retention to how long the rows of released locks are "
 							+ "kept, longer than any lock statement can stall in the database, such as 1m.");
 		}
+		String dialect = jdbc.getDialect();
+		if (dialect != null && !dialect.isBlank()
+				&& !JdbcLockBackend.supportedDialects().containsKey(dialect.trim().toLowerCase(Locale.ROOT))) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.jdbc.dialect is '" + dialect + "', which is not a JDBC lock dialect.",
+					"Set distributelock.jdbc.dialect to " + orList(JdbcLockBackend.supportedDialects()
+						.entrySet()
+						.stream()
+						.map((named) -> named.getKey() + " (" + named.getValue() + ")")
+						.toList()) + ", or remove it so that the dialect is " + "detected from the database.");
+		}
 		try {
-			return new JdbcLockBackend(dataSource, jdbc.getTableName(), jdbc.getDialect(), Clock.systemUTC(),
-					retention);
+			return new JdbcLockBackend(dataSource, jdbc.getTableName(), dialect, Clock.systemUTC(), retention);
+		}
+		catch (LockDialectMismatchException ex) {
+			throw new DistributeLockConfigurationException(ex.getMessage() + ".",
+					(ex.getFittingDialect() != null)
+							? "Set distributelock.jdbc.dialect to " + ex.getFittingDialect()
+									+ ", or remove it so that the dialect is detected from the database."
+							: keepTheLocksElsewhere());
 		}
 		catch (UnsupportedLockDatabaseException ex) {
-			throw new DistributeLockConfigurationException(ex.getMessage(),
-					"Keep the locks in PostgreSQL, MariaDB 10.5 or later, or H2, or set distributelock.type to "
-							+ "redis or zookeeper.");
+			throw new DistributeLockConfigurationException(ex.getMessage(), keepTheLocksElsewhere());
 		}
 		catch (IllegalStateException ex) {
 			throw new DistributeLockConfigurationException(ex.getMessage() + ".",
 					"Make sure the database at spring.datasource.url is reachable when the application starts, or "
-							+ "set distributelock.jdbc.dialect (postgresql, h2 or mariadb) so that the lock backend "
-							+ "starts without it; lock calls then fail with a DistributeLockException until the "
-							+ "database is up.");
+							+ "set distributelock.jdbc.dialect ("
+							+ String.join(", ", JdbcLockBackend.supportedDialects().keySet())
+							+ ") so that the lock backend starts without it; lock calls then fail with a "
+							+ "DistributeLockException until the database is up.");
 		}
 		catch (IllegalArgumentException ex) {
 			throw new DistributeLockConfigurationException(ex.getMessage() + ".",
-					"Set distributelock.jdbc.table-name to a plain identifier (optionally schema-qualified), and "
-							+ "distributelock.jdbc.dialect to postgresql, h2 or mariadb or leave it unset.");
+					"Set distributelock.jdbc.table-name to a plain identifier, optionally schema-qualified.");
 		}
+	}
+
+	private static String keepTheLocksElsewhere() {
+		return "Keep the locks in " + orList(List.copyOf(JdbcLockBackend.supportedDialects().values()))
+				+ ", or set distributelock.type to redis or zookeeper.";
+	}
+
+	/** Such as "a, b or c". */
+	private static String orList(List<String> items) {
+		return String.join(", ", items.subList(0, items.size() - 1)) + " or " + items.get(items.size() - 1);
 	}
 
 	private static void createSchema(JdbcLockBackend backend) {

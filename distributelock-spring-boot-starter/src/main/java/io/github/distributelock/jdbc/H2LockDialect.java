@@ -12,6 +12,11 @@ final class H2LockDialect extends JdbcLockDialect {
 	}
 
 	@Override
+	String database() {
+		return "H2 2.x";
+	}
+
+	@Override
 	String productName() {
 		return "H2";
 	}

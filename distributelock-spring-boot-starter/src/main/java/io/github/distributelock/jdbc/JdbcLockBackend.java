@@ -2,6 +2,7 @@ package io.github.distributelock.jdbc;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -31,11 +32,12 @@ import org.springframework.dao.DuplicateKeyException;
  * by owner-checked statements.
  * <p>
  * Leases are counted on the database clock only, so the clocks of the application's
- * instances never matter. Fencing tokens come from a database sequence. Every statement
- * runs on a connection of its own and is committed at once: no connection and no
- * transaction is held while a lock is held, and a crashed holder's row is simply taken
- * over once its lease has run out. Waiters poll the row with exponential back-off and
- * jitter, as a table has no release notification.
+ * instances never matter. Fencing tokens come from a database sequence (on MySQL, which
+ * has none, from an {@code AUTO_INCREMENT} counter table). Every operation runs on a
+ * connection of its own and is committed at once: no connection and no transaction is
+ * held while a lock is held, and a crashed holder's row is simply taken over once its
+ * lease has run out. Waiters poll the row with exponential back-off and jitter, as a
+ * table has no release notification.
  * <p>
  * JDBC blocks, so a statement runs on the thread of a caller that waits for it anyway
  * (the blocking API) and otherwise on a pool of {@value #STATEMENT_THREADS} threads of
@@ -43,10 +45,11 @@ import org.springframework.dao.DuplicateKeyException;
  * <p>
  * A release keeps the row, marked free, for the {@linkplain #releasedRowRetention()
  * retention}: every later acquisition of the key then takes the row over under its row
- * lock and only then draws its fencing token, which is what keeps tokens in the order of
- * acquisition (a statement that inserts a new row has drawn its token before it knew it
- * would win). Rows free for longer than the retention are deleted by one of the releases,
- * at most once per retention period and instance.
+ * lock and only then draws its fencing token (on MySQL, which draws it first, only with a
+ * token larger than the row's), which is what keeps tokens in the order of acquisition (a
+ * statement that inserts a new row has drawn its token before it knew it would win). Rows
+ * free for longer than the retention are deleted by one of the releases, at most once per
+ * retention period and instance.
  * <p>
  * <b>Note:</b> the lock table's name is the only text put into SQL; it must be a plain
  * identifier, optionally schema-qualified. Keys, owners and leases are statement
@@ -59,7 +62,10 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	/** The default name of the lock table. */
 	public static final String DEFAULT_TABLE_NAME = "distributelock";
 
-	/** The longest lock key, in characters, that the lock table holds. */
+	/**
+	 * The longest lock key, in characters, that the lock table holds on every database
+	 * (on MariaDB and MySQL, 2048 bytes of UTF-8, within InnoDB's 3072-byte index limit).
+	 */
 	public static final int MAX_KEY_LENGTH = 512;
 
 	/** The longest owner value, in characters, that the lock table holds. */
@@ -108,13 +114,14 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * {@link #DEFAULT_RELEASED_ROW_RETENTION}.
 	 * @param dataSource the application's database
 	 * @param tableName the lock table, a plain identifier optionally qualified by a
-	 * schema; its sequence is named {@code <tableName>_seq}
-	 * @param dialect the SQL dialect ({@code postgresql}, {@code h2} or {@code mariadb}),
-	 * or {@code null} to detect it from the connection's metadata
+	 * schema; its sequence (on MySQL, its counter table) is named {@code <tableName>_seq}
+	 * @param dialect the SQL dialect (one of {@link #supportedDialects()}), or
+	 * {@code null} to detect it from the connection's metadata
 	 * @param clock the application's clock; leases never use it, it is only compared with
 	 * the database clock once, to report a skew
-	 * @throws UnsupportedLockDatabaseException if the dialect is detected and the
-	 * database is not supported
+	 * @throws UnsupportedLockDatabaseException if the database is not supported
+	 * @throws LockDialectMismatchException if the dialect is given and does not serve the
+	 * database
 	 * @throws IllegalArgumentException if the table name is not a plain identifier or the
 	 * dialect is unknown
 	 */
@@ -126,17 +133,19 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * Creates a backend.
 	 * @param dataSource the application's database
 	 * @param tableName the lock table, a plain identifier optionally qualified by a
-	 * schema; its sequence is named {@code <tableName>_seq}
-	 * @param dialect the SQL dialect ({@code postgresql}, {@code h2} or {@code mariadb}),
-	 * or {@code null} to detect it from the connection's metadata
+	 * schema; its sequence (on MySQL, its counter table) is named {@code <tableName>_seq}
+	 * @param dialect the SQL dialect (one of {@link #supportedDialects()}), or
+	 * {@code null} to detect it from the connection's metadata
 	 * @param clock the application's clock; leases never use it, it is only compared with
 	 * the database clock once, to report a skew
 	 * @param releasedRowRetention how long the row of a released (or expired) lock is
 	 * kept before it is deleted; it must be longer than any one lock statement can stall
-	 * inside the database, since only a statement stalled that long could still insert a
-	 * token drawn before the row's last holder took it
-	 * @throws UnsupportedLockDatabaseException if the dialect is detected and the
-	 * database is not supported
+	 * inside the database (on MySQL, any attempt between drawing its token and its
+	 * upsert), since only a statement stalled that long could still insert a token drawn
+	 * before the row's last holder took it
+	 * @throws UnsupportedLockDatabaseException if the database is not supported
+	 * @throws LockDialectMismatchException if the dialect is given and does not serve the
+	 * database; a database that cannot be reached is not checked
 	 * @throws IllegalArgumentException if the table name is not a plain identifier, the
 	 * dialect is unknown, or the retention is not positive
 	 */
@@ -149,8 +158,8 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		this.releasedRowRetention = releasedRowRetention;
 		this.purgePeriodNanos = TimeUnit.MILLISECONDS.toNanos(releasedRowRetention.toMillis());
 		this.nextPurgeNanos = new AtomicLong(System.nanoTime() + this.purgePeriodNanos);
-		JdbcLockDialect lockDialect = (dialect != null && !dialect.isBlank()) ? JdbcLockDialect.named(dialect)
-				: JdbcLockDialect.detect(dataSource);
+		boolean named = dialect != null && !dialect.isBlank();
+		JdbcLockDialect lockDialect = named ? JdbcLockDialect.named(dialect) : JdbcLockDialect.detect(dataSource);
 		this.repository = new JdbcLockRepository(dataSource, lockDialect, tableName);
 		this.statements = new ThreadPoolExecutor(STATEMENT_THREADS, STATEMENT_THREADS, 30, TimeUnit.SECONDS,
 				new LinkedBlockingQueue<>(), (task) -> {
@@ -159,7 +168,20 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 					return thread;
 				});
 		this.statements.allowCoreThreadTimeOut(true);
-		reportClockSkew(clock);
+		// A named dialect is checked against the database, unless it cannot be reached
+		// (then the clock cannot be read either).
+		if (!named || lockDialect.checkFits(dataSource)) {
+			reportClockSkew(clock);
+		}
+	}
+
+	/**
+	 * The SQL dialects, each with the databases it serves, such as {@code mysql} and
+	 * "MySQL 8.0 or later".
+	 * @return the dialects by name, in the order they are tried
+	 */
+	public static Map<String, String> supportedDialects() {
+		return JdbcLockDialect.supported();
 	}
 
 	@Override
@@ -202,8 +224,9 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	}
 
 	/**
-	 * Creates the lock table and its sequence unless they exist, with the dialect's
-	 * script {@code io/github/distributelock/jdbc/<dialect>/schema.sql}.
+	 * Creates the lock table and its sequence (on MySQL, its counter table) unless they
+	 * exist, with the dialect's script
+	 * {@code io/github/distributelock/jdbc/<dialect>/schema.sql}.
 	 */
 	public void createSchema() {
 		this.repository.createSchema();

@@ -1,12 +1,18 @@
 package io.github.distributelock.jdbc;
 
 import java.sql.DatabaseMetaData;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.support.JdbcUtils;
@@ -19,14 +25,21 @@ import org.springframework.jdbc.support.MetaDataAccessException;
  */
 abstract class JdbcLockDialect {
 
+	private static final Log logger = LogFactory.getLog(JdbcLockDialect.class);
+
 	private static final List<JdbcLockDialect> DIALECTS = List.of(new PostgresLockDialect(), new H2LockDialect(),
-			new MariaDbLockDialect());
+			new MariaDbLockDialect(), new MySqlLockDialect());
 
 	/**
 	 * The name of the dialect and of its resources folder, as in
 	 * {@code distributelock.jdbc.dialect}.
 	 */
 	abstract String name();
+
+	/**
+	 * The databases it serves, such as "MariaDB 10.5 or later".
+	 */
+	abstract String database();
 
 	/**
 	 * The database's name in Spring's {@code sql-error-codes.xml}, which translates its
@@ -58,6 +71,20 @@ abstract class JdbcLockDialect {
 		return DIALECTS.stream().map(JdbcLockDialect::name).collect(Collectors.joining(", "));
 	}
 
+	/** Each dialect's name and the databases it serves. */
+	static Map<String, String> supported() {
+		Map<String, String> supported = new LinkedHashMap<>();
+		DIALECTS.forEach((dialect) -> supported.put(dialect.name(), dialect.database()));
+		return Collections.unmodifiableMap(supported);
+	}
+
+	/** Such as "PostgreSQL (postgresql), H2 2.x (h2), ...". */
+	static String supportedDatabases() {
+		return DIALECTS.stream()
+			.map((dialect) -> dialect.database() + " (" + dialect.name() + ")")
+			.collect(Collectors.joining(", "));
+	}
+
 	static JdbcLockDialect named(String name) {
 		for (JdbcLockDialect dialect : DIALECTS) {
 			if (dialect.name().equals(name.trim().toLowerCase(Locale.ROOT))) {
@@ -74,36 +101,87 @@ abstract class JdbcLockDialect {
 	 * @throws UnsupportedLockDatabaseException if no dialect serves it
 	 */
 	static JdbcLockDialect detect(DataSource dataSource) {
-		String[] product;
+		Product product;
 		try {
-			product = JdbcUtils.extractDatabaseMetaData(dataSource, (DatabaseMetaData metaData) -> new String[] {
-					metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion() });
+			product = product(dataSource);
 		}
 		catch (MetaDataAccessException ex) {
 			throw new IllegalStateException(
 					"Could not read the database's metadata to choose the JDBC lock dialect: " + ex.getMessage(), ex);
 		}
-		String name = (product[0] != null) ? product[0] : "unknown";
-		String version = (product[1] != null) ? product[1] : "";
+		JdbcLockDialect dialect = serving(product);
+		if (dialect == null) {
+			throw new UnsupportedLockDatabaseException(product.toString(), "there is no SQL dialect for it");
+		}
+		dialect.requireSupportedVersion(product);
+		return dialect;
+	}
+
+	/**
+	 * Checks that this dialect, chosen by name, serves the database behind
+	 * {@code dataSource}: another dialect's statements would fail there, or worse, run
+	 * with other meanings.
+	 * @return whether the database could be asked; if not, it is checked by nothing, and
+	 * lock calls fail until it can be reached
+	 * @throws LockDialectMismatchException if it does not serve the database
+	 * @throws UnsupportedLockDatabaseException if it serves the database but not its
+	 * version
+	 */
+	boolean checkFits(DataSource dataSource) {
+		Product product;
+		try {
+			product = product(dataSource);
+		}
+		catch (MetaDataAccessException ex) {
+			logger.warn("Could not read the database's metadata to check that the JDBC lock dialect '" + name()
+					+ "' fits it; lock calls fail until the database can be reached: " + ex.getMessage());
+			return false;
+		}
+		if (!matches(product.name(), product.version())) {
+			JdbcLockDialect fitting = serving(product);
+			throw new LockDialectMismatchException(name(), product.toString(),
+					(fitting != null) ? fitting.name() : null);
+		}
+		requireSupportedVersion(product);
+		return true;
+	}
+
+	private void requireSupportedVersion(Product product) {
+		String problem = unsupportedVersion(product.version());
+		if (problem != null) {
+			throw new UnsupportedLockDatabaseException(product.toString(), problem);
+		}
+	}
+
+	private static @Nullable JdbcLockDialect serving(Product product) {
 		for (JdbcLockDialect dialect : DIALECTS) {
-			if (dialect.matches(name, version)) {
-				String problem = dialect.unsupportedVersion(version);
-				if (problem != null) {
-					throw new UnsupportedLockDatabaseException(name + " " + version, problem);
-				}
+			if (dialect.matches(product.name(), product.version())) {
 				return dialect;
 			}
 		}
-		String problem = name.toLowerCase(Locale.ROOT).contains("mysql")
-				? "MySQL has no sequences to issue fencing tokens from and no RETURNING clause; MariaDB 10.5 or "
-						+ "later has both"
-				: "there is no SQL dialect for it";
-		throw new UnsupportedLockDatabaseException(name + " " + version, problem);
+		return null;
+	}
+
+	private static Product product(DataSource dataSource) throws MetaDataAccessException {
+		return JdbcUtils.extractDatabaseMetaData(dataSource,
+				(DatabaseMetaData metaData) -> new Product(
+						Objects.requireNonNullElse(metaData.getDatabaseProductName(), "unknown"),
+						Objects.requireNonNullElse(metaData.getDatabaseProductVersion(), "")));
 	}
 
 	@Override
 	public String toString() {
 		return name();
+	}
+
+	/** A database as its JDBC driver names it. */
+	private record Product(String name, String version) {
+
+		@Override
+		public String toString() {
+			return (this.name + " " + this.version).strip();
+		}
+
 	}
 
 }

@@ -5,7 +5,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
@@ -21,9 +23,10 @@ import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
- * The SQL side of the JDBC backend: one statement per operation, each run on a connection
- * of its own and committed at once, never inside the caller's transaction, so that no
- * connection or transaction is held while a lock is held.
+ * The SQL side of the JDBC backend: one statement per operation (an attempt on MySQL is
+ * three, in one short transaction), each operation run on a connection of its own and
+ * committed at once, never inside the caller's transaction, so that no connection or
+ * transaction is held while a lock is held.
  * <p>
  * Connections are taken from the {@link DataSource} itself and closed after each
  * statement, not through Spring's {@code DataSourceUtils} (which {@code JdbcTemplate}
@@ -41,7 +44,7 @@ final class JdbcLockRepository {
 
 	private final String tableName;
 
-	private final LockStatement acquire;
+	private final List<LockStatement> acquire;
 
 	private final LockStatement remainingLease;
 
@@ -53,6 +56,8 @@ final class JdbcLockRepository {
 
 	private final LockStatement purge;
 
+	private final @Nullable LockStatement purgeCounter;
+
 	JdbcLockRepository(DataSource dataSource, JdbcLockDialect dialect, String tableName) {
 		this.dataSource = (dataSource instanceof TransactionAwareDataSourceProxy proxy) ? proxy.getTargetDataSource()
 				: dataSource;
@@ -61,12 +66,14 @@ final class JdbcLockRepository {
 		this.exceptionTranslator = new SQLErrorCodeSQLExceptionTranslator(dialect.productName());
 		this.dialect = dialect;
 		this.tableName = LockStatement.validTableName(tableName);
-		this.acquire = LockStatement.load(dialect, "acquire.sql", tableName);
+		this.acquire = LockStatement.loadAll(dialect, "acquire.sql", tableName);
 		this.remainingLease = LockStatement.load(dialect, "remaining-lease.sql", tableName);
 		this.renew = LockStatement.load(dialect, "renew.sql", tableName);
 		this.release = LockStatement.load(dialect, "release.sql", tableName);
 		this.now = LockStatement.load(dialect, "now.sql", tableName);
 		this.purge = LockStatement.load(dialect, "purge.sql", tableName);
+		this.purgeCounter = LockStatement.exists(dialect, "purge-counter.sql")
+				? LockStatement.load(dialect, "purge-counter.sql", tableName) : null;
 	}
 
 	JdbcLockDialect dialect() {
@@ -81,9 +88,9 @@ final class JdbcLockRepository {
 	 * One attempt: insert the row, or take over an expired one.
 	 */
 	AcquireResult acquire(String key, String owner, long leaseMillis) {
-		Map<String, Object> values = Map.of("key", key, "owner", owner, "lease_ms", leaseMillis);
-		Attempt attempt = query(this.acquire, values,
-				(rs) -> new Attempt(nullableLong(rs, "fencing_token"), nullableLong(rs, "remaining_ms")));
+		String task = this.acquire.stream().map(LockStatement::sql).collect(Collectors.joining(";\n"));
+		Attempt attempt = onOwnConnection(task, (connection) -> committed(connection, this.acquire.size() > 1,
+				() -> attempt(connection, key, owner, leaseMillis)));
 		if (attempt != null && attempt.fencingToken() != null) {
 			return AcquireResult.acquired(attempt.fencingToken());
 		}
@@ -92,6 +99,24 @@ final class JdbcLockRepository {
 		Long remaining = (attempt != null && attempt.remainingMillis() != null) ? attempt.remainingMillis()
 				: remainingLeaseMillis(key);
 		return AcquireResult.heldByAnother((remaining != null) ? JdbcLockBackend.leaseDuration(remaining) : null);
+	}
+
+	/**
+	 * Runs the attempt's statements on {@code connection}, in its transaction if it has
+	 * one, and commits nothing.
+	 * @return the row the last statement returns, or {@code null} if it returns none
+	 */
+	@Nullable Attempt attempt(Connection connection, String key, String owner, long leaseMillis) throws SQLException {
+		Map<String, Object> values = Map.of("key", key, "owner", owner, "lease_ms", leaseMillis);
+		for (LockStatement statement : this.acquire.subList(0, this.acquire.size() - 1)) {
+			try (PreparedStatement ps = prepare(connection, statement, values)) {
+				ps.executeUpdate();
+			}
+		}
+		try (PreparedStatement ps = prepare(connection, this.acquire.get(this.acquire.size() - 1), values);
+				ResultSet rs = ps.executeQuery()) {
+			return rs.next() ? new Attempt(nullableLong(rs, "fencing_token"), nullableLong(rs, "remaining_ms")) : null;
+		}
 	}
 
 	/**
@@ -120,7 +145,11 @@ final class JdbcLockRepository {
 	 * @return how many rows were deleted
 	 */
 	int purge(long retentionMillis) {
-		return execute(this.purge, Map.of("retention_ms", retentionMillis), PreparedStatement::executeUpdate);
+		int deleted = execute(this.purge, Map.of("retention_ms", retentionMillis), PreparedStatement::executeUpdate);
+		if (this.purgeCounter != null) {
+			execute(this.purgeCounter, Map.of(), PreparedStatement::executeUpdate);
+		}
+		return deleted;
 	}
 
 	/** The database clock in milliseconds since the epoch. */
@@ -154,26 +183,58 @@ final class JdbcLockRepository {
 	}
 
 	private <T> T execute(LockStatement statement, Map<String, ?> values, StatementWork<T> work) {
-		Object[] arguments = statement.arguments(values);
-		return onOwnConnection(statement.name(), (connection) -> {
-			boolean autoCommit = connection.getAutoCommit();
-			try (PreparedStatement ps = connection.prepareStatement(statement.sql())) {
-				new ArgumentPreparedStatementSetter(arguments).setValues(ps);
-				T result = work.run(ps);
-				if (!autoCommit) {
-					// A pool that hands out connections in manual-commit mode would roll
-					// the statement back when the connection returns to it.
-					connection.commit();
-				}
-				return result;
+		return onOwnConnection(statement.name(), (connection) -> committed(connection, false, () -> {
+			try (PreparedStatement ps = prepare(connection, statement, values)) {
+				return work.run(ps);
 			}
-			catch (SQLException | RuntimeException ex) {
-				if (!autoCommit) {
-					rollback(connection, ex);
-				}
-				throw ex;
+		}));
+	}
+
+	private static PreparedStatement prepare(Connection connection, LockStatement statement, Map<String, ?> values)
+			throws SQLException {
+		PreparedStatement ps = connection.prepareStatement(statement.sql());
+		try {
+			new ArgumentPreparedStatementSetter(statement.arguments(values)).setValues(ps);
+			return ps;
+		}
+		catch (SQLException | RuntimeException ex) {
+			ps.close();
+			throw ex;
+		}
+	}
+
+	/**
+	 * Runs {@code work} and commits it: in one transaction when asked for (and restores
+	 * auto-commit after it), or as the connection's mode has it.
+	 */
+	private static <T> T committed(Connection connection, boolean oneTransaction, Work<T> work) throws SQLException {
+		boolean autoCommit = connection.getAutoCommit();
+		boolean begun = autoCommit && oneTransaction;
+		if (begun) {
+			connection.setAutoCommit(false);
+		}
+		T result;
+		try {
+			result = work.run();
+			if (!autoCommit || begun) {
+				// A pool that hands out connections in manual-commit mode would roll the
+				// statements back when the connection returns to it.
+				connection.commit();
 			}
-		});
+		}
+		catch (SQLException | RuntimeException ex) {
+			if (!autoCommit || begun) {
+				rollback(connection, ex);
+			}
+			if (begun) {
+				restoreAutoCommit(connection, ex);
+			}
+			throw ex;
+		}
+		if (begun) {
+			connection.setAutoCommit(true);
+		}
+		return result;
 	}
 
 	/**
@@ -199,13 +260,29 @@ final class JdbcLockRepository {
 		}
 	}
 
+	private static void restoreAutoCommit(Connection connection, Exception failure) {
+		try {
+			connection.setAutoCommit(true);
+		}
+		catch (SQLException ex) {
+			failure.addSuppressed(ex);
+		}
+	}
+
 	private static @Nullable Long nullableLong(ResultSet resultSet, String column) throws SQLException {
 		long value = resultSet.getLong(column);
 		return resultSet.wasNull() ? null : value;
 	}
 
 	/** The row an attempt returns: a token when acquired, else the holder's lease. */
-	private record Attempt(@Nullable Long fencingToken, @Nullable Long remainingMillis) {
+	record Attempt(@Nullable Long fencingToken, @Nullable Long remainingMillis) {
+	}
+
+	@FunctionalInterface
+	private interface Work<T> {
+
+		T run() throws SQLException;
+
 	}
 
 	@FunctionalInterface

@@ -3,6 +3,8 @@ package io.github.distributelock.jdbc;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -32,6 +34,8 @@ final class LockStatement {
 	private static final Pattern TABLE_NAME = Pattern
 		.compile("(?:[A-Za-z_][A-Za-z0-9_]{0,58}\\.)?[A-Za-z_][A-Za-z0-9_]{0,58}");
 
+	private static final Pattern STATEMENT_END = Pattern.compile(";[ \\t]*$", Pattern.MULTILINE);
+
 	private final String name;
 
 	private final String sql;
@@ -45,21 +49,42 @@ final class LockStatement {
 	}
 
 	static LockStatement load(JdbcLockDialect dialect, String file, String tableName) {
-		String text = text(dialect, file, tableName);
-		// The header comments tell readers of the file what the statement does; the
-		// database does not need them.
-		String statement = text.lines()
-			.filter((line) -> !line.stripLeading().startsWith("--"))
-			.collect(Collectors.joining("\n"))
-			.strip();
-		return new LockStatement(dialect.name() + "/" + file, statement);
+		List<LockStatement> statements = loadAll(dialect, file, tableName);
+		if (statements.size() != 1) {
+			throw new IllegalStateException(
+					dialect + "/" + file + " holds " + statements.size() + " statements where one is expected");
+		}
+		return statements.get(0);
 	}
 
 	/**
-	 * The text of a dialect's resource with the table and sequence names put in.
+	 * The statements of a resource, in order: a statement ends with a semicolon at the
+	 * end of a line.
+	 */
+	static List<LockStatement> loadAll(JdbcLockDialect dialect, String file, String tableName) {
+		// The header comments tell readers of the file what the statements do; the
+		// database does not need them.
+		String text = text(dialect, file, tableName).lines()
+			.filter((line) -> !line.stripLeading().startsWith("--"))
+			.collect(Collectors.joining("\n"));
+		return Arrays.stream(STATEMENT_END.split(text))
+			.map(String::strip)
+			.filter((statement) -> !statement.isEmpty())
+			.map((statement) -> new LockStatement(dialect.name() + "/" + file, statement))
+			.toList();
+	}
+
+	/** Whether the dialect has a resource of that name. */
+	static boolean exists(JdbcLockDialect dialect, String file) {
+		return resource(dialect, file).exists();
+	}
+
+	/**
+	 * The text of a dialect's resource with the table and sequence (or counter table)
+	 * names put in.
 	 */
 	static String text(JdbcLockDialect dialect, String file, String tableName) {
-		Resource resource = new ClassPathResource(dialect.name() + "/" + file, LockStatement.class);
+		Resource resource = resource(dialect, file);
 		try {
 			String template = StreamUtils.copyToString(resource.getInputStream(), StandardCharsets.UTF_8);
 			return template.replace("${table}", tableName).replace("${sequence}", sequenceName(tableName));
@@ -67,6 +92,10 @@ final class LockStatement {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read " + resource, ex);
 		}
+	}
+
+	private static Resource resource(JdbcLockDialect dialect, String file) {
+		return new ClassPathResource(dialect.name() + "/" + file, LockStatement.class);
 	}
 
 	static String validTableName(String tableName) {

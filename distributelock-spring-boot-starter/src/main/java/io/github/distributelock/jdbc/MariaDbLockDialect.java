@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * MariaDB 10.5 or later: {@code INSERT ... ON DUPLICATE KEY UPDATE} with conditional
- * assignments and {@code RETURNING}, fencing tokens from a real sequence. MySQL has
- * neither sequences nor {@code RETURNING}, so it is not served.
+ * assignments and {@code RETURNING}, fencing tokens from a real sequence: one statement
+ * per attempt. MySQL has neither, and a dialect of its own.
  */
 final class MariaDbLockDialect extends JdbcLockDialect {
 
@@ -18,6 +18,11 @@ final class MariaDbLockDialect extends JdbcLockDialect {
 	@Override
 	String name() {
 		return "mariadb";
+	}
+
+	@Override
+	String database() {
+		return "MariaDB 10.5 or later";
 	}
 
 	@Override

@@ -14,6 +14,11 @@ final class PostgresLockDialect extends JdbcLockDialect {
 	}
 
 	@Override
+	String database() {
+		return "PostgreSQL";
+	}
+
+	@Override
 	String productName() {
 		return "PostgreSQL";
 	}

@@ -17,8 +17,8 @@ public class UnsupportedLockDatabaseException extends IllegalStateException {
 	 * @param reason why it cannot hold locks
 	 */
 	public UnsupportedLockDatabaseException(String database, String reason) {
-		super("The JDBC lock backend does not support " + database + ": " + reason + ". Supported dialects: "
-				+ JdbcLockDialect.supportedNames() + ".");
+		super("The JDBC lock backend does not support " + database + ": " + reason + ". It supports "
+				+ JdbcLockDialect.supportedDatabases() + ".");
 		this.database = database;
 		this.reason = reason;
 	}

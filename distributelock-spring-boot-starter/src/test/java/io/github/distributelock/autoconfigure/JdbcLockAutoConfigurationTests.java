@@ -104,8 +104,18 @@ class JdbcLockAutoConfigurationTests {
 	@Test
 	void unknownDialectFailsAtStartup() {
 		this.contextRunner.withPropertyValues("distributelock.jdbc.dialect=oracle")
-			.run((context) -> assertFailure(context, "Unknown JDBC lock dialect 'oracle'",
-					"distributelock.jdbc.dialect"));
+			.run((context) -> assertFailure(context,
+					"distributelock.jdbc.dialect is 'oracle', which is not a JDBC lock dialect.",
+					"distributelock.jdbc.dialect to postgresql (PostgreSQL), h2 (H2 2.x), "
+							+ "mariadb (MariaDB 10.5 or later) or mysql (MySQL 8.0 or later)"));
+	}
+
+	@Test
+	void misspelledDialectFailsAtStartupListingTheDialectsAndNothingAboutTables() {
+		this.contextRunner.withPropertyValues("distributelock.jdbc.dialect=mysq").run((context) -> {
+			assertFailure(context, "distributelock.jdbc.dialect is 'mysq'", "mysql (MySQL 8.0 or later)");
+			assertThat(context.getStartupFailure()).rootCause().message().doesNotContainIgnoringCase("table");
+		});
 	}
 
 	@Test
@@ -115,16 +125,73 @@ class JdbcLockAutoConfigurationTests {
 			.withPropertyValues("distributelock.type=jdbc")
 			.withBean(DataSource.class, () -> derby)
 			.run((context) -> assertFailure(context, "does not support Apache Derby 10.16.1.1",
-					"PostgreSQL, MariaDB 10.5 or later, or H2"));
+					"Keep the locks in PostgreSQL, H2 2.x, MariaDB 10.5 or later or MySQL 8.0 or later"));
 	}
 
 	@Test
-	void mySqlFailsAtStartupSayingWhy() throws SQLException {
+	void mySqlWithNoDialectSetPicksTheMySqlDialect() throws SQLException {
 		DataSource mySql = dataSourceReporting("MySQL", "8.4.0");
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
 			.withPropertyValues("distributelock.type=jdbc")
 			.withBean(DataSource.class, () -> mySql)
-			.run((context) -> assertFailure(context, "MySQL has no sequences", "MariaDB 10.5 or later"));
+			.run((context) -> assertThat(context.getBean(JdbcLockBackend.class).dialect()).isEqualTo("mysql"));
+	}
+
+	@Test
+	void mySqlBefore80FailsAtStartupSayingWhy() throws SQLException {
+		DataSource mySql = dataSourceReporting("MySQL", "5.7.44");
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=jdbc")
+			.withBean(DataSource.class, () -> mySql)
+			.run((context) -> assertFailure(context,
+					"does not support MySQL 5.7.44: the mysql dialect is made and " + "tested for MySQL 8.0 or later",
+					"MySQL 8.0 or later"));
+	}
+
+	@Test
+	void mariaDbDialectOnMySqlFailsAtStartupNamingBoth() throws SQLException {
+		assertMismatch("mariadb", "MySQL", "8.0.36",
+				"The JDBC lock dialect 'mariadb' does not fit the database, MySQL 8.0.36, whose dialect is 'mysql'.",
+				"Set distributelock.jdbc.dialect to mysql, or remove it");
+	}
+
+	@Test
+	void postgresqlDialectOnMariaDbFailsAtStartupNamingBoth() throws SQLException {
+		assertMismatch("postgresql", "MariaDB", "11.4.5-MariaDB",
+				"The JDBC lock dialect 'postgresql' does not fit the database, MariaDB 11.4.5-MariaDB, whose dialect "
+						+ "is 'mariadb'.",
+				"Set distributelock.jdbc.dialect to mariadb");
+	}
+
+	@Test
+	void mySqlDialectOnMariaDbThroughAMySqlDriverFailsAtStartupNamingBoth() throws SQLException {
+		assertMismatch("mysql", "MySQL", "5.5.5-10.11.6-MariaDB",
+				"The JDBC lock dialect 'mysql' does not fit the database, MySQL 5.5.5-10.11.6-MariaDB, whose dialect "
+						+ "is 'mariadb'.",
+				"Set distributelock.jdbc.dialect to mariadb");
+	}
+
+	@Test
+	void dialectOnADatabaseNoDialectServesFailsAtStartupNamingBoth() throws SQLException {
+		assertMismatch("postgresql", "Apache Derby", "10.16.1.1",
+				"The JDBC lock dialect 'postgresql' does not fit the database, Apache Derby 10.16.1.1, which no "
+						+ "dialect serves.",
+				"Keep the locks in PostgreSQL, H2 2.x, MariaDB 10.5 or later or MySQL 8.0 or later");
+	}
+
+	@Test
+	void mariaDbBefore105WithTheDialectSetFailsAtStartupSayingWhy() throws SQLException {
+		assertMismatch("mariadb", "MariaDB", "10.4.34-MariaDB", "MariaDB before 10.5 has no INSERT ... RETURNING",
+				"MariaDB 10.5 or later");
+	}
+
+	private static void assertMismatch(String dialect, String productName, String productVersion, String description,
+			String action) throws SQLException {
+		DataSource database = dataSourceReporting(productName, productVersion);
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=jdbc", "distributelock.jdbc.dialect=" + dialect)
+			.withBean(DataSource.class, () -> database)
+			.run((context) -> assertFailure(context, description, action));
 	}
 
 	@Test

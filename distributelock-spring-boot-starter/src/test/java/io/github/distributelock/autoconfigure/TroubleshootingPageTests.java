@@ -17,13 +17,18 @@ import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockStoreProbe;
+import io.github.distributelock.jdbc.LockDialectMismatchException;
+import io.github.distributelock.jdbc.UnsupportedLockDatabaseException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -84,6 +89,21 @@ class TroubleshootingPageTests {
 			.allSatisfy((line) -> assertQuoted(line.substring(line.indexOf("Lock store "))));
 		assertThatExceptionOfType(DistributeLockConfigurationException.class).isThrownBy(check::failIfUnavailable)
 			.satisfies((ex) -> assertQuoted(ex.getDescription()));
+	}
+
+	@Test
+	void quotesTheStartupFailuresOfTheJdbcDialect() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(DataSourceAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=jdbc", "distributelock.jdbc.dialect=mysq")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOfSatisfying(DistributeLockConfigurationException.class,
+						(ex) -> assertQuoted(ex.getDescription())));
+		assertQuoted(new LockDialectMismatchException("mariadb", "MySQL 8.0.36", "mysql").getMessage());
+		assertQuoted(new LockDialectMismatchException("postgresql", "Apache Derby 10.16.1.1", null).getMessage());
+		assertQuoted(new UnsupportedLockDatabaseException("Apache Derby 10.16.1.1", "there is no SQL dialect for it")
+			.getMessage());
 	}
 
 	private static void assertQuoted(String message) {

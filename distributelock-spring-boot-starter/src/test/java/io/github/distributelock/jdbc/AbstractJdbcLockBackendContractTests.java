@@ -2,7 +2,6 @@ package io.github.distributelock.jdbc;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -251,7 +250,8 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 	/**
 	 * The interleaving that once put a PostgreSQL token out of order, made deterministic
 	 * where a database makes an insert wait for an uncommitted row of the same key:
-	 * statement A draws its token and waits for a transaction T that inserted the key.
+	 * statement A draws its token and waits for a transaction T that inserted the key (on
+	 * MySQL the attempt draws its token in a first statement, then its upsert waits).
 	 * Inside T, with the lock's own statements, holder B releases and holder C acquires
 	 * (drawing a token after A's) and releases; T commits. A must not win with the token
 	 * it drew before C's: the released row is still there, so A either takes it over and
@@ -263,7 +263,7 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 		closeAfterTest(dataSource);
 		JdbcLockBackend backend = new JdbcLockBackend(dataSource);
 		JdbcLockDialect dialect = JdbcLockDialect.named(database().dialect());
-		LockStatement acquire = LockStatement.load(dialect, "acquire.sql", JdbcLockBackend.DEFAULT_TABLE_NAME);
+		JdbcLockRepository acquire = new JdbcLockRepository(dataSource, dialect, JdbcLockBackend.DEFAULT_TABLE_NAME);
 		LockStatement release = LockStatement.load(dialect, "release.sql", JdbcLockBackend.DEFAULT_TABLE_NAME);
 		long laterHoldersToken;
 		CompletableFuture<AcquireResult> statementA;
@@ -294,17 +294,11 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 		return (waits != null) ? waits : 0;
 	}
 
-	private @Nullable Long acquireIn(Connection transaction, LockStatement acquire, String owner) throws SQLException {
-		try (PreparedStatement statement = transaction.prepareStatement(acquire.sql())) {
-			new ArgumentPreparedStatementSetter(
-					acquire.arguments(Map.of("key", key(), "owner", owner, "lease_ms", 30_000L)))
-				.setValues(statement);
-			try (ResultSet row = statement.executeQuery()) {
-				assertThat(row.next()).isTrue();
-				long token = row.getLong("fencing_token");
-				return row.wasNull() ? null : token;
-			}
-		}
+	private @Nullable Long acquireIn(Connection transaction, JdbcLockRepository acquire, String owner)
+			throws SQLException {
+		JdbcLockRepository.Attempt attempt = acquire.attempt(transaction, key(), owner, 30_000L);
+		assertThat(attempt).isNotNull();
+		return attempt.fencingToken();
 	}
 
 	private void releaseIn(Connection transaction, LockStatement release, String owner) throws SQLException {

