@@ -9,6 +9,7 @@ import java.util.List;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.LockBackend;
+import io.lettuce.core.ScriptOutputType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -32,8 +33,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Redis replicates asynchronously, so a lock granted by a master that fails before a
  * replica received it is lost when that replica is promoted. With a minimum number of
  * replicas to acknowledge, an acquisition and a renewal are followed by {@code WAIT} on a
- * connection of the backend's own (see {@link RedisReplicaAcks}), and an acquisition that
- * too few replicas acknowledged in time is released and fails.
+ * connection of the backend's own to the key's master, on Redis Cluster too (see
+ * {@link RedisReplicaAcks}), and an acquisition that too few replicas acknowledged in
+ * time is released and fails.
  * <p>
  * <b>Note:</b> {@code WAIT} does not make Redis strongly consistent: when fewer replicas
  * are required than there are, Sentinel may promote one that had not acknowledged, and a
@@ -101,8 +103,7 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 	 * once that many replicas acknowledged it.
 	 * @param connectionFactory the connections to Redis; a
 	 * {@link org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory}
-	 * to a single master (with Sentinel or not) when {@code minReplicasToAck} is above
-	 * zero
+	 * when {@code minReplicasToAck} is above zero
 	 * @param keyPrefix the text before each lock key in Redis
 	 * @param fenceIdleTimeout how long a key's fencing counter is kept after its last
 	 * acquisition
@@ -156,15 +157,19 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 		RedisReplicaAcks acks = this.replicaAcks;
 		RedisReleaseListener.Heard heard = this.releaseListener.isListening()
 				? this.releaseListener.heard(this.keys.releaseChannel(lockKey)) : null;
-		List<?> result = (acks != null) ? acks.evalList(ACQUIRE, scriptKeys, owner, leaseMillis, this.fenceIdleMillis)
+		RedisReplicaAcks.Replicated<List<Object>> replicated = (acks != null)
+				? acks.eval(ACQUIRE, ScriptOutputType.MULTI, scriptKeys, RedisLockBackend::acquired, owner, leaseMillis,
+						this.fenceIdleMillis)
+				: null;
+		List<?> result = (replicated != null) ? replicated.reply()
 				: this.redis.execute(ACQUIRE, scriptKeys, owner, leaseMillis, this.fenceIdleMillis);
 		if (result == null || result.size() != 2) {
 			throw new IllegalStateException("Unexpected reply to the acquire script: " + result);
 		}
 		long value = ((Number) result.get(1)).longValue();
 		if (((Number) result.get(0)).longValue() == 1) {
-			if (acks != null) {
-				awaitAcquisitionReplicated(acks, key, owner);
+			if (acks != null && replicated != null) {
+				checkAcquisitionReplicated(acks, replicated, key, owner);
 			}
 			return AcquireResult.acquired(value);
 		}
@@ -172,19 +177,23 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 		return AcquireResult.heldByAnother((value > 0) ? Duration.ofMillis(value) : null);
 	}
 
+	private static boolean acquired(@Nullable List<Object> reply) {
+		return reply != null && !reply.isEmpty() && reply.get(0) instanceof Number taken && taken.longValue() == 1;
+	}
+
 	/**
 	 * A lock the replicas have not acknowledged may vanish at the next failover while its
 	 * holder goes on, so the caller is not told it holds it: it is given back.
 	 */
-	private void awaitAcquisitionReplicated(RedisReplicaAcks acks, String key, String owner) {
-		long acknowledged;
-		try {
-			acknowledged = acks.awaitReplicas();
+	private void checkAcquisitionReplicated(RedisReplicaAcks acks, RedisReplicaAcks.Replicated<?> replicated,
+			String key, String owner) {
+		Throwable waitFailure = replicated.waitFailure();
+		if (waitFailure != null) {
+			throw releaseAfterFailure(key, owner,
+					new DistributeLockException("Could not learn whether the replicas " + "acknowledged lock '" + key
+							+ "' in redis: " + waitFailure.getMessage(), key, name(), waitFailure));
 		}
-		catch (RuntimeException ex) {
-			throw releaseAfterFailure(key, owner, new DistributeLockException("Could not learn whether the replicas "
-					+ "acknowledged lock '" + key + "' in redis: " + ex.getMessage(), key, name(), ex));
-		}
+		long acknowledged = replicated.acknowledged();
 		if (acknowledged < acks.minReplicas()) {
 			throw releaseAfterFailure(key, owner, new DistributeLockException("Lock '" + key
 					+ "' was taken on the Redis master but only " + acknowledged + " of the " + acks.minReplicas()
@@ -216,13 +225,20 @@ public class RedisLockBackend implements LockBackend, AutoCloseable {
 			Long renewed = this.redis.execute(RENEW, scriptKeys, owner, leaseMillis);
 			return renewed != null && renewed == 1;
 		}
-		Long renewed = acks.evalLong(RENEW, scriptKeys, owner, leaseMillis);
+		RedisReplicaAcks.Replicated<Long> replicated = acks.eval(RENEW, ScriptOutputType.INTEGER, scriptKeys,
+				(renewed) -> renewed != null && renewed == 1, owner, leaseMillis);
+		Long renewed = replicated.reply();
 		if (renewed == null || renewed != 1) {
 			return false;
 		}
+		Throwable waitFailure = replicated.waitFailure();
+		if (waitFailure != null) {
+			throw new DistributeLockException("Could not learn whether the replicas acknowledged the renewal of lock '"
+					+ key + "' in redis: " + waitFailure.getMessage(), key, name(), waitFailure);
+		}
 		// An unacknowledged renewal fails, so that the holder counts its lease from the
 		// last renewal a promoted replica would know of, and reports the loss in time.
-		long acknowledged = acks.awaitReplicas();
+		long acknowledged = replicated.acknowledged();
 		if (acknowledged < acks.minReplicas()) {
 			throw new DistributeLockException(
 					"The renewal of lock '" + key + "' was acknowledged by only " + acknowledged + " of the "
