@@ -18,7 +18,7 @@ import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.redis.EmbeddedRedisCluster;
-import io.github.distributelock.redis.EmbeddedRedisCluster.Node;
+import io.github.distributelock.redis.EmbeddedRedisClusterNode;
 import io.github.distributelock.redis.EmbeddedRedisClusterExtension;
 import io.github.distributelock.redis.RedisLockBackend;
 import io.lettuce.core.cluster.SlotHash;
@@ -117,8 +117,8 @@ class RedisClusterFailoverTests {
 	@Test
 	void withoutReplicaAcksALockTheReplicaNeverGotIsGrantedAgainAfterTheFailover() throws Exception {
 		List<String> keys = keysInOneSlot("window-0");
-		Node master = cluster().masterOf(lockKey(keys.get(0)));
-		Node replica = cluster().replicaOf(master);
+		EmbeddedRedisClusterNode master = cluster().masterOf(lockKey(keys.get(0)));
+		EmbeddedRedisClusterNode replica = cluster().replicaOf(master);
 		DefaultDistributeLock holder = newLock(0);
 		DefaultDistributeLock other = newLock(0);
 		// The other client knows the cluster from before the kill, as a running
@@ -131,7 +131,7 @@ class RedisClusterFailoverTests {
 			// A fixed lease, never renewed: the holder would hear of the loss at its
 			// first renewal on the promoted replica.
 			held.add(holder.tryAcquire(key, Duration.ZERO, LEASE.multipliedBy(3)).orElseThrow());
-			assertThat(cluster().hasKey(master, lockKey(key))).isTrue();
+			assertThat(master.hasKey(lockKey(key))).isTrue();
 		}
 		long killed = System.nanoTime();
 		cluster().kill(master);
@@ -139,7 +139,7 @@ class RedisClusterFailoverTests {
 		cluster().awaitMaster(replica);
 		long promoted = millisSince(killed);
 		for (String key : keys) {
-			assertThat(cluster().hasKey(replica, lockKey(key))).as("the promoted replica never got " + key).isFalse();
+			assertThat(replica.hasKey(lockKey(key))).as("the promoted replica never got " + key).isFalse();
 		}
 
 		AtomicInteger errors = new AtomicInteger();
@@ -164,8 +164,8 @@ class RedisClusterFailoverTests {
 	@Test
 	void withOneReplicaToAckAnAcquisitionThePausedReplicaDidNotAcknowledgeFailsSoNoLockIsLost() throws Exception {
 		List<String> keys = keysInOneSlot("window-1");
-		Node master = cluster().masterOf(lockKey(keys.get(0)));
-		Node replica = cluster().replicaOf(master);
+		EmbeddedRedisClusterNode master = cluster().masterOf(lockKey(keys.get(0)));
+		EmbeddedRedisClusterNode replica = cluster().replicaOf(master);
 		// Short: the replica is paused, it will not answer however long it is given.
 		Duration replicaAckTimeout = Duration.ofMillis(300);
 		DefaultDistributeLock holder = newLock(1, replicaAckTimeout, LEASE, LockEventListener.NONE);
@@ -179,7 +179,7 @@ class RedisClusterFailoverTests {
 				.withMessageContaining("'" + key + "'")
 				.withMessageContaining("only 0 of the 1 replicas");
 			assertThat(millisSince(start)).isGreaterThanOrEqualTo(replicaAckTimeout.toMillis());
-			assertThat(cluster().hasKey(master, lockKey(key))).as("given back on the master").isFalse();
+			assertThat(master.hasKey(lockKey(key))).as("given back on the master").isFalse();
 		}
 		assertThat(holder.heldLocks()).isEmpty();
 
@@ -202,8 +202,8 @@ class RedisClusterFailoverTests {
 	void heldLocksThatReachedTheReplicaSurviveTheMasterKillAndAreRenewedOnThePromotedReplica(int minReplicasToAck)
 			throws Exception {
 		List<String> keys = keysInOneSlot("held-" + minReplicasToAck);
-		Node master = cluster().masterOf(lockKey(keys.get(0)));
-		Node replica = cluster().replicaOf(master);
+		EmbeddedRedisClusterNode master = cluster().masterOf(lockKey(keys.get(0)));
+		EmbeddedRedisClusterNode replica = cluster().replicaOf(master);
 		Map<String, Long> lastRenewal = new ConcurrentHashMap<>();
 		DefaultDistributeLock holder = newLock(minReplicasToAck, new LockEventListener() {
 
@@ -226,7 +226,7 @@ class RedisClusterFailoverTests {
 		long promoted = millisSince(killed);
 		int survived = 0;
 		for (String key : keys) {
-			if (cluster().hasKey(replica, lockKey(key))) {
+			if (replica.hasKey(lockKey(key))) {
 				survived++;
 			}
 		}
@@ -265,8 +265,8 @@ class RedisClusterFailoverTests {
 	@Test
 	void aFailoverThatMovesTheSlotIsFollowedForAcquisitionsAndRenewalsThatNeedAcks() throws Exception {
 		List<String> keys = keysInOneSlot("moved");
-		Node master = cluster().masterOf(lockKey(keys.get(0)));
-		Node replica = cluster().replicaOf(master);
+		EmbeddedRedisClusterNode master = cluster().masterOf(lockKey(keys.get(0)));
+		EmbeddedRedisClusterNode replica = cluster().replicaOf(master);
 		AtomicBoolean failedOver = new AtomicBoolean();
 		AtomicBoolean renewedAfterFailover = new AtomicBoolean();
 		// A short lease, renewed every second.
@@ -286,9 +286,8 @@ class RedisClusterFailoverTests {
 			cluster().failover(replica);
 			failedOver.set(true);
 			try (LockHandle after = holder.tryAcquire(keys.get(2), Duration.ZERO, null).orElseThrow()) {
-				assertThat(cluster().hasKey(replica, lockKey(keys.get(2)))).isTrue();
-				assertThat(cluster().hasKey(master, lockKey(keys.get(2)))).as("acknowledged by the old master")
-					.isTrue();
+				assertThat(replica.hasKey(lockKey(keys.get(2)))).isTrue();
+				assertThat(master.hasKey(lockKey(keys.get(2)))).as("acknowledged by the old master").isTrue();
 				assertThat(after.fencingToken()).isGreaterThan(0);
 			}
 			await("a renewal on the new master").atMost(lease).untilTrue(renewedAfterFailover);
@@ -301,8 +300,8 @@ class RedisClusterFailoverTests {
 	void aHeldLockWhoseKeyIsMigratedToAnotherMasterIsRenewedThereAfterAsking() throws Exception {
 		String key = "migrated.{migrated}";
 		int slot = SlotHash.getSlot(lockKey(key));
-		Node source = cluster().masterOf(lockKey(key));
-		Node target = cluster().masterOf(lockKey(otherMastersKey(source)));
+		EmbeddedRedisClusterNode source = cluster().masterOf(lockKey(key));
+		EmbeddedRedisClusterNode target = cluster().masterOf(lockKey(otherMastersKey(source)));
 		AtomicBoolean migrated = new AtomicBoolean();
 		AtomicBoolean renewedAfterMigration = new AtomicBoolean();
 		// A short lease, renewed every second.
@@ -322,8 +321,8 @@ class RedisClusterFailoverTests {
 			cluster().beginMigration(slot, target);
 			cluster().migrateKeys(slot, target);
 			migrated.set(true);
-			assertThat(cluster().hasKey(source, lockKey(key))).isFalse();
-			assertThat(cluster().hasKey(target, lockKey(key))).isTrue();
+			assertThat(source.hasKey(lockKey(key))).isFalse();
+			assertThat(target.hasKey(lockKey(key))).isTrue();
 			await("a renewal on the target").atMost(lease).untilTrue(renewedAfterMigration);
 			assertThat(handle.isHeld()).isTrue();
 			assertThat(other.tryAcquire(key, Duration.ZERO, null)).as("still held, on the target").isEmpty();
@@ -331,12 +330,12 @@ class RedisClusterFailoverTests {
 			assertThat(other.tryAcquire(key, Duration.ZERO, null)).as("still held, after the migration").isEmpty();
 		}
 		try (LockHandle handle = other.tryAcquire(key, Duration.ZERO, null).orElseThrow()) {
-			assertThat(cluster().hasKey(target, lockKey(key))).isTrue();
+			assertThat(target.hasKey(lockKey(key))).isTrue();
 		}
 	}
 
 	/** A key whose slot another master than {@code master} serves. */
-	private static String otherMastersKey(Node master) {
+	private static String otherMastersKey(EmbeddedRedisClusterNode master) {
 		for (int i = 0;; i++) {
 			String key = "other." + i;
 			if (cluster().masterOf(lockKey(key)) != master) {
@@ -349,8 +348,8 @@ class RedisClusterFailoverTests {
 	@Disabled("needs the engine to retry transient store errors until the caller's deadline, issue 13")
 	void aCallerWaitingTenSecondsRidesOutAMasterKillWithoutAStoreError() throws Exception {
 		List<String> keys = keysInOneSlot("ride-out");
-		Node master = cluster().masterOf(lockKey(keys.get(0)));
-		Node replica = cluster().replicaOf(master);
+		EmbeddedRedisClusterNode master = cluster().masterOf(lockKey(keys.get(0)));
+		EmbeddedRedisClusterNode replica = cluster().replicaOf(master);
 		DefaultDistributeLock lock = newLock(0);
 		lock.tryAcquire("warm-up.{ride-out}", Duration.ZERO, null).orElseThrow().close();
 		Duration wait = Duration.ofSeconds(10);

@@ -57,7 +57,7 @@ class RedisClusterLockBackendContractTests {
 				String key = key() + "." + i;
 				String lockKey = RedisLockBackend.DEFAULT_KEY_PREFIX + key;
 				try (LockHandle handle = lock.tryAcquire(key, Duration.ZERO, null).orElseThrow()) {
-					assertThat(cluster.hasKey(cluster.replicaOf(cluster.masterOf(lockKey)), lockKey)).isTrue();
+					assertThat(cluster.replicaOf(cluster.masterOf(lockKey)).hasKey(lockKey)).isTrue();
 				}
 			}
 		}
