@@ -38,8 +38,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * time is released and fails.
  * <p>
  * <b>Note:</b> {@code WAIT} does not make Redis strongly consistent: when fewer replicas
- * are required than there are, Sentinel may promote one that had not acknowledged, and a
- * replica that restarts without persistence forgets what it acknowledged.
+ * are required than there are, Sentinel or the cluster may promote one that had not
+ * acknowledged, and a replica that restarts without persistence forgets what it
+ * acknowledged.
  *
  * @author distributelock
  * @since 1.0.0
