@@ -177,8 +177,7 @@ public class DistributeLockProperties {
 		/**
 		 * Number of replicas that must acknowledge each acquisition and renewal (Redis
 		 * WAIT) before a lock counts as held; an acquisition that too few acknowledge in
-		 * time is released and fails. 0 not to wait for replicas. Not supported on Redis
-		 * Cluster.
+		 * time is released and fails. 0 not to wait for replicas.
 		 */
 		private int minReplicasToAck;
 

@@ -40,9 +40,9 @@ class RedisLockConfiguration {
 			throw new DistributeLockConfigurationException(
 					"distributelock.redis.min-replicas-to-ack=" + redis.getMinReplicasToAck() + " cannot be used here: "
 							+ ex.getMessage() + ".",
-					"Set distributelock.redis.min-replicas-to-ack to 0, or give it a Lettuce connection to a single "
-							+ "Redis master (spring.data.redis.host or spring.data.redis.sentinel.*) and a positive "
-							+ "distributelock.redis.replica-ack-timeout.");
+					"Set distributelock.redis.min-replicas-to-ack to 0, or give it a Lettuce connection factory "
+							+ "(spring.data.redis.host, spring.data.redis.sentinel.* or spring.data.redis.cluster.*) "
+							+ "and a positive distributelock.redis.replica-ack-timeout.");
 		}
 	}
 

@@ -5,13 +5,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockStoreProbe;
+import io.lettuce.core.ScriptOutputType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -137,38 +137,40 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 	}
 
 	/**
-	 * The script and its {@code WAIT} on the replica acknowledgements' own connection,
-	 * which blocks: on the caller's thread when it blocks anyway.
+	 * The script and its {@code WAIT} on one connection to the key's master.
 	 */
 	private CompletableFuture<List<Object>> acquireReplicated(Claim claim, String lockKey, Duration lease) {
 		RedisReplicaAcks acks = this.replicaAcks;
-		return CompletableFuture.supplyAsync(() -> {
-			List<Object> result = acks.evalList(RedisScripts.ACQUIRE.redisScript(),
-					List.of(lockKey, this.keys.fenceKey(lockKey)), claim.owner(), Long.toString(lease.toMillis()),
-					new String(this.fenceIdleMillis, StandardCharsets.UTF_8));
-			if (result != null && result.size() == 2 && ((Number) result.get(0)).longValue() == 1) {
-				awaitAcquisitionReplicated(acks, claim);
-			}
-			return result;
-		}, blockingExecutor(claim));
+		return acks
+			.<List<Object>>evalAsync(RedisScripts.ACQUIRE.redisScript(), ScriptOutputType.MULTI,
+					List.of(lockKey, this.keys.fenceKey(lockKey)), RedisLockBackend::acquired, claim.owner(),
+					Long.toString(lease.toMillis()), new String(this.fenceIdleMillis, StandardCharsets.UTF_8))
+			.toCompletableFuture()
+			.thenCompose((replicated) -> acquired(replicated.reply())
+					? checkAcquisitionReplicated(acks, replicated, claim).thenApply((checked) -> replicated.reply())
+					: CompletableFuture.completedFuture(replicated.reply()));
+	}
+
+	private static boolean acquired(@Nullable List<Object> reply) {
+		return reply != null && !reply.isEmpty() && reply.get(0) instanceof Number taken && taken.longValue() == 1;
 	}
 
 	/**
 	 * A lock the replicas have not acknowledged may vanish at the next failover while its
 	 * holder goes on, so the caller is not told it holds it: it is given back.
 	 */
-	private void awaitAcquisitionReplicated(RedisReplicaAcks acks, Claim claim) {
+	private CompletableFuture<Void> checkAcquisitionReplicated(RedisReplicaAcks acks,
+			RedisReplicaAcks.Replicated<?> replicated, Claim claim) {
 		String key = claim.key();
-		long acknowledged;
-		try {
-			acknowledged = acks.awaitReplicas();
+		Throwable waitFailure = replicated.waitFailure();
+		if (waitFailure != null) {
+			return releaseAfterFailure(claim,
+					new DistributeLockException("Could not learn whether the replicas " + "acknowledged lock '" + key
+							+ "' in redis: " + waitFailure.getMessage(), key, name(), waitFailure));
 		}
-		catch (RuntimeException ex) {
-			throw releaseAfterFailure(claim, new DistributeLockException("Could not learn whether the replicas "
-					+ "acknowledged lock '" + key + "' in redis: " + ex.getMessage(), key, name(), ex));
-		}
+		long acknowledged = replicated.acknowledged();
 		if (acknowledged < acks.minReplicas()) {
-			throw releaseAfterFailure(claim, new DistributeLockException("Lock '" + key
+			return releaseAfterFailure(claim, new DistributeLockException("Lock '" + key
 					+ "' was taken on the Redis master but only " + acknowledged + " of the " + acks.minReplicas()
 					+ " replicas required (distributelock.redis.min-replicas-to-ack) acknowledged it within "
 					+ acks.timeout().toMillis() + " ms, so a failover could lose it; it was released. Check that "
@@ -176,17 +178,17 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 					+ "distributelock.redis.replica-ack-timeout, or lower distributelock.redis.min-replicas-to-ack.",
 					key, name(), null));
 		}
+		return CompletableFuture.completedFuture(null);
 	}
 
-	private DistributeLockException releaseAfterFailure(Claim claim, DistributeLockException failure) {
-		try {
-			release(claim).toCompletableFuture().join();
-		}
-		catch (RuntimeException ex) {
-			failure.addSuppressed(ex);
-		}
-		logger.warn(failure.getMessage());
-		return failure;
+	private CompletableFuture<Void> releaseAfterFailure(Claim claim, DistributeLockException failure) {
+		return release(claim).toCompletableFuture().handle((released, releaseFailure) -> {
+			if (releaseFailure != null) {
+				failure.addSuppressed(releaseFailure);
+			}
+			logger.warn(failure.getMessage());
+			throw failure;
+		});
 	}
 
 	@Override
@@ -197,23 +199,33 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 			return this.redis.<Long>eval(RedisScripts.RENEW, keys(lockKey), bytes(claim.owner()), millis(lease))
 				.thenApply((renewed) -> renewed != null && renewed == 1);
 		}
-		return CompletableFuture.supplyAsync(() -> {
-			Long renewed = acks.evalLong(RedisScripts.RENEW.redisScript(), List.of(lockKey), claim.owner(),
-					Long.toString(lease.toMillis()));
-			if (renewed == null || renewed != 1) {
-				return false;
-			}
-			// An unacknowledged renewal fails, so that the holder counts its lease from
-			// the last renewal a promoted replica would know of, and reports the loss in
-			// time.
-			long acknowledged = acks.awaitReplicas();
-			if (acknowledged < acks.minReplicas()) {
-				throw new DistributeLockException("The renewal of lock '" + claim.key() + "' was acknowledged by only "
-						+ acknowledged + " of the " + acks.minReplicas() + " replicas required within "
-						+ acks.timeout().toMillis() + " ms", claim.key(), name(), null);
-			}
-			return true;
-		}, blockingExecutor(claim));
+		String key = claim.key();
+		return acks
+			.<Long>evalAsync(RedisScripts.RENEW.redisScript(), ScriptOutputType.INTEGER, List.of(lockKey),
+					(renewed) -> renewed != null && renewed == 1, claim.owner(), Long.toString(lease.toMillis()))
+			.thenApply((replicated) -> {
+				Long renewed = replicated.reply();
+				if (renewed == null || renewed != 1) {
+					return false;
+				}
+				Throwable waitFailure = replicated.waitFailure();
+				if (waitFailure != null) {
+					throw new DistributeLockException("Could not learn whether the replicas acknowledged the renewal "
+							+ "of lock '" + key + "' in redis: " + waitFailure.getMessage(), key, name(), waitFailure);
+				}
+				// An unacknowledged renewal fails, so that the holder counts its lease
+				// from
+				// the last renewal a promoted replica would know of, and reports the loss
+				// in
+				// time.
+				long acknowledged = replicated.acknowledged();
+				if (acknowledged < acks.minReplicas()) {
+					throw new DistributeLockException("The renewal of lock '" + key + "' was acknowledged by only "
+							+ acknowledged + " of the " + acks.minReplicas() + " replicas required within "
+							+ acks.timeout().toMillis() + " ms", key, name(), null);
+				}
+				return true;
+			});
 	}
 
 	@Override
@@ -261,10 +273,6 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 				this.replicaAcks.close();
 			}
 		}
-	}
-
-	private Executor blockingExecutor(Claim claim) {
-		return (claim.callerExecutor() != null) ? claim.callerExecutor() : this.releaseListener.blockingWork();
 	}
 
 	private static byte[][] keys(String... keys) {

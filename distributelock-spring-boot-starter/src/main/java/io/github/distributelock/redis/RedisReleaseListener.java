@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -137,14 +136,6 @@ final class RedisReleaseListener implements AutoCloseable {
 			// Closing: the waiter's next attempt tells.
 			woken.complete(null);
 		}
-	}
-
-	/**
-	 * Runs work that blocks on Redis (the replica acknowledgements' own connection) for
-	 * callers that must not block.
-	 */
-	Executor blockingWork() {
-		return this.subscriptions;
 	}
 
 	private Channel join(String name, CompletableFuture<Void> waiter) {

@@ -3,14 +3,20 @@ package io.github.distributelock.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 
-import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandInterruptedException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -18,32 +24,26 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Runs the lock scripts that write on a Lettuce connection of their own, and asks Redis
- * with {@code WAIT} how many replicas acknowledged the write.
+ * Runs the lock scripts that write, each followed by {@code WAIT} on the same connection
+ * to the key's master, which tells how many replicas acknowledged the write.
  * <p>
- * {@code WAIT} waits for the earlier writes of the connection it is sent on, so the
- * script and the {@code WAIT} must share one connection, and while it waits Redis serves
- * nothing else on that connection. On the application's shared native connection a
- * replica that does not answer would hold up every other Redis command of the application
- * for up to the timeout; a connection of the lock's own confines that to lock writes, at
- * the cost of one more connection per instance and of lock writes queueing behind each
- * other's {@code WAIT}.
- *
+ * {@code WAIT} counts the acknowledgements of the earlier writes of the connection it is
+ * sent on, so the script and its {@code WAIT} share one connection of the lock's own
+ * ({@link RedisMasterRoute}): the single master's, found through Sentinel or not
+ * ({@link RedisSingleMasterRoute}), or on Redis Cluster the one to the master of the
+ * key's hash slot ({@link RedisClusterMasterRoute}). Everything is sent with Lettuce's
+ * asynchronous commands: no thread waits for the replicas.
  */
 final class RedisReplicaAcks implements AutoCloseable {
 
-	private final LettuceConnectionFactory connectionFactory;
+	private final RedisMasterRoute route;
 
 	private final int minReplicas;
 
 	private final Duration timeout;
 
-	/** A lock, not a monitor: connecting blocks, and must not pin a virtual thread. */
-	private final ReentrantLock connecting = new ReentrantLock();
-
-	private volatile @Nullable StatefulRedisConnection<byte[], byte[]> connection;
-
-	private boolean closed;
+	/** The longest a caller of the blocking methods waits: one reconnection at most. */
+	private final Duration blockingBound;
 
 	RedisReplicaAcks(RedisConnectionFactory connectionFactory, int minReplicas, Duration timeout) {
 		if (minReplicas < 1) {
@@ -57,16 +57,11 @@ final class RedisReplicaAcks implements AutoCloseable {
 			throw new IllegalArgumentException("Waiting for replica acknowledgements needs a LettuceConnectionFactory, "
 					+ "not a " + connectionFactory.getClass().getName());
 		}
-		if (lettuce.isClusterAware()) {
-			// WAIT must go to the master of the lock key's slot on the connection that
-			// wrote, which the cluster connection does not let us choose.
-			throw new IllegalArgumentException(
-					"Waiting for replica acknowledgements is not supported on Redis Cluster; use a single master "
-							+ "with replicas, under Sentinel or not");
-		}
-		this.connectionFactory = lettuce;
+		this.route = lettuce.isClusterAware() ? new RedisClusterMasterRoute(lettuce)
+				: new RedisSingleMasterRoute(lettuce);
 		this.minReplicas = minReplicas;
 		this.timeout = timeout;
+		this.blockingBound = Duration.ofMillis(lettuce.getTimeout()).multipliedBy(3).plus(timeout);
 	}
 
 	int minReplicas() {
@@ -78,73 +73,101 @@ final class RedisReplicaAcks implements AutoCloseable {
 	}
 
 	/**
-	 * Runs a script that answers a list, by its SHA, loading it again if the server lost
-	 * it.
+	 * Runs a script on the master of its first key, by its SHA (loading it again if the
+	 * server lost it), and, if {@code wrote} says it wrote, {@code WAIT}s on the same
+	 * connection for the replicas to acknowledge.
+	 * @param script the script
+	 * @param type what the script answers
+	 * @param keys the keys of the script, all in one hash slot
+	 * @param wrote whether a reply means the script wrote, so that it must be replicated
+	 * @param args the arguments of the script
+	 * @param <T> the reply's type for {@code type}
+	 * @return the reply and what {@code WAIT} said; failed if the script could not run
 	 */
-	@Nullable List<Object> evalList(RedisScript<?> script, List<String> keys, String... args) {
-		return eval(script, ScriptOutputType.MULTI, keys, args);
-	}
-
-	/**
-	 * Runs a script that answers an integer, by its SHA, loading it again if the server
-	 * lost it.
-	 */
-	@Nullable Long evalLong(RedisScript<?> script, List<String> keys, String... args) {
-		return eval(script, ScriptOutputType.INTEGER, keys, args);
-	}
-
-	private <T> @Nullable T eval(RedisScript<?> script, ScriptOutputType type, List<String> keys, String... args) {
-		RedisCommands<byte[], byte[]> commands = connection().sync();
+	<T> CompletionStage<Replicated<T>> evalAsync(RedisScript<?> script, ScriptOutputType type, List<String> keys,
+			Predicate<@Nullable T> wrote, String... args) {
 		byte[][] keyBytes = keys.stream().map(RedisReplicaAcks::bytes).toArray(byte[][]::new);
 		byte[][] argBytes = new byte[args.length][];
 		for (int i = 0; i < args.length; i++) {
 			argBytes[i] = bytes(args[i]);
 		}
-		try {
-			return commands.evalsha(script.getSha1(), type, keyBytes, argBytes);
-		}
-		catch (RedisNoScriptException ex) {
-			return commands.eval(script.getScriptAsString(), type, keyBytes, argBytes);
-		}
+		return this.route.onMasterOf(keyBytes[0], (connection, asking) -> {
+			RedisAsyncCommands<byte[], byte[]> commands = connection.async();
+			CompletionStage<@Nullable T> reply = RedisReplicaAcks
+				.<T>evalsha(commands, asking, script, type, keyBytes, argBytes)
+				.exceptionallyCompose((ex) -> (unwrap(ex) instanceof RedisNoScriptException)
+						? RedisReplicaAcks.<T>eval(commands, asking, script, type, keyBytes, argBytes)
+						: CompletableFuture.failedFuture(ex));
+			return reply.thenCompose((written) -> wrote.test(written) ? awaitReplicas(connection, written)
+					: CompletableFuture.completedFuture(new Replicated<>(written, 0, null)));
+		});
 	}
 
 	/**
-	 * Waits until the required replicas acknowledged every earlier write of the lock's
-	 * connection, or the timeout passes.
-	 * @return how many replicas acknowledged
+	 * {@link #evalAsync} for a blocking caller.
+	 * @param script the script
+	 * @param type what the script answers
+	 * @param keys the keys of the script, all in one hash slot
+	 * @param wrote whether a reply means the script wrote, so that it must be replicated
+	 * @param args the arguments of the script
+	 * @param <T> the reply's type for {@code type}
+	 * @return the reply and what {@code WAIT} said
 	 */
-	long awaitReplicas() {
-		Long acknowledged = connection().sync().waitForReplication(this.minReplicas, this.timeout.toMillis());
-		return (acknowledged != null) ? acknowledged : 0;
+	<T> Replicated<T> eval(RedisScript<?> script, ScriptOutputType type, List<String> keys,
+			Predicate<@Nullable T> wrote, String... args) {
+		CompletableFuture<Replicated<T>> result = this.<T>evalAsync(script, type, keys, wrote, args)
+			.toCompletableFuture();
+		try {
+			return result.get(this.blockingBound.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = unwrap(ex);
+			throw (cause instanceof RuntimeException runtime) ? runtime : new CompletionException(cause);
+		}
+		catch (TimeoutException ex) {
+			result.cancel(false);
+			throw new RedisCommandTimeoutException(
+					"No answer from the Redis master within " + this.blockingBound.toMillis() + " ms");
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisCommandInterruptedException(ex);
+		}
 	}
 
-	/**
-	 * Opened at first use, as the connection factory starts its client only once the
-	 * application context has created every bean.
-	 */
-	private StatefulRedisConnection<byte[], byte[]> connection() {
-		StatefulRedisConnection<byte[], byte[]> current = this.connection;
-		if (current != null) {
-			return current;
+	private <T> CompletionStage<Replicated<T>> awaitReplicas(StatefulRedisConnection<byte[], byte[]> connection,
+			@Nullable T written) {
+		return connection.async()
+			.waitForReplication(this.minReplicas, this.timeout.toMillis())
+			.handle((acknowledged, ex) -> (ex != null) ? new Replicated<>(written, 0, unwrap(ex))
+					: new Replicated<>(written, (acknowledged != null) ? acknowledged : 0, null));
+	}
+
+	private static <T> CompletionStage<@Nullable T> evalsha(RedisAsyncCommands<byte[], byte[]> commands, boolean asking,
+			RedisScript<?> script, ScriptOutputType type, byte[][] keys, byte[][] args) {
+		if (asking) {
+			// Sent right before the script, without waiting: ASKING lets only the
+			// connection's next command into a slot that is being migrated here.
+			commands.asking();
 		}
-		this.connecting.lock();
-		try {
-			if (this.closed) {
-				throw new IllegalStateException("The Redis lock backend is closed");
-			}
-			if (this.connection == null) {
-				// The factory's client carries the application's Redis URI: host or
-				// Sentinel master name, credentials, database, TLS and timeouts; a
-				// Sentinel-aware connection asks the Sentinels for the master again at
-				// every reconnection, so it follows a failover.
-				RedisClient client = (RedisClient) this.connectionFactory.getRequiredNativeClient();
-				this.connection = client.connect(ByteArrayCodec.INSTANCE);
-			}
-			return this.connection;
+		return commands.evalsha(script.getSha1(), type, keys, args);
+	}
+
+	private static <T> CompletionStage<@Nullable T> eval(RedisAsyncCommands<byte[], byte[]> commands, boolean asking,
+			RedisScript<?> script, ScriptOutputType type, byte[][] keys, byte[][] args) {
+		if (asking) {
+			commands.asking();
 		}
-		finally {
-			this.connecting.unlock();
+		return commands.eval(script.getScriptAsString(), type, keys, args);
+	}
+
+	static Throwable unwrap(Throwable failure) {
+		Throwable cause = failure;
+		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+				&& cause.getCause() != null) {
+			cause = cause.getCause();
 		}
+		return cause;
 	}
 
 	private static byte[] bytes(String text) {
@@ -153,18 +176,20 @@ final class RedisReplicaAcks implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.connecting.lock();
-		try {
-			this.closed = true;
-			StatefulRedisConnection<byte[], byte[]> current = this.connection;
-			this.connection = null;
-			if (current != null) {
-				current.close();
-			}
-		}
-		finally {
-			this.connecting.unlock();
-		}
+		this.route.close();
+	}
+
+	/**
+	 * The reply of a script, and what {@code WAIT} said of it.
+	 *
+	 * @param <T> the type of the reply
+	 * @param reply the script's reply
+	 * @param acknowledged how many replicas acknowledged the write, 0 if the script did
+	 * not write or {@code WAIT} failed
+	 * @param waitFailure why {@code WAIT} failed after the script wrote, or {@code null}
+	 */
+	record Replicated<T>(@Nullable T reply, long acknowledged, @Nullable Throwable waitFailure) {
+
 	}
 
 }

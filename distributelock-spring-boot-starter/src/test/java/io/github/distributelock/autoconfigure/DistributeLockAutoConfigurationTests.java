@@ -103,6 +103,14 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Test
+	void minReplicasToAckIsAcceptedOnRedisCluster() {
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.redis.min-replicas-to-ack=1",
+					"spring.data.redis.cluster.nodes=127.0.0.1:" + redis.port())
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RedisLockBackend.class));
+	}
+
+	@Test
 	void negativeMinReplicasToAckFailsAtStartupSayingWhatToSet() {
 		this.contextRunner
 			.withPropertyValues("distributelock.type=redis", "distributelock.redis.min-replicas-to-ack=-1")

@@ -1,6 +1,5 @@
 package io.github.distributelock.redis;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 
@@ -8,114 +7,92 @@ import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.AbstractLockBackendContractTests;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import redis.embedded.RedisShardedCluster;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
- * The contract on a real 3-shard Redis Cluster: the lock key, its fencing counter and the
- * scripts must stay within one hash slot (no CROSSSLOT), and release notifications must
- * reach waiters connected to another node.
+ * The contract on a real Redis Cluster of three masters with a replica each, without and
+ * with replica acknowledgements: the lock key, its fencing counter and the scripts must
+ * stay within one hash slot (no CROSSSLOT), release notifications must reach waiters
+ * connected to another node, and with {@code min-replicas-to-ack} the script and its
+ * {@code WAIT} must reach the master of each key's slot.
  */
-class RedisClusterLockBackendContractTests extends AbstractLockBackendContractTests {
+class RedisClusterLockBackendContractTests {
 
-	private static RedisShardedCluster cluster;
+	/** Ample for a replica in sync on a loaded machine, below the 2 s command timeout. */
+	private static final Duration REPLICA_ACK_TIMEOUT = Duration.ofMillis(1500);
 
-	private static LettuceConnectionFactory inspectionConnection;
+	@RegisterExtension
+	static final EmbeddedRedisClusterExtension redis = new EmbeddedRedisClusterExtension();
 
-	private static StringRedisTemplate store;
+	@Nested
+	class WithoutReplicaAcks extends ClusterContract {
 
-	@BeforeAll
-	static void startCluster() throws IOException {
-		cluster = RedisShardedCluster.newRedisCluster()
-			.ephemeral()
-			.shard("shard-1", 0)
-			.shard("shard-2", 0)
-			.shard("shard-3", 0)
-			.initializationTimeout(Duration.ofSeconds(30))
-			.build();
-		cluster.start();
-		awaitEveryNodeSeesAHealthyCluster();
-		inspectionConnection = newConnectionFactory();
-		store = new StringRedisTemplate(inspectionConnection);
+		@Override
+		protected LockBackend newBackend() {
+			return new RedisLockBackend(newConnectionFactory());
+		}
+
 	}
 
-	@AfterAll
-	static void stopCluster() throws IOException {
-		try {
-			if (inspectionConnection != null) {
-				inspectionConnection.destroy();
+	@Nested
+	class WithOneReplicaToAck extends ClusterContract {
+
+		@Override
+		protected LockBackend newBackend() {
+			return new RedisLockBackend(newConnectionFactory(), RedisLockBackend.DEFAULT_KEY_PREFIX,
+					RedisLockBackend.DEFAULT_FENCE_IDLE_TIMEOUT, 1, REPLICA_ACK_TIMEOUT);
+		}
+
+		@Test
+		void everyLockIsOnTheReplicaOfItsSlotsMasterOnceAcquired() throws Exception {
+			DefaultDistributeLock lock = newLock();
+			EmbeddedRedisCluster cluster = redis.cluster();
+			for (int i = 0; i < 12; i++) {
+				String key = key() + "." + i;
+				String lockKey = RedisLockBackend.DEFAULT_KEY_PREFIX + key;
+				try (LockHandle handle = lock.tryAcquire(key, Duration.ZERO, null).orElseThrow()) {
+					assertThat(cluster.replicaOf(cluster.masterOf(lockKey)).hasKey(lockKey)).isTrue();
+				}
 			}
 		}
-		finally {
-			cluster.stop();
+
+	}
+
+	abstract class ClusterContract extends AbstractLockBackendContractTests {
+
+		LettuceConnectionFactory newConnectionFactory() {
+			LettuceConnectionFactory factory = redis.cluster().newConnectionFactory();
+			closeAfterTest(factory::destroy);
+			return factory;
 		}
-	}
 
-	/**
-	 * A client caches the slot map it reads when it connects, so connect only once every
-	 * node has every slot assigned.
-	 */
-	private static void awaitEveryNodeSeesAHealthyCluster() {
-		for (int port : cluster.serverPorts()) {
-			RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", port));
-			try (StatefulRedisConnection<String, String> connection = client.connect()) {
-				await().atMost(Duration.ofSeconds(60))
-					.pollInterval(Duration.ofMillis(100))
-					.until(() -> connection.sync().clusterInfo(),
-							(info) -> info.contains("cluster_state:ok") && info.contains("cluster_slots_ok:16384"));
-			}
-			finally {
-				client.shutdown();
-			}
+		@Override
+		protected boolean isLockedInStore(String key) {
+			return Boolean.TRUE.equals(redis.cluster().store().hasKey(RedisLockBackend.DEFAULT_KEY_PREFIX + key));
 		}
-	}
 
-	private static LettuceConnectionFactory newConnectionFactory() {
-		List<String> nodes = cluster.serverPorts().stream().map((port) -> "127.0.0.1:" + port).toList();
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisClusterConfiguration(nodes));
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
-	}
-
-	@Override
-	protected LockBackend newBackend() {
-		LettuceConnectionFactory factory = newConnectionFactory();
-		closeAfterTest(factory::destroy);
-		return new RedisLockBackend(factory);
-	}
-
-	@Override
-	protected boolean isLockedInStore(String key) {
-		return Boolean.TRUE.equals(store.hasKey("lock:" + key));
-	}
-
-	@Test
-	void keysOnEveryShardAndKeysWithTheirOwnHashTagWork() throws Exception {
-		DefaultDistributeLock lock = newLock();
-		for (int i = 0; i < 30; i++) {
-			String key = key() + "." + i;
-			try (LockHandle handle = lock.tryAcquire(key, Duration.ZERO, null).orElseThrow()) {
-				assertThat(isLockedInStore(key)).isTrue();
+		@Test
+		void keysOnEveryShardAndKeysWithTheirOwnHashTagWork() throws Exception {
+			DefaultDistributeLock lock = newLock();
+			for (int i = 0; i < 30; i++) {
+				String key = key() + "." + i;
+				try (LockHandle handle = lock.tryAcquire(key, Duration.ZERO, null).orElseThrow()) {
+					assertThat(isLockedInStore(key)).isTrue();
+				}
+			}
+			for (String odd : List.of("{user-7}.order", "a}b", "{}x")) {
+				try (LockHandle handle = lock.tryAcquire(key() + odd, Duration.ZERO, null).orElseThrow()) {
+					assertThat(isLockedInStore(key() + odd)).isTrue();
+				}
 			}
 		}
-		for (String odd : List.of("{user-7}.order", "a}b", "{}x")) {
-			try (LockHandle handle = lock.tryAcquire(key() + odd, Duration.ZERO, null).orElseThrow()) {
-				assertThat(isLockedInStore(key() + odd)).isTrue();
-			}
-		}
+
 	}
 
 }
