@@ -8,6 +8,17 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distributelock.benchmarks.harness.CommandCounter;
+import io.github.distributelock.benchmarks.harness.ContendedHarness;
+import io.github.distributelock.benchmarks.harness.InterleavedHarness;
+import io.github.distributelock.benchmarks.harness.Libraries;
+import io.github.distributelock.benchmarks.harness.RunInfo;
+import io.github.distributelock.benchmarks.harness.ScaleHarness;
+import io.github.distributelock.benchmarks.harness.Settings;
+import io.github.distributelock.benchmarks.harness.UncontendedBenchmark;
+import io.github.distributelock.benchmarks.library.Endpoints;
+import io.github.distributelock.benchmarks.report.Report;
+import io.github.distributelock.benchmarks.store.Servers;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.openjdk.jmh.results.format.ResultFormatType;
