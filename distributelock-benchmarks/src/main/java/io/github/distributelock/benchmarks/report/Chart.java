@@ -1,41 +1,72 @@
 package io.github.distributelock.benchmarks.report;
 
-import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.Graphics2D;
-import java.awt.RenderingHints;
+import java.awt.Paint;
+import java.awt.geom.Rectangle2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.util.Arrays;
 import java.util.List;
 
-import javax.imageio.ImageIO;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.LegendItem;
+import org.jfree.chart.LegendItemCollection;
+import org.jfree.chart.axis.CategoryAxis;
+import org.jfree.chart.axis.AxisLocation;
+import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.axis.ValueAxis;
+import org.jfree.chart.labels.ItemLabelAnchor;
+import org.jfree.chart.labels.ItemLabelPosition;
+import org.jfree.chart.labels.StandardCategoryItemLabelGenerator;
+import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.chart.renderer.category.BarRenderer;
+import org.jfree.chart.renderer.category.StandardBarPainter;
+import org.jfree.chart.title.LegendTitle;
+import org.jfree.chart.ui.RectangleEdge;
+import org.jfree.chart.ui.TextAnchor;
+import org.jfree.data.category.DefaultCategoryDataset;
 
 /**
- * A PNG of horizontal bars on logarithmic axes, drawn with Java2D so that making the page
- * needs nothing beyond the JDK: one panel per measurement, one row per library, one or
- * two bars per row.
+ * The page's chart, drawn with JFreeChart: one panel per measurement, one row per
+ * library, one or two horizontal bars per row, colored by who the library is (floor,
+ * ours, peer), all panels in one PNG.
  */
 final class Chart {
 
-	static final Color FLOOR = new Color(0x9E9E9E);
-
-	static final Color OURS = new Color(0x1F77B4);
-
-	static final Color PEER = new Color(0xFF7F0E);
-
 	private static final int WIDTH = 1100;
 
-	private static final int LABEL_WIDTH = 230;
+	private static final int ROW_HEIGHT = 30;
 
-	private static final int ROW = 26;
-
-	private static final int PANEL_TOP = 56;
-
-	private static final int PANEL_BOTTOM = 40;
+	private static final int PANEL_FRAME = 130;
 
 	private Chart() {
+	}
+
+	/** Who a row's library is, which gives its bars their color. */
+	enum Kind {
+
+		FLOOR("raw-client floor", new Color(0x9E9E9E)), OURS("distributelock", new Color(0x1F77B4)),
+		PEER("peer library", new Color(0xFF7F0E));
+
+		private final String label;
+
+		private final Color color;
+
+		Kind(String label, Color color) {
+			this.label = label;
+			this.color = color;
+		}
+
 	}
 
 	/**
@@ -43,9 +74,9 @@ final class Chart {
 	 *
 	 * @param label the library
 	 * @param values the bars, top to bottom; {@code NaN} draws none
-	 * @param color the bar color
+	 * @param kind who the library is
 	 */
-	record Row(String label, double[] values, Color color) {
+	record Row(String label, double[] values, Kind kind) {
 	}
 
 	/**
@@ -55,123 +86,116 @@ final class Chart {
 	 * @param unit the unit of the axis
 	 * @param seriesNames the name of each bar of a row
 	 * @param rows the rows
+	 * @param logarithmic whether the axis is logarithmic, for values that span decades
 	 */
-	record Panel(String title, String unit, List<String> seriesNames, List<Row> rows) {
+	record Panel(String title, String unit, List<String> seriesNames, List<Row> rows, boolean logarithmic) {
 
 		int height() {
-			return PANEL_TOP + this.rows.size() * ROW + PANEL_BOTTOM;
+			return PANEL_FRAME + this.rows.size() * ROW_HEIGHT;
 		}
 
 	}
 
 	static void write(Path file, List<Panel> panels) throws IOException {
-		int height = panels.stream().mapToInt(Panel::height).sum() + 20;
-		BufferedImage image = new BufferedImage(WIDTH, height, BufferedImage.TYPE_INT_RGB);
-		Graphics2D g = image.createGraphics();
-		g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-		g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-		g.setColor(Color.WHITE);
-		g.fillRect(0, 0, WIDTH, height);
-		int top = 10;
+		int height = panels.stream().mapToInt(Panel::height).sum();
+		BufferedImage image = new BufferedImage(WIDTH, Math.max(1, height), BufferedImage.TYPE_INT_RGB);
+		Graphics2D graphics = image.createGraphics();
+		graphics.setColor(Color.WHITE);
+		graphics.fillRect(0, 0, WIDTH, height);
+		int top = 0;
 		for (Panel panel : panels) {
-			draw(g, panel, top);
+			chart(panel).draw(graphics, new Rectangle2D.Double(0, top, WIDTH, panel.height()));
 			top += panel.height();
 		}
-		g.dispose();
-		ImageIO.write(image, "png", file.toFile());
+		graphics.dispose();
+		try (OutputStream out = Files.newOutputStream(file)) {
+			ChartUtils.writeBufferedImageAsPNG(out, image);
+		}
 	}
 
-	private static void draw(Graphics2D g, Panel panel, int top) {
-		double min = Double.MAX_VALUE;
-		double max = 0;
+	private static JFreeChart chart(Panel panel) {
+		DefaultCategoryDataset data = new DefaultCategoryDataset();
 		for (Row row : panel.rows()) {
-			for (double value : row.values()) {
-				if (value > 0) {
-					min = Math.min(min, value);
-					max = Math.max(max, value);
-				}
-			}
-		}
-		if (max == 0) {
-			return;
-		}
-		double low = Math.floor(Math.log10(min));
-		double high = Math.ceil(Math.log10(max));
-		if (high <= low) {
-			high = low + 1;
-		}
-		int left = LABEL_WIDTH;
-		int right = WIDTH - 30;
-		g.setColor(Color.BLACK);
-		g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
-		g.drawString(panel.title(), 10, top + 20);
-		g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
-		g.drawString(legend(panel.seriesNames()), 10, top + 38);
-		int axisTop = top + PANEL_TOP - 8;
-		int axisBottom = top + PANEL_TOP + panel.rows().size() * ROW;
-		for (double decade = low; decade <= high; decade++) {
-			for (int step = 1; step < 10; step++) {
-				double value = Math.pow(10, decade) * step;
-				if (Math.log10(value) > high) {
-					break;
-				}
-				int x = x(value, low, high, left, right);
-				g.setColor((step == 1) ? new Color(0xBDBDBD) : new Color(0xEEEEEE));
-				g.drawLine(x, axisTop, x, axisBottom);
-				if ((step == 1 || step == 2 || step == 5) && x < right - 20) {
-					g.setColor(Color.DARK_GRAY);
-					g.drawString(number(value), x - 10, axisBottom + 14);
-				}
-			}
-		}
-		g.setColor(Color.DARK_GRAY);
-		g.drawString(panel.unit() + " (log scale)", right - 120, axisBottom + 30);
-		int y = top + PANEL_TOP;
-		for (Row row : panel.rows()) {
-			g.setColor(Color.BLACK);
-			g.drawString(row.label(), 10, y + ROW / 2 + 4);
-			int bars = row.values().length;
-			int barHeight = (ROW - 6) / bars;
-			for (int i = 0; i < bars; i++) {
+			for (int i = 0; i < row.values().length; i++) {
 				double value = row.values()[i];
-				if (!(value > 0)) {
-					continue;
-				}
-				int x = x(value, low, high, left, right);
-				Color color = (i == 0) ? row.color() : row.color().darker();
-				g.setColor(color);
-				g.fillRect(left, y + 3 + i * barHeight, Math.max(1, x - left), barHeight - 1);
-				g.setColor(Color.BLACK);
-				g.drawString(number(value), Math.min(x + 4, right - 40), y + 3 + i * barHeight + barHeight - 2);
+				data.addValue((value > 0) ? value : null, panel.seriesNames().get(i), row.label());
 			}
-			y += ROW;
 		}
-		g.setColor(Color.GRAY);
-		g.setStroke(new BasicStroke(1));
-		g.drawLine(left, axisTop, left, axisBottom);
+		ValueAxis values = panel.logarithmic() ? logarithmic(panel) : new NumberAxis(panel.unit());
+		values.setUpperMargin(0.12);
+		CategoryAxis libraries = new CategoryAxis();
+		libraries.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+		libraries.setMaximumCategoryLabelWidthRatio(0.35f);
+		CategoryPlot plot = new CategoryPlot(data, libraries, values, new KindRenderer(panel));
+		plot.setOrientation(PlotOrientation.HORIZONTAL);
+		plot.setRangeAxisLocation(AxisLocation.BOTTOM_OR_LEFT);
+		plot.setBackgroundPaint(Color.WHITE);
+		plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+		plot.setFixedLegendItems(legend(panel));
+		JFreeChart chart = new JFreeChart(panel.title(), new Font(Font.SANS_SERIF, Font.BOLD, 15), plot, true);
+		chart.setBackgroundPaint(Color.WHITE);
+		LegendTitle legend = chart.getLegend();
+		legend.setPosition(RectangleEdge.TOP);
+		return chart;
 	}
 
-	private static String legend(List<String> series) {
-		StringBuilder legend = new StringBuilder("grey: raw-client floor, blue: distributelock, orange: peers");
-		if (series.size() > 1) {
-			legend.append(";  bars top to bottom: ").append(String.join(", ", series));
-		}
-		return legend.toString();
+	/** A logarithmic axis with a tick at each power of ten. */
+	private static LogAxis logarithmic(Panel panel) {
+		LogAxis axis = new LogAxis(panel.unit() + " (log scale)");
+		axis.setNumberFormatOverride(new DecimalFormat("#,##0.#"));
+		double lowest = panel.rows()
+			.stream()
+			.flatMapToDouble((row) -> Arrays.stream(row.values()))
+			.filter((value) -> value > 0)
+			.min()
+			.orElse(1);
+		axis.setSmallestValue(lowest / 2);
+		axis.setTickUnit(new NumberTickUnit(1));
+		axis.setMinorTickCount(9);
+		axis.setMinorTickMarksVisible(true);
+		return axis;
 	}
 
-	private static int x(double value, double low, double high, int left, int right) {
-		double position = (Math.log10(value) - low) / (high - low);
-		return left + (int) Math.round(position * (right - left));
+	private static LegendItemCollection legend(Panel panel) {
+		LegendItemCollection items = new LegendItemCollection();
+		for (Kind kind : Kind.values()) {
+			items.add(new LegendItem(kind.label, kind.color));
+		}
+		if (panel.seriesNames().size() > 1) {
+			items.add(new LegendItem(
+					"lighter bar: " + panel.seriesNames().get(0) + ", darker bar: "
+							+ String.join(", ", panel.seriesNames().subList(1, panel.seriesNames().size())),
+					Color.DARK_GRAY));
+		}
+		return items;
 	}
 
-	private static String number(double value) {
-		if (value >= 1000) {
-			return String.format("%,.0f", value);
+	/**
+	 * Bars in the color of their row's {@link Kind}, the second bar of a row darker, each
+	 * with its value at its end.
+	 */
+	private static final class KindRenderer extends BarRenderer {
+
+		private final transient Panel panel;
+
+		KindRenderer(Panel panel) {
+			this.panel = panel;
+			setBarPainter(new StandardBarPainter());
+			setShadowVisible(false);
+			setItemMargin(0.05);
+			setDefaultItemLabelGenerator(new StandardCategoryItemLabelGenerator("{2}", new DecimalFormat("#,##0.#")));
+			setDefaultItemLabelsVisible(true);
+			setDefaultItemLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
+			setDefaultPositiveItemLabelPosition(
+					new ItemLabelPosition(ItemLabelAnchor.OUTSIDE3, TextAnchor.CENTER_LEFT));
 		}
-		if (value >= 10) {
-			return String.format("%.0f", value);
+
+		@Override
+		public Paint getItemPaint(int series, int column) {
+			Color color = this.panel.rows().get(column).kind().color;
+			return (series == 0) ? color : color.darker();
 		}
-		return String.format("%.1f", value);
+
 	}
 
 }

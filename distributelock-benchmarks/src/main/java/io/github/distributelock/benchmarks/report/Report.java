@@ -266,11 +266,11 @@ public final class Report {
 		List<Chart.Row> latency = new ArrayList<>();
 		for (Map.Entry<String, Results.Latency> entry : this.results.uncontended.entrySet()) {
 			latency.add(new Chart.Row(plain(entry.getKey()),
-					new double[] { entry.getValue().p50, entry.getValue().p99 }, color(entry.getKey())));
+					new double[] { entry.getValue().p50, entry.getValue().p99 }, kind(entry.getKey())));
 		}
 		List<Chart.Panel> panels = new ArrayList<>();
 		panels.add(new Chart.Panel("Uncontended lock + unlock, one thread", "microseconds", List.of("p50", "p99"),
-				latency));
+				latency, true));
 		List<Chart.Row> contended = new ArrayList<>();
 		for (JsonNode one : this.results.contended) {
 			if (one.path("jvms").asInt() == 1) {
@@ -279,18 +279,19 @@ public final class Report {
 				contended.add(new Chart.Row(plain(library),
 						new double[] { Results.number(one.path("acquisitionsPerSecond")),
 								(two != null) ? Results.number(two.path("acquisitionsPerSecond")) : Double.NaN },
-						color(library)));
+						kind(library)));
 			}
 		}
 		if (!contended.isEmpty()) {
 			panels.add(new Chart.Panel("Contended, one key: acquisitions per second (higher is better)",
-					"acquisitions/s", List.of("1 JVM x 4 threads", "2 JVMs x 2 threads"), contended));
+					"acquisitions/s", List.of("1 JVM x 4 threads", "2 JVMs x 2 threads"), contended, false));
 		}
 		return panels;
 	}
 
-	private static java.awt.Color color(String library) {
-		return Libraries.isFloor(library) ? Chart.FLOOR : Libraries.isOurs(library) ? Chart.OURS : Chart.PEER;
+	private static Chart.Kind kind(String library) {
+		return Libraries.isFloor(library) ? Chart.Kind.FLOOR
+				: Libraries.isOurs(library) ? Chart.Kind.OURS : Chart.Kind.PEER;
 	}
 
 	private static String plain(String library) {
