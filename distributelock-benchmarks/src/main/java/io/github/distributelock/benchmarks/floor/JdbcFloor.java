@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
+import io.github.distributelock.benchmarks.library.LibraryConfiguration;
 import io.github.distributelock.benchmarks.library.LockLibrary;
 import org.jspecify.annotations.Nullable;
 
@@ -16,6 +17,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * Waiting, for the contended runs only, is a 1 ms retry loop.
  */
 public final class JdbcFloor implements LockLibrary {
+
+	/** What this floor runs. */
+	public static final LibraryConfiguration CONFIGURATION = new LibraryConfiguration("PostgreSQL JDBC",
+			"`JdbcTemplate` on HikariCP (at most 8 connections), auto-commit", "waiting retries every 1 ms",
+			"`INSERT INTO floor_lock ... ON CONFLICT DO NOTHING`; unlock `DELETE ... WHERE name = ? AND owner = ?`");
 
 	private final JdbcTemplate jdbc;
 

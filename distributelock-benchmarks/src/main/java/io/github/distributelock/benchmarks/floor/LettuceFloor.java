@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributelock.benchmarks.library.Endpoints;
+import io.github.distributelock.benchmarks.library.LibraryConfiguration;
 import io.github.distributelock.benchmarks.library.LockLibrary;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -19,6 +20,12 @@ import org.jspecify.annotations.Nullable;
  * Waiting, for the contended runs only, is a 1 ms retry loop.
  */
 public final class LettuceFloor implements LockLibrary {
+
+	/** What this floor runs. */
+	public static final LibraryConfiguration CONFIGURATION = new LibraryConfiguration("Lettuce",
+			"`RedisClient.create(\"redis://127.0.0.1:port\")`, one connection shared by the JVM's threads",
+			"lease 30 s, never renewed; waiting retries every 1 ms",
+			"`SET key owner NX PX 30000`; unlock `EVALSHA` of a compare-and-delete script");
 
 	private static final String DELETE = "if redis.call('GET', KEYS[1]) == ARGV[1] then "
 			+ "return redis.call('DEL', KEYS[1]) end return 0";

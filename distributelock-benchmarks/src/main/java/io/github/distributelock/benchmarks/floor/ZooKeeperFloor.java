@@ -5,6 +5,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.benchmarks.library.Endpoints;
+import io.github.distributelock.benchmarks.library.LibraryConfiguration;
 import io.github.distributelock.benchmarks.library.LockLibrary;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -18,6 +19,11 @@ import org.jspecify.annotations.Nullable;
  * deletes it, two requests. Waiting, for the contended runs only, is a 1 ms retry loop.
  */
 public final class ZooKeeperFloor implements LockLibrary {
+
+	/** What this floor runs. */
+	public static final LibraryConfiguration CONFIGURATION = new LibraryConfiguration("ZooKeeper",
+			"`new ZooKeeper(connect, 30_000, watcher)`, one session shared by the JVM's threads",
+			"waiting retries every 1 ms", "`create(\"/floor/\" + key, EPHEMERAL)`; unlock `delete(path, -1)`");
 
 	private static final String ROOT = "/floor";
 

@@ -17,15 +17,17 @@ import org.apache.commons.logging.LogFactory;
  * spans two threads (and, across JVMs, two processes): for each library, 4 threads in one
  * JVM, then 2 JVMs of 2 threads, all on one key, each JVM started fresh by
  * {@link ContendedWorker}. Every run is repeated in rounds, all libraries once per round,
- * and the run of median throughput is reported with the range of the rounds.
+ * and every round is kept, with the machine's load before and after each run.
  */
 public final class ContendedHarness {
 
 	private static final Log logger = LogFactory.getLog(ContendedHarness.class);
 
-	private static final int THREADS = 4;
+	/** The threads of every shape, over all its JVMs. */
+	public static final int THREADS = 4;
 
-	private static final int[] JVM_COUNTS = { 1, 2 };
+	/** The JVM counts of the shapes: 1 JVM of 4 threads, 2 JVMs of 2 threads. */
+	public static final List<Integer> JVM_COUNTS = List.of(1, 2);
 
 	private final Endpoints endpoints;
 
@@ -33,28 +35,46 @@ public final class ContendedHarness {
 
 	private final Path workDirectory;
 
-	public ContendedHarness(Endpoints endpoints, Settings settings, Path workDirectory) {
+	private final List<Integer> jvmCounts;
+
+	/**
+	 * Creates the harness.
+	 * @param endpoints the servers
+	 * @param settings the run's settings
+	 * @param workDirectory where the JVMs' files go
+	 * @param jvmCounts the shapes to run, by their JVM counts
+	 */
+	public ContendedHarness(Endpoints endpoints, Settings settings, Path workDirectory, List<Integer> jvmCounts) {
 		this.endpoints = endpoints;
 		this.settings = settings;
 		this.workDirectory = workDirectory;
+		this.jvmCounts = jvmCounts;
 	}
 
-	public List<ContendedResult> run(List<String> libraries) throws Exception {
-		Map<String, List<ContendedResult>> rounds = new LinkedHashMap<>();
-		for (int round = 1; round <= this.settings.contendedRounds(); round++) {
+	public Measured<ContendedResult> run(List<String> libraries) throws Exception {
+		Map<String, List<ContendedRound>> runs = new LinkedHashMap<>();
+		List<RoundLoad> loads = new ArrayList<>();
+		for (int round = 1; round <= this.settings.rounds(); round++) {
+			String atStart = LoadAverage.now().toString();
 			for (String library : libraries) {
-				for (int jvms : JVM_COUNTS) {
-					ContendedResult result = run(library, jvms, THREADS / jvms, round);
-					rounds.computeIfAbsent(library + "-" + jvms, (name) -> new ArrayList<>()).add(result);
+				for (int jvms : this.jvmCounts) {
+					ContendedRound result = run(library, jvms, THREADS / jvms, round);
+					runs.computeIfAbsent(library + " " + jvms, (name) -> new ArrayList<>()).add(result);
 				}
 			}
+			loads.add(new RoundLoad(round, atStart, LoadAverage.now().toString()));
 		}
-		return rounds.values().stream().map(ContendedResult::median).toList();
+		List<ContendedResult> results = new ArrayList<>();
+		for (Map.Entry<String, List<ContendedRound>> entry : runs.entrySet()) {
+			String[] name = entry.getKey().split(" ");
+			int jvms = Integer.parseInt(name[1]);
+			results.add(ContendedResult.of(name[0], jvms, THREADS / jvms, entry.getValue()));
+		}
+		return new Measured<>(loads, results);
 	}
 
-	private ContendedResult run(String library, int jvms, int threads, int round) throws Exception {
+	private ContendedRound run(String library, int jvms, int threads, int round) throws Exception {
 		String name = library + "-" + jvms + "x" + threads;
-		logger.info("Contended: " + name + ", round " + round + " of " + this.settings.contendedRounds());
 		Files.createDirectories(this.workDirectory);
 		Path boardFile = this.workDirectory.resolve(name + ".board");
 		Files.deleteIfExists(boardFile);
@@ -62,6 +82,7 @@ public final class ContendedHarness {
 		String key = "contended." + name;
 		List<ChildJvm> children = new ArrayList<>();
 		List<Path> resultFiles = new ArrayList<>();
+		String loadBefore = LoadAverage.now().toString();
 		try {
 			for (int worker = 0; worker < jvms; worker++) {
 				Path result = this.workDirectory.resolve(name + "-" + worker + ".txt");
@@ -85,7 +106,14 @@ public final class ContendedHarness {
 		finally {
 			children.forEach(ChildJvm::destroy);
 		}
-		return ContendedResult.of(library, jvms, threads, this.settings.contendedMeasured(), resultFiles);
+		ContendedRound result = ContendedRound.read(round, this.settings.contendedMeasured(), resultFiles, loadBefore,
+				LoadAverage.now().toString());
+		logger.info(String.format(
+				"Contended %s, round %d of %d: %,.0f acquisitions/s, hand-off p50 %.2f ms, "
+						+ "%.0f us CPU per acquisition (load average %s before, %s after)",
+				name, round, this.settings.rounds(), result.acquisitionsPerSecond(), result.handOffP50Micros() / 1000,
+				result.cpuMicrosPerAcquisition(), loadBefore, result.loadAfter()));
+		return result;
 	}
 
 	private static void awaitReady(SharedBoard board, int jvms) throws InterruptedException {

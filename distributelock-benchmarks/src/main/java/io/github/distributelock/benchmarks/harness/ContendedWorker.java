@@ -2,6 +2,7 @@ package io.github.distributelock.benchmarks.harness;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.distributelock.benchmarks.library.Endpoints;
 import io.github.distributelock.benchmarks.library.LockLibrary;
@@ -61,6 +63,12 @@ public final class ContendedWorker {
 				thread.start();
 				running.add(thread);
 			}
+			// The process's CPU time over the measured window: what the library costs the
+			// machine per acquisition, which decides how it fares on a busy machine.
+			LockSupport.parkNanos(measureFrom - System.nanoTime());
+			long cpuFrom = processCpuNanos();
+			LockSupport.parkNanos(end - System.nanoTime());
+			counters.cpuNanos = processCpuNanos() - cpuFrom;
 			for (Thread thread : running) {
 				thread.join(TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 2 * WAIT.toMillis() + 10_000);
 			}
@@ -68,6 +76,11 @@ public final class ContendedWorker {
 		}
 		// Some clients leave non-daemon threads behind.
 		System.exit(0);
+	}
+
+	private static long processCpuNanos() {
+		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+			.getProcessCpuTime();
 	}
 
 	private static long awaitStart(SharedBoard board) throws InterruptedException {
@@ -133,6 +146,8 @@ public final class ContendedWorker {
 
 		volatile String error = "";
 
+		volatile long cpuNanos;
+
 		private final List<Long> handOffs = new ArrayList<>();
 
 		synchronized void handOff(long nanos) {
@@ -142,7 +157,7 @@ public final class ContendedWorker {
 		synchronized void write(Path file) throws IOException {
 			try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file))) {
 				out.println(this.acquisitions.get() + " " + this.timeouts.get() + " " + this.overlaps.get() + " "
-						+ this.errors.get());
+						+ this.errors.get() + " " + this.cpuNanos);
 				out.println(this.error.replace('\n', ' '));
 				for (long handOff : this.handOffs) {
 					out.println(handOff);

@@ -15,9 +15,11 @@ import tools.jackson.databind.json.JsonMapper;
  * uncontended lock and unlock cycles, one library after the other, round after round, so
  * that a change of the machine's load over the minutes of a run weighs on all of them
  * alike. On a shared machine this gives steadier ratios than JMH's forks, which measure
- * one library after the other. Started by {@link InterleavedHarness}.
+ * one library after the other. Started by {@link InterleavedHarness}, once per store and
+ * round.
  * <p>
- * Arguments: libraries (comma separated), rounds, cycles per batch, result file.
+ * Arguments: libraries (comma separated), batches per library, cycles per batch, the
+ * round, result file.
  */
 public final class InterleavedWorker {
 
@@ -28,17 +30,18 @@ public final class InterleavedWorker {
 
 	public static void main(String[] args) throws Exception {
 		List<String> names = List.of(args[0].split(","));
-		int rounds = Integer.parseInt(args[1]);
+		int batches = Integer.parseInt(args[1]);
 		int batch = Integer.parseInt(args[2]);
-		Path result = Path.of(args[3]);
+		int round = Integer.parseInt(args[3]);
+		Path result = Path.of(args[4]);
 		Endpoints endpoints = Endpoints.fromSystemProperties();
 		List<LockLibrary> libraries = new ArrayList<>();
 		try {
 			for (String name : names) {
 				libraries.add(Libraries.create(name, endpoints));
 			}
-			long[][] samples = new long[names.size()][rounds * batch];
-			for (int round = -WARMUP_ROUNDS; round < rounds; round++) {
+			long[][] samples = new long[names.size()][batches * batch];
+			for (int batchRound = -WARMUP_ROUNDS; batchRound < batches; batchRound++) {
 				for (int i = 0; i < names.size(); i++) {
 					String key = "interleaved." + names.get(i);
 					boolean direct = Libraries.isDirectCall(names.get(i));
@@ -47,16 +50,16 @@ public final class InterleavedWorker {
 						long start = System.nanoTime();
 						library.lockAndUnlock(direct ? LockableLibrary.directKey(key) : key);
 						long took = System.nanoTime() - start;
-						if (round >= 0) {
-							samples[i][round * batch + cycle] = took;
+						if (batchRound >= 0) {
+							samples[i][batchRound * batch + cycle] = took;
 						}
 					}
 				}
 			}
-			List<InterleavedResult> results = new ArrayList<>();
+			List<InterleavedRound> results = new ArrayList<>();
 			for (int i = 0; i < names.size(); i++) {
 				long[] sorted = Percentiles.sorted(samples[i]);
-				results.add(new InterleavedResult(names.get(i), sorted.length, Percentiles.of(sorted, 50) / 1e3,
+				results.add(new InterleavedRound(names.get(i), round, sorted.length, Percentiles.of(sorted, 50) / 1e3,
 						Percentiles.of(sorted, 99) / 1e3, Arrays.stream(sorted).average().orElse(Double.NaN) / 1e3));
 			}
 			JsonMapper.builder().build().writeValue(result.toFile(), results);

@@ -11,6 +11,7 @@ import io.github.distributelock.benchmarks.floor.JdbcFloor;
 import io.github.distributelock.benchmarks.floor.LettuceFloor;
 import io.github.distributelock.benchmarks.floor.ZooKeeperFloor;
 import io.github.distributelock.benchmarks.library.Endpoints;
+import io.github.distributelock.benchmarks.library.LibraryConfiguration;
 import io.github.distributelock.benchmarks.library.LockLibrary;
 import io.github.distributelock.benchmarks.library.StoreClients;
 import io.github.distributelock.benchmarks.ours.LockableLibrary;
@@ -65,6 +66,8 @@ public final class Libraries {
 
 	public static final String ZK_CURATOR = "zookeeper-curator";
 
+	public static final String ZK_CURATOR_PER_THREAD = "zookeeper-curator-session-per-thread";
+
 	public static final String JDBC_FLOOR = "jdbc-floor";
 
 	public static final String JDBC_OURS_TRYLOCK = "jdbc-ours-trylock";
@@ -83,15 +86,29 @@ public final class Libraries {
 		List<String> names = new ArrayList<>(List.of(REDIS_FLOOR, REDIS_OURS_TRYLOCK, REDIS_OURS_HANDLE,
 				REDIS_OURS_LOCKABLE, REDIS_REDISSON, REDIS_SI_SPIN, REDIS_SI_PUBSUB, REDIS_LOCK4J));
 		names.addAll(List.of(MEMORY_OURS_HANDLE, MEMORY_OURS_LOCKABLE));
-		names.addAll(List.of(ZK_FLOOR, ZK_OURS_TRYLOCK, ZK_OURS_HANDLE, ZK_CURATOR));
+		names.addAll(List.of(ZK_FLOOR, ZK_OURS_TRYLOCK, ZK_OURS_HANDLE, ZK_CURATOR, ZK_CURATOR_PER_THREAD));
 		names.addAll(List.of(JDBC_FLOOR, JDBC_OURS_TRYLOCK, JDBC_OURS_HANDLE, JDBC_SI, JDBC_SHEDLOCK));
 		return names;
 	}
 
-	/** The libraries that can wait for a held lock, for the contended runs. */
+	/**
+	 * The libraries of the uncontended parts: all but the shapes that differ only when
+	 * threads contend.
+	 */
+	public static List<String> uncontended() {
+		return all().stream().filter((name) -> !name.equals(ZK_CURATOR_PER_THREAD)).toList();
+	}
+
+	/**
+	 * The libraries that can wait for a held lock, for the contended runs: Spring
+	 * Integration's Redis registry in its default lock type (spin) and in its pub/sub
+	 * one, Curator with its threads sharing one session (its documented use) and with a
+	 * session per thread.
+	 */
 	public static List<String> contended() {
-		return List.of(REDIS_FLOOR, REDIS_OURS_HANDLE, REDIS_REDISSON, REDIS_SI_PUBSUB, ZK_FLOOR, ZK_OURS_HANDLE,
-				ZK_CURATOR, JDBC_FLOOR, JDBC_OURS_HANDLE, JDBC_SI, JDBC_SHEDLOCK);
+		return List.of(REDIS_FLOOR, REDIS_OURS_HANDLE, REDIS_REDISSON, REDIS_SI_SPIN, REDIS_SI_PUBSUB, ZK_FLOOR,
+				ZK_OURS_HANDLE, ZK_CURATOR, ZK_CURATOR_PER_THREAD, JDBC_FLOOR, JDBC_OURS_HANDLE, JDBC_SI,
+				JDBC_SHEDLOCK);
 	}
 
 	/** The libraries of the scale run: one per distinct implementation. */
@@ -108,7 +125,7 @@ public final class Libraries {
 			case REDIS_OURS_HANDLE -> "**distributelock** tryAcquire + close";
 			case REDIS_OURS_LOCKABLE -> "**distributelock** @Lockable, 2 SpEL fields";
 			case REDIS_REDISSON -> "Redisson RLock lock / unlock";
-			case REDIS_SI_SPIN -> "Spring Integration RedisLockRegistry SPIN_LOCK";
+			case REDIS_SI_SPIN -> "Spring Integration RedisLockRegistry SPIN_LOCK (its default)";
 			case REDIS_SI_PUBSUB -> "Spring Integration RedisLockRegistry PUB_SUB_LOCK";
 			case REDIS_LOCK4J -> "lock4j LockTemplate, RedisTemplate executor";
 			case MEMORY_OURS_HANDLE -> "**distributelock** tryAcquire + close, in-memory backend";
@@ -117,6 +134,7 @@ public final class Libraries {
 			case ZK_OURS_TRYLOCK -> "**distributelock** tryLock / releaseLock";
 			case ZK_OURS_HANDLE -> "**distributelock** tryAcquire + close";
 			case ZK_CURATOR -> "Curator InterProcessMutex";
+			case ZK_CURATOR_PER_THREAD -> "Curator InterProcessMutex, a session per thread";
 			case JDBC_FLOOR -> "floor: INSERT + DELETE";
 			case JDBC_OURS_TRYLOCK -> "**distributelock** tryLock / releaseLock";
 			case JDBC_OURS_HANDLE -> "**distributelock** tryAcquire + close";
@@ -144,6 +162,33 @@ public final class Libraries {
 
 	public static boolean isFloor(String name) {
 		return name.endsWith("-floor");
+	}
+
+	/**
+	 * What a library runs with, for the page.
+	 * @param name the library's name
+	 * @return its configuration
+	 */
+	public static LibraryConfiguration configuration(String name) {
+		return switch (name) {
+			case REDIS_FLOOR -> LettuceFloor.CONFIGURATION;
+			case REDIS_OURS_TRYLOCK, ZK_OURS_TRYLOCK, JDBC_OURS_TRYLOCK -> OursLibrary.configuration(store(name), true);
+			case REDIS_OURS_HANDLE, ZK_OURS_HANDLE, JDBC_OURS_HANDLE -> OursLibrary.configuration(store(name), false);
+			case REDIS_OURS_LOCKABLE -> LockableLibrary.ON_REDIS;
+			case MEMORY_OURS_HANDLE -> OursLibrary.configuration("memory", false);
+			case MEMORY_OURS_LOCKABLE -> LockableLibrary.IN_MEMORY;
+			case REDIS_REDISSON -> RedissonLibrary.CONFIGURATION;
+			case REDIS_SI_SPIN -> SpringIntegrationRedisLibrary.configuration(RedisLockType.SPIN_LOCK);
+			case REDIS_SI_PUBSUB -> SpringIntegrationRedisLibrary.configuration(RedisLockType.PUB_SUB_LOCK);
+			case REDIS_LOCK4J -> Lock4jLibrary.CONFIGURATION;
+			case ZK_FLOOR -> ZooKeeperFloor.CONFIGURATION;
+			case ZK_CURATOR -> CuratorLibrary.SHARED;
+			case ZK_CURATOR_PER_THREAD -> CuratorLibrary.PER_THREAD;
+			case JDBC_FLOOR -> JdbcFloor.CONFIGURATION;
+			case JDBC_SI -> SpringIntegrationJdbcLibrary.CONFIGURATION;
+			case JDBC_SHEDLOCK -> ShedLockLibrary.CONFIGURATION;
+			default -> throw new IllegalArgumentException("Unknown library '" + name + "'; known: " + all());
+		};
 	}
 
 	public static LockLibrary create(String name, Endpoints endpoints) throws Exception {
@@ -177,7 +222,8 @@ public final class Libraries {
 			case ZK_FLOOR -> new ZooKeeperFloor(endpoints);
 			case ZK_OURS_TRYLOCK -> oursOnZooKeeper(endpoints, true);
 			case ZK_OURS_HANDLE -> oursOnZooKeeper(endpoints, false);
-			case ZK_CURATOR -> new CuratorLibrary(endpoints);
+			case ZK_CURATOR -> new CuratorLibrary(endpoints, false);
+			case ZK_CURATOR_PER_THREAD -> new CuratorLibrary(endpoints, true);
 			case JDBC_FLOOR -> {
 				HikariDataSource pool = StoreClients.pool(endpoints);
 				yield new JdbcFloor(dataSources.apply(pool), pool);

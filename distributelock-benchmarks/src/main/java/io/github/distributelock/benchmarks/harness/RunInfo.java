@@ -25,12 +25,14 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * @param settings the settings
  * @param machine CPU, cores, memory, OS and Java
  * @param versions servers and libraries
- * @param loadBefore the load average when the run started
+ * @param arguments the arguments the run was started with
+ * @param quietStart what the quiet-machine gate found before the run started
  * @param loadAfter the load average when it ended
  * @param seconds how long the run took
  */
 public record RunInfo(String date, String mode, Settings settings, Map<String, String> machine,
-		Map<String, String> versions, String loadBefore, String loadAfter, long seconds) {
+		Map<String, String> versions, String arguments, QuietGate.QuietStart quietStart, String loadAfter,
+		long seconds) {
 
 	public static Map<String, String> describeMachine() {
 		Map<String, String> machine = new LinkedHashMap<>();
@@ -61,16 +63,6 @@ public record RunInfo(String date, String mode, Settings settings, Map<String, S
 		}
 	}
 
-	public static String loadAverage() {
-		try {
-			String[] parts = Files.readString(Path.of("/proc/loadavg")).split(" ");
-			return parts[0] + " " + parts[1] + " " + parts[2];
-		}
-		catch (IOException ex) {
-			return "unknown";
-		}
-	}
-
 	public static Map<String, String> describeVersions(Endpoints endpoints) throws Exception {
 		Map<String, String> versions = new LinkedHashMap<>();
 		RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", endpoints.redisPort()));
@@ -94,6 +86,8 @@ public record RunInfo(String date, String mode, Settings settings, Map<String, S
 			result.next();
 			versions.put("PostgreSQL", result.getString(1) + " (synchronous_commit=on)");
 		}
+		versions.put("distributelock", artifact("distributelock-spring-boot-starter",
+				io.github.distributelock.core.DefaultDistributeLock.class) + ", commit " + commit());
 		versions.put("Lettuce", artifact("lettuce-core", io.lettuce.core.RedisClient.class));
 		versions.put("Spring Boot", artifact("spring-boot", org.springframework.boot.SpringApplication.class));
 		versions.put("Spring Data Redis",
@@ -110,6 +104,25 @@ public record RunInfo(String date, String mode, Settings settings, Map<String, S
 		versions.put("PostgreSQL JDBC", artifact("postgresql", org.postgresql.Driver.class));
 		versions.put("JMH", artifact("jmh-core", org.openjdk.jmh.runner.Runner.class));
 		return versions;
+	}
+
+	/**
+	 * The commit of the working tree the run was started in, marked if it had changes.
+	 */
+	private static String commit() {
+		try {
+			Process git = new ProcessBuilder("git", "describe", "--always", "--dirty").redirectErrorStream(true)
+				.start();
+			String commit = new String(git.getInputStream().readAllBytes()).trim();
+			return (git.waitFor() == 0) ? commit : "unknown";
+		}
+		catch (IOException ex) {
+			return "unknown";
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return "unknown";
+		}
 	}
 
 	/** The version of the jar a class comes from, from the jar's file name. */

@@ -10,26 +10,42 @@ import java.time.Duration;
  * @param warmupIterations JMH warm-up iterations per library and mode
  * @param measurementIterations JMH measured iterations per library and mode
  * @param iterationTime the length of one JMH iteration
+ * @param rounds how many times the interleaved and the contended runs are repeated, each
+ * time in fresh JVMs and the libraries taking turns, so that a noisy moment on a shared
+ * machine does not decide a comparison: a target is met only if it is met in every round
  * @param contendedWarmup the unmeasured start of each contended run
  * @param contendedMeasured the measured part of each contended run
- * @param contendedRounds how many times each contended run is repeated, the libraries
- * taking turns, so that a noisy moment on a shared machine does not decide a comparison
  * @param scaleCycles the lock/unlock cycles over distinct keys of the scale run
  * @param countedCycles the cycles whose store commands are counted
- * @param interleavedRounds the rounds of the interleaved run
+ * @param interleavedBatches the batches of cycles each library runs in one interleaved
+ * round
  */
 public record Settings(boolean quick, int warmupIterations, int measurementIterations, Duration iterationTime,
-		Duration contendedWarmup, Duration contendedMeasured, int contendedRounds, int scaleCycles, int countedCycles,
-		int interleavedRounds) {
+		int rounds, Duration contendedWarmup, Duration contendedMeasured, int scaleCycles, int countedCycles,
+		int interleavedBatches) {
 
 	public static Settings full() {
-		return new Settings(false, 3, 5, Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(6), 3,
+		return new Settings(false, 3, 5, Duration.ofSeconds(2), 3, Duration.ofSeconds(2), Duration.ofSeconds(6),
 				100_000, 1_000, 100);
 	}
 
 	public static Settings quickRun() {
-		return new Settings(true, 1, 2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), 1, 10_000,
+		return new Settings(true, 1, 2, Duration.ofSeconds(1), 1, Duration.ofSeconds(1), Duration.ofSeconds(2), 10_000,
 				200, 10);
+	}
+
+	/**
+	 * The same settings with another number of rounds.
+	 * @param rounds the rounds
+	 * @return the settings
+	 */
+	public Settings withRounds(int rounds) {
+		if (rounds < 1) {
+			throw new IllegalArgumentException("--rounds must be at least 1, was " + rounds);
+		}
+		return new Settings(this.quick, this.warmupIterations, this.measurementIterations, this.iterationTime, rounds,
+				this.contendedWarmup, this.contendedMeasured, this.scaleCycles, this.countedCycles,
+				this.interleavedBatches);
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.Map;
 import io.github.distributelock.Lockable;
 import io.github.distributelock.autoconfigure.DistributeLockAutoConfiguration;
 import io.github.distributelock.benchmarks.library.Endpoints;
+import io.github.distributelock.benchmarks.library.LibraryConfiguration;
 import io.github.distributelock.benchmarks.library.LockLibrary;
 import io.github.distributelock.core.LockBackend;
 import org.jspecify.annotations.Nullable;
@@ -25,6 +26,19 @@ import org.springframework.context.annotation.Configuration;
  * {@link #directKey} builds for the direct call it is compared with.
  */
 public final class LockableLibrary implements LockLibrary {
+
+	/** What the {@code @Lockable} library runs with on Redis, for the page. */
+	public static final LibraryConfiguration ON_REDIS = new LibraryConfiguration("distributelock",
+			"a Spring Boot application (`DataRedisAutoConfiguration`, `DistributeLockAutoConfiguration`, "
+					+ "`distributelock.type=redis`) and a service bean proxied by the starter's advisor",
+			"the starter's defaults", "`@Lockable(key = \"order.pay\", fields = { \"order.id\", \"token\" })` "
+					+ "on `pay(Order, String)`, called through the proxy");
+
+	/** What the {@code @Lockable} library runs with on the in-memory backend. */
+	public static final LibraryConfiguration IN_MEMORY = new LibraryConfiguration("distributelock",
+			"the same application with an in-memory `LockBackend` bean, so no store round trip hides the cost of "
+					+ "the engine and the interceptor",
+			"the starter's defaults", "the same `@Lockable` method");
 
 	static final String TOKEN = "abc";
 

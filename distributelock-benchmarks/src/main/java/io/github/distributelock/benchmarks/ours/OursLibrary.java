@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.benchmarks.library.LibraryConfiguration;
 import io.github.distributelock.benchmarks.library.LockLibrary;
 import io.github.distributelock.core.DefaultDistributeLock;
 import org.jspecify.annotations.Nullable;
@@ -16,6 +17,29 @@ import org.jspecify.annotations.Nullable;
  * the default.
  */
 public final class OursLibrary implements LockLibrary {
+
+	/**
+	 * What ours runs with on a store, for the page.
+	 * @param store {@code redis}, {@code zookeeper}, {@code jdbc} or {@code memory}
+	 * @param valueStyle whether it is called in the original starter's style
+	 * @return the configuration
+	 */
+	public static LibraryConfiguration configuration(String store, boolean valueStyle) {
+		String client = switch (store) {
+			case "redis" -> "`new DefaultDistributeLock(new RedisLockBackend(connectionFactory))` on a Spring Data "
+					+ "Redis `LettuceConnectionFactory` with Spring Boot's defaults (one shared connection)";
+			case "zookeeper" -> "`new DefaultDistributeLock(new ZooKeeperLockBackend(client))` on a CuratorFramework "
+					+ "built like Curator's row below, shared by the JVM's threads";
+			case "jdbc" ->
+				"`new DefaultDistributeLock(new JdbcLockBackend(dataSource))` on HikariCP (at most 8 " + "connections)";
+			default -> "`new DefaultDistributeLock(backend)` on an in-memory `LockBackend` of the benchmarks";
+		};
+		String calls = valueStyle ? "`tryLock(key, value, waitMillis, -1)`; unlock `releaseLock(key, value)`"
+				: "`tryAcquire(key, wait, null)`; unlock `LockHandle.close()`";
+		return new LibraryConfiguration("distributelock", client,
+				"the starter's defaults: a lease renewed by the watchdog, waiting woken by the store's notifications",
+				calls);
+	}
 
 	private final DefaultDistributeLock lock;
 

@@ -8,6 +8,7 @@ import com.baomidou.lock.LockTemplate;
 import com.baomidou.lock.executor.RedisTemplateLockExecutor;
 import com.baomidou.lock.spring.boot.autoconfigure.Lock4jProperties;
 import io.github.distributelock.benchmarks.library.Endpoints;
+import io.github.distributelock.benchmarks.library.LibraryConfiguration;
 import io.github.distributelock.benchmarks.library.LockLibrary;
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +27,13 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * which a run of 100,000 keys cannot afford; it is left out.
  */
 public final class Lock4jLibrary implements LockLibrary {
+
+	/** What this adapter runs. */
+	public static final LibraryConfiguration CONFIGURATION = new LibraryConfiguration("lock4j",
+			"`LockTemplate` over `RedisTemplateLockExecutor` on a Spring Data Redis `LettuceConnectionFactory`, built "
+					+ "as its auto-configuration builds them, with `Lock4jProperties` defaults",
+			"a fixed 30 s lease (`lockTemplate.lock(key)`'s default); waiting retries every 100 ms",
+			"`lockTemplate.lock(key, 0, wait)`; unlock `releaseLock(info)`");
 
 	private final LettuceConnectionFactory connectionFactory;
 

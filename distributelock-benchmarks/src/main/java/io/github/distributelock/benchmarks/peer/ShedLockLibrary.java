@@ -6,6 +6,7 @@ import java.util.Optional;
 
 import javax.sql.DataSource;
 
+import io.github.distributelock.benchmarks.library.LibraryConfiguration;
 import io.github.distributelock.benchmarks.library.LockLibrary;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -21,6 +22,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * user would write.
  */
 public final class ShedLockLibrary implements LockLibrary {
+
+	/** What this adapter runs. */
+	public static final LibraryConfiguration CONFIGURATION = new LibraryConfiguration("ShedLock",
+			"`new JdbcTemplateLockProvider(Configuration.builder().withJdbcTemplate(...).usingDbTime().build())` on "
+					+ "HikariCP (at most 8 connections), as its documentation shows",
+			"`lockAtMostFor` 30 s, `lockAtLeastFor` 0; ShedLock cannot wait, so the harness retries every 1 ms",
+			"`provider.lock(new LockConfiguration(now, key, 30 s, 0))`; unlock `SimpleLock.unlock()`");
 
 	private static final Duration LOCK_AT_MOST_FOR = Duration.ofSeconds(30);
 

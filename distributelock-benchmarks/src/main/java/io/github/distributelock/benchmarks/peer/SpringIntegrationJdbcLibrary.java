@@ -6,6 +6,7 @@ import java.util.concurrent.locks.Lock;
 
 import javax.sql.DataSource;
 
+import io.github.distributelock.benchmarks.library.LibraryConfiguration;
 import io.github.distributelock.benchmarks.library.LockLibrary;
 import org.jspecify.annotations.Nullable;
 
@@ -19,6 +20,14 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * cache of 100,000 keys).
  */
 public final class SpringIntegrationJdbcLibrary implements LockLibrary {
+
+	/** What this adapter runs. */
+	public static final LibraryConfiguration CONFIGURATION = new LibraryConfiguration("Spring Integration",
+			"`new JdbcLockRegistry(new DefaultLockRepository(dataSource))` with a `DataSourceTransactionManager`, "
+					+ "on HikariCP (at most 8 connections), one registry shared by the JVM's threads",
+			"its defaults: time to live 10 s, waiting retries every 100 ms (`idleBetweenTries`), a cache of 256 "
+					+ "locks; the JVM's threads queue on a local lock first",
+			"`registry.obtain(key).tryLock(wait, MILLISECONDS)`; unlock `unlock()`; uncontended `lock()`");
 
 	private final DefaultLockRepository repository;
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
@@ -27,6 +28,12 @@ final class Results {
 	final List<JsonNode> commands = new ArrayList<>();
 
 	final List<JsonNode> contended = new ArrayList<>();
+
+	/** The load average at the start and end of each interleaved round. */
+	final List<JsonNode> interleavedRounds = new ArrayList<>();
+
+	/** The load average at the start and end of each contended round. */
+	final List<JsonNode> contendedRounds = new ArrayList<>();
 
 	final List<JsonNode> scale = new ArrayList<>();
 
@@ -53,19 +60,32 @@ final class Results {
 		}
 		JsonNode interleaved = read(directory.resolve("interleaved.json"));
 		if (interleaved != null) {
-			for (JsonNode one : interleaved) {
-				Latency latency = new Latency();
-				latency.p50 = number(one.path("p50Micros"));
-				latency.p99 = number(one.path("p99Micros"));
-				latency.mean = number(one.path("meanMicros"));
+			addAll(results.interleavedRounds, interleaved.path("rounds"));
+			for (JsonNode one : interleaved.path("results")) {
+				Latency latency = latency(one);
+				for (JsonNode round : one.path("rounds")) {
+					latency.rounds.put(round.path("round").asInt(), latency(round));
+				}
 				results.interleaved.put(one.path("library").asString(), latency);
 			}
 		}
 		addAll(results.commands, read(directory.resolve("commands.json")));
-		addAll(results.contended, read(directory.resolve("contended.json")));
+		JsonNode contended = read(directory.resolve("contended.json"));
+		if (contended != null) {
+			addAll(results.contendedRounds, contended.path("rounds"));
+			addAll(results.contended, contended.path("results"));
+		}
 		addAll(results.scale, read(directory.resolve("scale.json")));
 		results.run = read(directory.resolve("run.json"));
 		return results;
+	}
+
+	private static Latency latency(JsonNode node) {
+		Latency latency = new Latency();
+		latency.p50 = number(node.path("p50Micros"));
+		latency.p99 = number(node.path("p99Micros"));
+		latency.mean = number(node.path("meanMicros"));
+		return latency;
 	}
 
 	private static void addAll(List<JsonNode> list, @Nullable JsonNode array) {
@@ -108,9 +128,25 @@ final class Results {
 	}
 
 	/**
-	 * One library's uncontended figures, in microseconds and operations per second.
+	 * The rounds of a contended row, by round number.
+	 * @param row a row of the contended results
+	 * @return its rounds
+	 */
+	static Map<Integer, JsonNode> rounds(JsonNode row) {
+		Map<Integer, JsonNode> rounds = new TreeMap<>();
+		for (JsonNode round : row.path("rounds")) {
+			rounds.put(round.path("round").asInt(), round);
+		}
+		return rounds;
+	}
+
+	/**
+	 * One library's uncontended figures, in microseconds and operations per second: the
+	 * median of the rounds, and each round's own where the run had rounds.
 	 */
 	static final class Latency {
+
+		final Map<Integer, Latency> rounds = new TreeMap<>();
 
 		double p50 = Double.NaN;
 

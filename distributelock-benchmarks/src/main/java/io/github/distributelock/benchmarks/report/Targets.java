@@ -2,12 +2,20 @@ package io.github.distributelock.benchmarks.report;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.BiFunction;
+import java.util.function.Predicate;
 
 import io.github.distributelock.benchmarks.harness.Libraries;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The targets of the benchmarks issue, checked against the ratios of one run.
+ * The targets of the benchmarks issue, checked against the figures of one run: at the
+ * median, and in each round, pairing the libraries' figures of the same round. A target
+ * holds only if it holds in every round.
  */
 final class Targets {
 
@@ -22,55 +30,75 @@ final class Targets {
 	/** Rows of target, measured, verdict. */
 	static List<String[]> check(Results results) {
 		Targets targets = new Targets(results);
-		targets.redisUncontended();
-		targets.lockable();
-		targets.beatsPeers("ZooKeeper uncontended p50 lower than Curator InterProcessMutex", "zookeeper-ours-handle",
+		for (String ours : List.of(Libraries.REDIS_OURS_TRYLOCK, Libraries.REDIS_OURS_HANDLE)) {
+			targets.latencyWithin(
+					"Redis uncontended p50 within 1.10x of the Lettuce floor (" + Libraries.label(ours) + ")", ours,
+					Libraries.REDIS_FLOOR, 1.10);
+		}
+		targets.beatsPeers("Redis uncontended p50 lower than Redisson's and Spring Integration's",
+				Libraries.REDIS_OURS_HANDLE,
+				List.of(Libraries.REDIS_REDISSON, Libraries.REDIS_SI_SPIN, Libraries.REDIS_SI_PUBSUB));
+		targets.latencyWithin("@Lockable p50 within 1.05x of the direct call", Libraries.REDIS_OURS_LOCKABLE,
+				Libraries.REDIS_OURS_HANDLE, 1.05);
+		targets.lockableWithoutStore();
+		targets.beatsPeers("ZooKeeper uncontended p50 lower than Curator InterProcessMutex", Libraries.ZK_OURS_HANDLE,
 				List.of(Libraries.ZK_CURATOR));
-		targets.beatsPeers("JDBC uncontended p50 lower than both JDBC peers", "jdbc-ours-handle",
+		targets.beatsPeers("JDBC uncontended p50 lower than both JDBC peers", Libraries.JDBC_OURS_HANDLE,
 				List.of(Libraries.JDBC_SI, Libraries.JDBC_SHEDLOCK));
 		targets.contended(1, 3);
 		targets.contended(2, 2);
 		targets.handOff(Libraries.REDIS_OURS_HANDLE, "Redis");
-		targets.handOff("zookeeper-ours-handle", "ZooKeeper");
+		targets.handOff(Libraries.ZK_OURS_HANDLE, "ZooKeeper");
 		return targets.rows;
 	}
 
-	private void redisUncontended() {
-		Results.Latency floor = this.results.paired(Libraries.REDIS_FLOOR);
-		for (String ours : List.of(Libraries.REDIS_OURS_TRYLOCK, Libraries.REDIS_OURS_HANDLE)) {
-			Results.Latency latency = this.results.paired(ours);
-			String target = "Redis uncontended p50 within 1.10x of the Lettuce floor (" + Libraries.label(ours) + ")";
-			if (floor == null || latency == null) {
-				notMeasured(target, ours);
-				continue;
-			}
-			double ratio = latency.p50 / floor.p50;
-			add(target, String.format("%.0f us vs %.0f us: %.2fx", latency.p50, floor.p50, ratio), ratio <= 1.10);
-		}
-		beatsPeers("Redis uncontended p50 lower than Redisson's and Spring Integration's", Libraries.REDIS_OURS_HANDLE,
-				List.of(Libraries.REDIS_REDISSON, Libraries.REDIS_SI_SPIN, Libraries.REDIS_SI_PUBSUB));
-	}
-
-	private void lockable() {
-		Results.Latency direct = this.results.paired(Libraries.REDIS_OURS_HANDLE);
-		Results.Latency annotated = this.results.paired(Libraries.REDIS_OURS_LOCKABLE);
-		String target = "@Lockable p50 within 1.05x of the direct call";
-		if (direct == null || annotated == null) {
-			notMeasured(target, Libraries.REDIS_OURS_LOCKABLE);
+	private void latencyWithin(String target, String library, String base, double limit) {
+		Results.Latency latency = this.results.paired(library);
+		Results.Latency floor = this.results.paired(base);
+		if (latency == null || floor == null) {
+			notMeasured(target, library);
 			return;
 		}
-		double ratio = annotated.p50 / direct.p50;
-		add(target, String.format("%.0f us vs %.0f us: %.3fx", annotated.p50, direct.p50, ratio), ratio <= 1.05);
+		double ratio = latency.p50 / floor.p50;
+		List<String> figures = new ArrayList<>();
+		List<Boolean> rounds = new ArrayList<>();
+		for (int round : rounds(latency.rounds, floor.rounds)) {
+			Results.Latency one = latency.rounds.get(round);
+			Results.Latency other = floor.rounds.get(round);
+			double roundRatio = (one != null && other != null) ? one.p50 / other.p50 : Double.NaN;
+			figures.add(String.format("%.2fx", roundRatio));
+			rounds.add(roundRatio <= limit);
+		}
+		add(target, String.format("%.0f us vs %.0f us: %.2fx", latency.p50, floor.p50, ratio) + perRound(figures),
+				new Verdict(ratio <= limit, rounds));
+	}
+
+	private void lockableWithoutStore() {
+		Results.Latency direct = this.results.paired(Libraries.REDIS_OURS_HANDLE);
 		Results.Latency memoryDirect = this.results.paired(Libraries.MEMORY_OURS_HANDLE);
 		Results.Latency memoryAnnotated = this.results.paired(Libraries.MEMORY_OURS_LOCKABLE);
-		if (memoryDirect != null && memoryAnnotated != null) {
-			double overhead = memoryAnnotated.p50 - memoryDirect.p50;
-			double ratioOnRedis = (direct.p50 + overhead) / direct.p50;
-			add("@Lockable's own cost, without a store (in-memory backend), added to the direct call on Redis",
-					String.format("+%.2f us at p50 (%.2f vs %.2f us): %.3fx of the Redis direct call", overhead,
-							memoryAnnotated.p50, memoryDirect.p50, ratioOnRedis),
-					ratioOnRedis <= 1.05);
+		String target = "@Lockable's own cost, without a store (in-memory backend), added to the direct call on Redis";
+		if (direct == null || memoryDirect == null || memoryAnnotated == null) {
+			notMeasured(target, Libraries.MEMORY_OURS_LOCKABLE);
+			return;
 		}
+		BiFunction<Results.Latency, Results.Latency, Double> onRedis = (annotated,
+				plain) -> (direct.p50 + annotated.p50 - plain.p50) / direct.p50;
+		double ratio = onRedis.apply(memoryAnnotated, memoryDirect);
+		List<String> figures = new ArrayList<>();
+		List<Boolean> rounds = new ArrayList<>();
+		for (int round : rounds(memoryAnnotated.rounds, memoryDirect.rounds)) {
+			Results.Latency annotated = memoryAnnotated.rounds.get(round);
+			Results.Latency plain = memoryDirect.rounds.get(round);
+			double roundRatio = (annotated != null && plain != null) ? onRedis.apply(annotated, plain) : Double.NaN;
+			figures.add(String.format("%.3fx", roundRatio));
+			rounds.add(roundRatio <= 1.05);
+		}
+		add(target,
+				String.format("+%.2f us at p50 (%.2f vs %.2f us): %.3fx of the Redis direct call",
+						memoryAnnotated.p50 - memoryDirect.p50, memoryAnnotated.p50, memoryDirect.p50, ratio)
+						+ perRound(figures),
+				new Verdict(ratio <= 1.05, rounds));
 	}
 
 	private void beatsPeers(String target, String ours, List<String> peers) {
@@ -80,15 +108,33 @@ final class Targets {
 			return;
 		}
 		StringBuilder measured = new StringBuilder(String.format("ours %.0f us", latency.p50));
-		boolean met = true;
+		boolean median = true;
+		TreeSet<Integer> roundNumbers = new TreeSet<>(latency.rounds.keySet());
+		List<Results.Latency> others = new ArrayList<>();
 		for (String peer : peers) {
 			Results.Latency other = this.results.paired(peer);
 			if (other != null) {
 				measured.append(String.format("; %s %.0f us", Libraries.label(peer), other.p50));
-				met &= latency.p50 < other.p50;
+				median &= latency.p50 < other.p50;
+				roundNumbers.addAll(other.rounds.keySet());
+				others.add(other);
 			}
 		}
-		add(target, measured.toString(), met);
+		if (others.isEmpty()) {
+			notMeasured(target, String.join(" and ", peers));
+			return;
+		}
+		List<Boolean> rounds = new ArrayList<>();
+		List<String> figures = new ArrayList<>();
+		for (int round : roundNumbers) {
+			Results.Latency one = latency.rounds.get(round);
+			Predicate<Results.Latency> beaten = (other) -> one != null && other.rounds.get(round) != null
+					&& one.p50 < other.rounds.get(round).p50;
+			boolean met = others.stream().allMatch(beaten);
+			rounds.add(met);
+			figures.add(met ? "lower" : "not lower");
+		}
+		add(target, measured + perRound(figures), new Verdict(median, rounds));
 	}
 
 	private void contended(int jvms, double factor) {
@@ -102,33 +148,60 @@ final class Targets {
 		}
 		double ratio = Results.number(ours.path("acquisitionsPerSecond"))
 				/ Results.number(redisson.path("acquisitionsPerSecond"));
+		Map<Integer, JsonNode> ourRounds = Results.rounds(ours);
+		Map<Integer, JsonNode> theirRounds = Results.rounds(redisson);
+		List<String> figures = new ArrayList<>();
+		List<Boolean> rounds = new ArrayList<>();
+		for (int round : rounds(ourRounds, theirRounds)) {
+			double roundRatio = throughput(ourRounds.get(round)) / throughput(theirRounds.get(round));
+			figures.add(String.format("%.2fx", roundRatio));
+			rounds.add(roundRatio >= factor);
+		}
 		add(target,
-				String.format("%.0f/s vs %.0f/s: %.2fx (medians of %d rounds; ours %.0f–%.0f/s, Redisson %.0f–%.0f/s)",
-						Results.number(ours.path("acquisitionsPerSecond")),
-						Results.number(redisson.path("acquisitionsPerSecond")), ratio, ours.path("rounds").asInt(),
-						Results.number(ours.path("lowestPerSecond")), Results.number(ours.path("highestPerSecond")),
-						Results.number(redisson.path("lowestPerSecond")),
-						Results.number(redisson.path("highestPerSecond"))),
-				ratio >= factor);
+				String.format("%.0f/s vs %.0f/s: %.2fx (medians)", Results.number(ours.path("acquisitionsPerSecond")),
+						Results.number(redisson.path("acquisitionsPerSecond")), ratio) + perRound(figures),
+				new Verdict(ratio >= factor, rounds));
 	}
 
 	private void handOff(String ours, String store) {
 		String target = "Hand-off p50 under 2 ms on loopback, " + store;
 		List<String> measured = new ArrayList<>();
-		boolean met = true;
+		boolean median = true;
+		Map<Integer, Boolean> rounds = new TreeMap<>();
 		for (int jvms = 1; jvms <= 2; jvms++) {
 			JsonNode result = this.results.contended(ours, jvms);
-			if (result != null) {
-				double p50 = Results.number(result.path("handOffP50Micros"));
-				measured.add(String.format("%s: %.2f ms", (jvms == 1) ? "1x4" : "2x2", p50 / 1000));
-				met &= p50 < 2000;
+			if (result == null) {
+				continue;
 			}
+			double p50 = Results.number(result.path("handOffP50Micros"));
+			List<String> figures = new ArrayList<>();
+			for (Map.Entry<Integer, JsonNode> round : Results.rounds(result).entrySet()) {
+				double roundP50 = Results.number(round.getValue().path("handOffP50Micros"));
+				figures.add(String.format("%.2f", roundP50 / 1000));
+				rounds.merge(round.getKey(), roundP50 < 2000, Boolean::logicalAnd);
+			}
+			measured.add(String.format("%s: %.2f ms", (jvms == 1) ? "1x4" : "2x2", p50 / 1000) + perRound(figures));
+			median &= p50 < 2000;
 		}
 		if (measured.isEmpty()) {
 			notMeasured(target, ours);
 			return;
 		}
-		add(target, String.join("; ", measured), met);
+		add(target, String.join("; ", measured), new Verdict(median, List.copyOf(rounds.values())));
+	}
+
+	private static TreeSet<Integer> rounds(Map<Integer, ?> one, Map<Integer, ?> other) {
+		TreeSet<Integer> rounds = new TreeSet<>(one.keySet());
+		rounds.addAll(other.keySet());
+		return rounds;
+	}
+
+	private static double throughput(@Nullable JsonNode round) {
+		return (round != null) ? Results.number(round.path("acquisitionsPerSecond")) : Double.NaN;
+	}
+
+	private static String perRound(List<String> figures) {
+		return figures.isEmpty() ? "" : " (rounds: " + String.join(", ", figures) + ")";
 	}
 
 	private void notMeasured(String target, String library) {
@@ -136,8 +209,8 @@ final class Targets {
 			.add(new String[] { target, "not measured: " + library + " is not in this build", "**not measured**" });
 	}
 
-	private void add(String target, String measured, boolean met) {
-		this.rows.add(new String[] { target, measured, met ? "met" : "**missed**" });
+	private void add(String target, String measured, Verdict verdict) {
+		this.rows.add(new String[] { target, measured, verdict.text() });
 	}
 
 }
