@@ -92,13 +92,14 @@ public final class ContendedHarness {
 						this.workDirectory.resolve(name + "-" + worker + ".log"),
 						List.of(library, key, Integer.toString(threads), boardFile.toString(), Integer.toString(worker),
 								Long.toString(this.settings.contendedWarmup().toMillis()),
+								Long.toString(this.settings.contendedWarmupLimit().toMillis()),
 								Long.toString(this.settings.contendedMeasured().toMillis()), result.toString())));
 			}
 			awaitReady(board, jvms);
 			board.start(System.nanoTime() + Duration.ofMillis(200).toNanos());
-			Duration limit = this.settings.contendedWarmup()
-				.plus(this.settings.contendedMeasured())
-				.plus(Duration.ofSeconds(60));
+			awaitWarm(board, jvms);
+			board.measureFrom(System.nanoTime() + Duration.ofMillis(100).toNanos());
+			Duration limit = this.settings.contendedMeasured().plus(Duration.ofSeconds(60));
 			for (ChildJvm child : children) {
 				child.await(limit);
 			}
@@ -110,10 +111,24 @@ public final class ContendedHarness {
 				LoadAverage.now().toString());
 		logger.info(String.format(
 				"Contended %s, round %d of %d: %,.0f acquisitions/s, hand-off p50 %.2f ms, "
-						+ "%.0f us CPU per acquisition (load average %s before, %s after)",
+						+ "%.0f us CPU per acquisition, after a warm-up of %.1f s%s (load average %s before, %s after)",
 				name, round, this.settings.rounds(), result.acquisitionsPerSecond(), result.handOffP50Micros() / 1000,
-				result.cpuMicrosPerAcquisition(), loadBefore, result.loadAfter()));
+				result.cpuMicrosPerAcquisition(), result.warmupMillis() / 1000.0,
+				result.jitSettled() ? "" : " (JIT not settled)", loadBefore, result.loadAfter()));
 		return result;
+	}
+
+	private void awaitWarm(SharedBoard board, int jvms) throws InterruptedException {
+		long giveUp = System.nanoTime() + this.settings.contendedWarmupLimit().plusSeconds(30).toNanos();
+		for (int worker = 0; worker < jvms; worker++) {
+			while (board.warmupMillis(worker) == 0) {
+				if (System.nanoTime() - giveUp > 0) {
+					throw new IllegalStateException("Contended worker " + worker + " did not finish its warm-up");
+				}
+				// Polled like the ready marks, before the measured window.
+				Thread.sleep(10);
+			}
+		}
 	}
 
 	private static void awaitReady(SharedBoard board, int jvms) throws InterruptedException {

@@ -21,12 +21,17 @@ import java.util.List;
  * @param error the last exception, if any
  * @param cpuMicrosPerAcquisition CPU time of the run's JVMs in the measured window, per
  * acquisition
+ * @param warmupMillis how long the run warmed up before its measured window: until the
+ * JIT compilers of all its JVMs had settled, or the longest warm-up allowed
+ * @param jitSettled whether they had settled
+ * @param busiestJvmShare the share of the acquisitions that the busiest JVM made: 1 for a
+ * single JVM, 0.5 for two JVMs served alike, near 1 where one JVM keeps the lock
  * @param loadBefore the load average just before the run's JVMs started
  * @param loadAfter the load average just after they ended
  */
 public record ContendedRound(int round, double acquisitionsPerSecond, double handOffP50Micros, double handOffP99Micros,
 		long handOffs, long timeouts, long overlaps, long errors, String error, double cpuMicrosPerAcquisition,
-		String loadBefore, String loadAfter) {
+		long warmupMillis, boolean jitSettled, double busiestJvmShare, String loadBefore, String loadAfter) {
 
 	/**
 	 * Reads the result files of a run's JVMs, as {@link ContendedWorker} writes them.
@@ -45,16 +50,23 @@ public record ContendedRound(int round, double acquisitionsPerSecond, double han
 		long overlaps = 0;
 		long errors = 0;
 		long cpuNanos = 0;
+		long warmupMillis = 0;
+		boolean settled = true;
+		long busiest = 0;
 		String error = "";
 		List<Long> handOffs = new ArrayList<>();
 		for (Path file : files) {
 			List<String> lines = Files.readAllLines(file);
 			String[] counts = lines.get(0).split(" ");
 			acquisitions += Long.parseLong(counts[0]);
+			busiest = Math.max(busiest, Long.parseLong(counts[0]));
 			timeouts += Long.parseLong(counts[1]);
 			overlaps += Long.parseLong(counts[2]);
 			errors += Long.parseLong(counts[3]);
 			cpuNanos += Long.parseLong(counts[4]);
+			long warmup = Long.parseLong(counts[5]);
+			warmupMillis = Math.max(warmupMillis, Math.abs(warmup));
+			settled &= warmup > 0;
 			if (!lines.get(1).isBlank()) {
 				error = lines.get(1);
 			}
@@ -65,7 +77,8 @@ public record ContendedRound(int round, double acquisitionsPerSecond, double han
 		long[] sorted = Percentiles.sorted(handOffs.stream().mapToLong(Long::longValue).toArray());
 		return new ContendedRound(round, acquisitions / (measured.toNanos() / 1e9), Percentiles.of(sorted, 50) / 1000,
 				Percentiles.of(sorted, 99) / 1000, sorted.length, timeouts, overlaps, errors, error,
-				(acquisitions > 0) ? cpuNanos / 1e3 / acquisitions : Double.NaN, loadBefore, loadAfter);
+				(acquisitions > 0) ? cpuNanos / 1e3 / acquisitions : Double.NaN, warmupMillis, settled,
+				(acquisitions > 0) ? (double) busiest / acquisitions : Double.NaN, loadBefore, loadAfter);
 	}
 
 }

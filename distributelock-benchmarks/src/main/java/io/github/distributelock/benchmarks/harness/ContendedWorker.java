@@ -16,13 +16,16 @@ import io.github.distributelock.benchmarks.library.Endpoints;
 import io.github.distributelock.benchmarks.library.LockLibrary;
 
 /**
- * One JVM of a contended run: its threads take and release one key as fast as they can
- * until the run ends, counting acquisitions in the measured window and timing each
- * hand-off from the previous holder's release (taken just before it calls unlock) to this
- * holder's acquire (just after lock returns). Started by {@link ContendedHarness}.
+ * One JVM of a contended run: its threads take and release one key as fast as they can,
+ * first until the JIT compilers of all the run's JVMs have settled (see
+ * {@link JitWarmup}), then through the measured window, counting acquisitions in it and
+ * timing each hand-off from the previous holder's release (taken just before it calls
+ * unlock) to this holder's acquire (just after lock returns). Started by
+ * {@link ContendedHarness}, which starts the measured window on the shared board once
+ * every JVM is warm.
  * <p>
- * Arguments: library, key, threads, shared board file, worker index, warm-up ms, measured
- * ms, result file.
+ * Arguments: library, key, threads, shared board file, worker index, least warm-up ms,
+ * most warm-up ms, measured ms, result file.
  */
 public final class ContendedWorker {
 
@@ -42,35 +45,39 @@ public final class ContendedWorker {
 		int threads = Integer.parseInt(args[2]);
 		SharedBoard board = SharedBoard.open(Path.of(args[3]));
 		int worker = Integer.parseInt(args[4]);
-		long warmup = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[5]));
-		long measured = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[6]));
-		Path result = Path.of(args[7]);
+		Duration leastWarmup = Duration.ofMillis(Long.parseLong(args[5]));
+		Duration mostWarmup = Duration.ofMillis(Long.parseLong(args[6]));
+		long measured = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[7]));
+		Path result = Path.of(args[8]);
 		try (LockLibrary lock = Libraries.create(library, Endpoints.fromSystemProperties())) {
 			// Connections and scripts are set up lazily by some clients: not in the run.
 			for (int i = 0; i < WARMUP_CYCLES; i++) {
 				lock.lockAndUnlock(key + ".warmup." + worker);
 			}
 			board.ready(worker);
-			long start = awaitStart(board);
-			long measureFrom = start + warmup;
-			long end = measureFrom + measured;
+			awaitStart(board);
 			Counters counters = new Counters();
 			List<Thread> running = new ArrayList<>();
 			for (int i = 0; i < threads; i++) {
 				long holder = worker * 1000L + i + 1;
-				Thread thread = new Thread(() -> loop(lock, key, board, holder, measureFrom, end, counters),
-						"contender-" + holder);
+				Thread thread = new Thread(() -> loop(lock, key, board, holder, counters), "contender-" + holder);
 				thread.start();
 				running.add(thread);
 			}
+			counters.warmupMillis = JitWarmup.await(leastWarmup, mostWarmup);
+			board.warm(worker, counters.warmupMillis);
+			long measureFrom = awaitMeasureFrom(board, mostWarmup.plusSeconds(60));
+			long end = measureFrom + measured;
+			counters.window(measureFrom, end);
 			// The process's CPU time over the measured window: what the library costs the
 			// machine per acquisition, which decides how it fares on a busy machine.
-			LockSupport.parkNanos(measureFrom - System.nanoTime());
+			parkUntil(measureFrom);
 			long cpuFrom = processCpuNanos();
-			LockSupport.parkNanos(end - System.nanoTime());
+			parkUntil(end);
 			counters.cpuNanos = processCpuNanos() - cpuFrom;
+			counters.stop = true;
 			for (Thread thread : running) {
-				thread.join(TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 2 * WAIT.toMillis() + 10_000);
+				thread.join(2 * WAIT.toMillis() + 10_000);
 			}
 			counters.write(result);
 		}
@@ -78,12 +85,32 @@ public final class ContendedWorker {
 		System.exit(0);
 	}
 
+	private static void parkUntil(long nanos) {
+		long left;
+		while ((left = nanos - System.nanoTime()) > 0) {
+			LockSupport.parkNanos(left);
+		}
+	}
+
+	private static long awaitMeasureFrom(SharedBoard board, Duration limit) throws InterruptedException {
+		long giveUp = System.nanoTime() + limit.toNanos();
+		long measureFrom;
+		while ((measureFrom = board.measureFrom()) == 0) {
+			if (System.nanoTime() - giveUp > 0) {
+				throw new IllegalStateException("The harness never started the measured window");
+			}
+			// Polled, as the start is: the harness sets it some 100 ms ahead.
+			Thread.sleep(1);
+		}
+		return measureFrom;
+	}
+
 	private static long processCpuNanos() {
 		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
 			.getProcessCpuTime();
 	}
 
-	private static long awaitStart(SharedBoard board) throws InterruptedException {
+	private static void awaitStart(SharedBoard board) throws InterruptedException {
 		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
 		long start;
 		while ((start = board.start()) == 0) {
@@ -97,13 +124,11 @@ public final class ContendedWorker {
 		while (System.nanoTime() - start < 0) {
 			Thread.onSpinWait();
 		}
-		return start;
 	}
 
-	private static void loop(LockLibrary lock, String key, SharedBoard board, long holder, long measureFrom, long end,
-			Counters counters) {
+	private static void loop(LockLibrary lock, String key, SharedBoard board, long holder, Counters counters) {
 		try {
-			while (System.nanoTime() - end < 0) {
+			while (!counters.stop) {
 				LockLibrary.Release release = lock.lock(key, WAIT);
 				long acquiredAt = System.nanoTime();
 				if (release == null) {
@@ -115,7 +140,7 @@ public final class ContendedWorker {
 				}
 				long previous = board.releasedBy();
 				long releasedAt = board.releasedAt();
-				if (acquiredAt - measureFrom >= 0 && acquiredAt - end < 0) {
+				if (counters.inWindow(acquiredAt)) {
 					counters.acquisitions.incrementAndGet();
 					if (previous != 0 && previous != holder) {
 						counters.handOff(acquiredAt - releasedAt);
@@ -148,6 +173,24 @@ public final class ContendedWorker {
 
 		volatile long cpuNanos;
 
+		volatile boolean stop;
+
+		volatile long warmupMillis;
+
+		private volatile long measureFrom;
+
+		private volatile long end;
+
+		void window(long from, long to) {
+			this.end = to;
+			this.measureFrom = from;
+		}
+
+		boolean inWindow(long nanos) {
+			long from = this.measureFrom;
+			return from != 0 && nanos - from >= 0 && nanos - this.end < 0;
+		}
+
 		private final List<Long> handOffs = new ArrayList<>();
 
 		synchronized void handOff(long nanos) {
@@ -157,7 +200,7 @@ public final class ContendedWorker {
 		synchronized void write(Path file) throws IOException {
 			try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file))) {
 				out.println(this.acquisitions.get() + " " + this.timeouts.get() + " " + this.overlaps.get() + " "
-						+ this.errors.get() + " " + this.cpuNanos);
+						+ this.errors.get() + " " + this.cpuNanos + " " + this.warmupMillis);
 				out.println(this.error.replace('\n', ' '));
 				for (long handOff : this.handOffs) {
 					out.println(handOff);

@@ -9,8 +9,10 @@ package io.github.distributelock.benchmarks.harness;
  * @param p50Micros the median
  * @param p99Micros the 99th percentile
  * @param meanMicros the mean
+ * @param warmupMillis how long its JVM warmed up, until the JIT compiler settled;
+ * negative if it had not settled by the longest warm-up
  */
 public record InterleavedRound(String library, int round, long samples, double p50Micros, double p99Micros,
-		double meanMicros) {
+		double meanMicros, long warmupMillis) {
 
 }

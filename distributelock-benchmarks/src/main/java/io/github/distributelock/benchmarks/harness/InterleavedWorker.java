@@ -1,6 +1,7 @@
 package io.github.distributelock.benchmarks.harness;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -25,6 +26,8 @@ public final class InterleavedWorker {
 
 	private static final int WARMUP_ROUNDS = 5;
 
+	private static final Duration LONGEST_WARMUP = Duration.ofSeconds(30);
+
 	private InterleavedWorker() {
 	}
 
@@ -41,7 +44,22 @@ public final class InterleavedWorker {
 				libraries.add(Libraries.create(name, endpoints));
 			}
 			long[][] samples = new long[names.size()][batches * batch];
-			for (int batchRound = -WARMUP_ROUNDS; batchRound < batches; batchRound++) {
+			// Warm-up batches until the JIT compiler settles (at least a few, at most 30
+			// s),
+			// so that no library is measured half-compiled.
+			JitWarmup warmup = new JitWarmup(Duration.ZERO, LONGEST_WARMUP);
+			int warmupBatches = 0;
+			while (warmupBatches < WARMUP_ROUNDS || !warmup.done()) {
+				for (int i = 0; i < names.size(); i++) {
+					String key = "interleaved." + names.get(i);
+					for (int cycle = 0; cycle < batch; cycle++) {
+						libraries.get(i)
+							.lockAndUnlock(Libraries.isDirectCall(names.get(i)) ? LockableLibrary.directKey(key) : key);
+					}
+				}
+				warmupBatches++;
+			}
+			for (int batchRound = 0; batchRound < batches; batchRound++) {
 				for (int i = 0; i < names.size(); i++) {
 					String key = "interleaved." + names.get(i);
 					boolean direct = Libraries.isDirectCall(names.get(i));
@@ -50,9 +68,7 @@ public final class InterleavedWorker {
 						long start = System.nanoTime();
 						library.lockAndUnlock(direct ? LockableLibrary.directKey(key) : key);
 						long took = System.nanoTime() - start;
-						if (batchRound >= 0) {
-							samples[i][batchRound * batch + cycle] = took;
-						}
+						samples[i][batchRound * batch + cycle] = took;
 					}
 				}
 			}
@@ -60,7 +76,8 @@ public final class InterleavedWorker {
 			for (int i = 0; i < names.size(); i++) {
 				long[] sorted = Percentiles.sorted(samples[i]);
 				results.add(new InterleavedRound(names.get(i), round, sorted.length, Percentiles.of(sorted, 50) / 1e3,
-						Percentiles.of(sorted, 99) / 1e3, Arrays.stream(sorted).average().orElse(Double.NaN) / 1e3));
+						Percentiles.of(sorted, 99) / 1e3, Arrays.stream(sorted).average().orElse(Double.NaN) / 1e3,
+						warmup.tookMillis()));
 			}
 			JsonMapper.builder().build().writeValue(result.toFile(), results);
 		}

@@ -13,8 +13,9 @@ import java.nio.file.StandardOpenOption;
 /**
  * A few longs in a memory-mapped file that the JVMs of one contended run share: when to
  * start, who released last and when (for the hand-off latency), who holds the lock now
- * (to catch a broken mutual exclusion), and which workers are ready. It never touches the
- * store, so it costs the measured libraries nothing.
+ * (to catch a broken mutual exclusion), which workers are ready and warm, and when the
+ * measured window starts. It never touches the store, so it costs the measured libraries
+ * nothing.
  */
 final class SharedBoard {
 
@@ -29,6 +30,10 @@ final class SharedBoard {
 	private static final int HOLDER = 24;
 
 	private static final int READY = 32;
+
+	private static final int MEASURE_FROM = 128;
+
+	private static final int WARM = 256;
 
 	private static final int SIZE = 4096;
 
@@ -59,6 +64,32 @@ final class SharedBoard {
 
 	boolean isReady(int worker) {
 		return (long) LONGS.getVolatile(this.buffer, READY + 8 * worker) == 1L;
+	}
+
+	/**
+	 * Marks a worker as warm.
+	 * @param worker the worker
+	 * @param warmupMillis how long its warm-up took, negative if its JIT compiler had not
+	 * settled
+	 */
+	void warm(int worker, long warmupMillis) {
+		LONGS.setVolatile(this.buffer, WARM + 8 * worker, warmupMillis);
+	}
+
+	/** How long a worker's warm-up took, 0 while it is still warming up. */
+	long warmupMillis(int worker) {
+		return (long) LONGS.getVolatile(this.buffer, WARM + 8 * worker);
+	}
+
+	/**
+	 * When the measured window starts, on the system-wide monotonic clock; 0 until set.
+	 */
+	long measureFrom() {
+		return (long) LONGS.getVolatile(this.buffer, MEASURE_FROM);
+	}
+
+	void measureFrom(long nanos) {
+		LONGS.setVolatile(this.buffer, MEASURE_FROM, nanos);
 	}
 
 	/** Marks {@code holder} as the holder; false if another holder was still marked. */

@@ -63,7 +63,7 @@ public final class Report {
 		this.page.line();
 		reRun(run);
 		machine(run);
-		configurations((run != null) ? run.path("versions") : null);
+		configurations(this.page, (run != null) ? run.path("versions") : null);
 		this.page.line("## Targets");
 		this.page.line();
 		this.page.line("Latency ratios are judged on the interleaved run (below the JMH tables) when there is one, "
@@ -123,7 +123,8 @@ public final class Report {
 		rows.add(new String[] { "interleaved", rounds(settings) + ", each a fresh JVM per store " + "running "
 				+ settings.path("interleavedBatches").asInt() + " batches per library" });
 		rows.add(new String[] { "contended",
-				settings.path("contendedWarmup").asString() + " warm-up + "
+				"warm-up until the JIT compilers are idle, at least " + settings.path("contendedWarmup").asString()
+						+ " and at most " + settings.path("contendedWarmupLimit").asString() + ", then "
 						+ settings.path("contendedMeasured").asString() + " measured, fresh JVMs, plain Java harness, "
 						+ rounds(settings) + " (libraries taking turns), every round reported" });
 		rows.add(new String[] { "scale",
@@ -155,16 +156,21 @@ public final class Report {
 				+ " s, so the run started on a busy machine (not below " + below + ")**";
 	}
 
-	private void configurations(@Nullable JsonNode versions) {
-		this.page.line("## Peer configurations");
-		this.page.line();
-		this.page.line("Every library runs with its documented defaults for the shape measured: the client built as "
+	/**
+	 * Writes the "Peer configurations" section.
+	 * @param page the page
+	 * @param versions the run's versions, by product
+	 */
+	static void configurations(Markdown page, @Nullable JsonNode versions) {
+		page.line("## Peer configurations");
+		page.line();
+		page.line("Every library runs with its documented defaults for the shape measured: the client built as "
 				+ "its documentation or Spring Boot builds it, one client (and for Redis one connection factory) per "
 				+ "JVM shared by that JVM's threads, as an application shares it, unless a row says otherwise. The "
 				+ "contended harness calls `lock(key, 2 s)` of each adapter (one `LockLibrary` class per library, in "
 				+ "`distributelock-benchmarks/src/main/java/.../benchmarks/{floor,ours,peer}`); the uncontended "
 				+ "benchmarks call its lock-and-unlock.");
-		this.page.line();
+		page.line();
 		List<String[]> rows = new ArrayList<>();
 		for (String name : Libraries.all()) {
 			LibraryConfiguration configuration = Libraries.configuration(name);
@@ -173,7 +179,7 @@ public final class Report {
 					configuration.product() + (version.isEmpty() ? "" : " " + version), configuration.client(),
 					configuration.settings(), configuration.calls() });
 		}
-		this.page.table(List.of("library", "name", "client, version", "how it is built", "settings", "calls"), rows);
+		page.table(List.of("library", "name", "client, version", "how it is built", "settings", "calls"), rows);
 	}
 
 	private List<Chart.Panel> panels() {

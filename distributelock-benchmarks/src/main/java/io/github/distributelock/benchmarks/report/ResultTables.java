@@ -68,7 +68,8 @@ final class ResultTables {
 		this.page.line();
 		this.page.line("The libraries of one store in one fresh JVM, in short batches of cycles, one library after "
 				+ "the other, batch after batch, every sample kept: every library of a store sees the same load. The "
-				+ "whole is repeated in rounds, each in fresh JVMs; the table gives the median of the rounds' figures "
+				+ "whole is repeated in rounds, each in fresh JVMs that first run batches until their JIT compiler "
+				+ "has been idle for 2 seconds (at most 30 s); the table gives the median of the rounds' figures "
 				+ "and each round's p50, and the targets are judged on every round.");
 		this.page.line();
 		List<String[]> rows = new ArrayList<>();
@@ -134,7 +135,12 @@ final class ResultTables {
 				+ "acquisitions while another holder still held the lock. Each run was repeated in rounds, every "
 				+ "library once per round in fresh JVMs; the table gives the round of median throughput, every "
 				+ "round's throughput in order with the 1-minute load average just before that run (after the @), "
-				+ "and timeouts, overlaps and errors summed over all rounds. CPU µs per acquisition: the CPU time "
+				+ "and timeouts, overlaps and errors summed over all rounds. Warm-up: each run's threads contend "
+				+ "until the JIT compilers of all its JVMs have been idle for 2 seconds (at least the shortest "
+				+ "warm-up, at most the longest, see the settings; * marks a run measured before its compiler "
+				+ "settled), as a fixed warm-up measured some libraries half-compiled on a busy machine. Busiest "
+				+ "JVM's share: of 2 JVMs, the share of the acquisitions the busier one made (50% is even; near "
+				+ "100% means one JVM kept the lock and the other mostly waited). CPU µs per acquisition: the CPU time "
 				+ "of the run's JVMs (all their threads, the client's own included) over the measured window, "
 				+ "divided by the acquisitions: on a machine of 2 cores, a library that needs more CPU per hand-off "
 				+ "loses more when other work competes for the cores.");
@@ -147,10 +153,23 @@ final class ResultTables {
 				.map((round) -> Markdown.perSecond(Results.number(round.path("acquisitionsPerSecond"))) + " @"
 						+ round.path("loadBefore").asString().split(" ")[0])
 				.collect(Collectors.joining(" · "));
+			String warmups = Results.rounds(result)
+				.values()
+				.stream()
+				.map((round) -> String.format("%.1f", round.path("warmupMillis").asLong() / 1000.0)
+						+ (round.path("jitSettled").asBoolean(true) ? "" : "*"))
+				.collect(Collectors.joining(" · "));
+			String shares = (result.path("jvms").asInt() < 2) ? ""
+					: Results.rounds(result)
+						.values()
+						.stream()
+						.map((round) -> Results.number(round.path("busiestJvmShare")))
+						.map((share) -> Double.isNaN(share) ? "?" : String.format("%.0f%%", 100 * share))
+						.collect(Collectors.joining(" · "));
 			rows.add(new String[] { Libraries.label(result.path("library").asString()),
 					Markdown.code(result.path("library").asString()),
 					result.path("jvms").asInt() + " x " + result.path("threadsPerJvm").asInt(),
-					Markdown.perSecond(Results.number(result.path("acquisitionsPerSecond"))), perRound,
+					Markdown.perSecond(Results.number(result.path("acquisitionsPerSecond"))), perRound, shares, warmups,
 					Markdown.millis(Results.number(result.path("handOffP50Micros"))),
 					Markdown.millis(Results.number(result.path("handOffP99Micros"))),
 					Markdown.micros(Results.number(result.path("cpuMicrosPerAcquisition"))),
@@ -158,8 +177,9 @@ final class ResultTables {
 					result.path("errors").asLong() == 0 ? "" : result.path("error").asString() });
 		}
 		this.page.table(List.of("library", "name", "JVMs x threads", "acquisitions/s (median round)",
-				"acquisitions/s per round @ load", "hand-off p50 ms", "hand-off p99 ms", "CPU µs per acquisition",
-				"2 s waits timed out", "overlaps", "errors"), rows);
+				"acquisitions/s per round @ load", "busiest JVM's share per round", "warm-up s per round",
+				"hand-off p50 ms", "hand-off p99 ms", "CPU µs per acquisition", "2 s waits timed out", "overlaps",
+				"errors"), rows);
 		roundLoads(this.results.contendedRounds);
 	}
 
