@@ -219,7 +219,8 @@ final class ResultTables {
 			rows.add(new String[] { Integer.toString(round.path("round").asInt()), round.path("atStart").asString(),
 					round.path("atEnd").asString() });
 		}
-		this.page.line("Load average (1, 5 and 15 minutes) at the start and the end of each round:");
+		this.page.line("Load average (1, 5 and 15 minutes) at the start and the end of each round (the harness's own "
+				+ "JVMs and servers keep about 2 cores busy while they run, so a load near 2 is the run itself):");
 		this.page.line();
 		this.page.table(List.of("round", "at start", "at end"), rows);
 	}
