@@ -1,7 +1,6 @@
 package io.github.distributelock.benchmarks.report;
 
 import java.awt.Color;
-import java.awt.Font;
 import java.awt.Graphics2D;
 import java.awt.Paint;
 import java.awt.geom.Rectangle2D;
@@ -14,16 +13,14 @@ import java.text.DecimalFormat;
 import java.util.Arrays;
 import java.util.List;
 
+import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.LegendItem;
 import org.jfree.chart.LegendItemCollection;
 import org.jfree.chart.axis.AxisLocation;
-import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.LogAxis;
-import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
-import org.jfree.chart.axis.ValueAxis;
 import org.jfree.chart.labels.ItemLabelAnchor;
 import org.jfree.chart.labels.ItemLabelPosition;
 import org.jfree.chart.labels.StandardCategoryItemLabelGenerator;
@@ -31,9 +28,9 @@ import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.renderer.category.BarRenderer;
 import org.jfree.chart.renderer.category.StandardBarPainter;
-import org.jfree.chart.title.LegendTitle;
 import org.jfree.chart.ui.RectangleEdge;
 import org.jfree.chart.ui.TextAnchor;
+import org.jfree.data.category.CategoryDataset;
 import org.jfree.data.category.DefaultCategoryDataset;
 
 /**
@@ -77,6 +74,7 @@ final class Chart {
 	 * @param kind who the library is
 	 */
 	record Row(String label, double[] values, Kind kind) {
+
 	}
 
 	/**
@@ -121,21 +119,21 @@ final class Chart {
 				data.addValue((value > 0) ? value : null, panel.seriesNames().get(i), row.label());
 			}
 		}
-		ValueAxis values = panel.logarithmic() ? logarithmic(panel) : new NumberAxis(panel.unit());
-		values.setUpperMargin(0.12);
-		CategoryAxis libraries = new CategoryAxis();
-		libraries.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-		libraries.setMaximumCategoryLabelWidthRatio(0.35f);
-		CategoryPlot plot = new CategoryPlot(data, libraries, values, new KindRenderer(panel));
-		plot.setOrientation(PlotOrientation.HORIZONTAL);
+		JFreeChart chart = ChartFactory.createBarChart(panel.title(), null, panel.unit(), data,
+				PlotOrientation.HORIZONTAL, true, false, false);
+		CategoryPlot plot = chart.getCategoryPlot();
+		if (panel.logarithmic()) {
+			LogAxis axis = logarithmic(panel);
+			axis.setLabelFont(plot.getRangeAxis().getLabelFont());
+			plot.setRangeAxis(axis);
+		}
+		plot.getRangeAxis().setUpperMargin(0.12);
 		plot.setRangeAxisLocation(AxisLocation.BOTTOM_OR_LEFT);
 		plot.setBackgroundPaint(Color.WHITE);
 		plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+		plot.setRenderer(new KindRenderer(panel));
 		plot.setFixedLegendItems(legend(panel));
-		JFreeChart chart = new JFreeChart(panel.title(), new Font(Font.SANS_SERIF, Font.BOLD, 15), plot, true);
-		chart.setBackgroundPaint(Color.WHITE);
-		LegendTitle legend = chart.getLegend();
-		legend.setPosition(RectangleEdge.TOP);
+		chart.getLegend().setPosition(RectangleEdge.TOP);
 		return chart;
 	}
 
@@ -161,12 +159,8 @@ final class Chart {
 		for (Kind kind : Kind.values()) {
 			items.add(new LegendItem(kind.label, kind.color));
 		}
-		if (panel.seriesNames().size() > 1) {
-			items.add(new LegendItem(
-					"lighter bar: " + panel.seriesNames().get(0) + ", darker bar: "
-							+ String.join(", ", panel.seriesNames().subList(1, panel.seriesNames().size())),
-					Color.DARK_GRAY));
-		}
+		items.add(new LegendItem("lighter bar: " + panel.seriesNames().get(0) + ", darker bar: "
+				+ panel.seriesNames().get(panel.seriesNames().size() - 1), Color.DARK_GRAY));
 		return items;
 	}
 
@@ -182,10 +176,16 @@ final class Chart {
 			this.panel = panel;
 			setBarPainter(new StandardBarPainter());
 			setShadowVisible(false);
-			setItemMargin(0.05);
-			setDefaultItemLabelGenerator(new StandardCategoryItemLabelGenerator("{2}", new DecimalFormat("#,##0.#")));
+			setDefaultItemLabelGenerator(new StandardCategoryItemLabelGenerator() {
+
+				@Override
+				public String generateLabel(CategoryDataset dataset, int row, int column) {
+					Number value = dataset.getValue(row, column);
+					return (value != null) ? Markdown.micros(value.doubleValue()) : null;
+				}
+
+			});
 			setDefaultItemLabelsVisible(true);
-			setDefaultItemLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
 			setDefaultPositiveItemLabelPosition(
 					new ItemLabelPosition(ItemLabelAnchor.OUTSIDE3, TextAnchor.CENTER_LEFT));
 		}

@@ -31,6 +31,9 @@ final class Markdown {
 		return this.text.toString();
 	}
 
+	/**
+	 * A figure with the decimals that matter: none from 100 up, one from 1, two below.
+	 */
 	static String micros(double value) {
 		if (Double.isNaN(value)) {
 			return "";

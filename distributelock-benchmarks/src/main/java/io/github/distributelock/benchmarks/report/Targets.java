@@ -205,8 +205,7 @@ final class Targets {
 	}
 
 	private void notMeasured(String target, String library) {
-		this.rows
-			.add(new String[] { target, "not measured: " + library + " is not in this build", "**not measured**" });
+		this.rows.add(new String[] { target, "not measured: " + library + " was not in this run", "**not measured**" });
 	}
 
 	private void add(String target, String measured, Verdict verdict) {
