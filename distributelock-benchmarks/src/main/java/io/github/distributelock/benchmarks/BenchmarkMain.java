@@ -14,6 +14,7 @@ import io.github.distributelock.benchmarks.harness.ContendedHarness;
 import io.github.distributelock.benchmarks.harness.InterleavedHarness;
 import io.github.distributelock.benchmarks.harness.Libraries;
 import io.github.distributelock.benchmarks.harness.LoadAverage;
+import io.github.distributelock.benchmarks.harness.PartLoad;
 import io.github.distributelock.benchmarks.harness.QuietGate;
 import io.github.distributelock.benchmarks.harness.RunInfo;
 import io.github.distributelock.benchmarks.harness.ScaleHarness;
@@ -69,8 +70,9 @@ public final class BenchmarkMain {
 
 	public static void main(String[] args) throws Exception {
 		List<String> arguments = Arrays.asList(args);
-		Settings settings = arguments.contains("--quick") ? Settings.quickRun() : Settings.full();
-		settings = settings.withRounds(Integer.parseInt(option(arguments, "--rounds", settings.rounds() + "")));
+		Settings defaults = arguments.contains("--quick") ? Settings.quickRun() : Settings.full();
+		Settings settings = defaults
+			.withRounds(Integer.parseInt(option(arguments, "--rounds", Integer.toString(defaults.rounds()))));
 		List<String> libraries = list(arguments, "--libraries", Libraries.all());
 		Set<String> parts = Set.copyOf(list(arguments, "--parts", PARTS));
 		List<Integer> jvmCounts = list(arguments, "--jvms", List.of("1", "2")).stream().map(Integer::valueOf).toList();
@@ -91,30 +93,27 @@ public final class BenchmarkMain {
 		Runtime.getRuntime().addShutdownHook(stopServers);
 		try {
 			Endpoints endpoints = servers.endpoints();
-			if (parts.contains("uncontended")) {
-				runJmh(endpoints, settings, only(Libraries.uncontended(), libraries), results);
-			}
-			if (parts.contains("interleaved")) {
-				write(results, "interleaved.json",
-						new InterleavedHarness(endpoints, settings, results.resolve("interleaved"))
-							.run(only(Libraries.uncontended(), libraries)));
-			}
-			if (parts.contains("commands")) {
-				write(results, "commands.json", new CommandCounter(endpoints, settings.countedCycles()).run(libraries));
-			}
-			if (parts.contains("contended")) {
-				write(results, "contended.json",
-						new ContendedHarness(endpoints, settings, results.resolve("contended"), jvmCounts)
-							.run(only(Libraries.contended(), libraries)));
-			}
-			if (parts.contains("scale")) {
-				write(results, "scale.json", new ScaleHarness(endpoints, settings, results.resolve("scale"))
-					.run(only(Libraries.scale(), libraries)));
-			}
+			List<PartLoad> loads = new ArrayList<>();
+			part("uncontended", parts, loads,
+					() -> runJmh(endpoints, settings, only(Libraries.uncontended(), libraries), results));
+			part("interleaved", parts, loads,
+					() -> write(results, "interleaved.json",
+							new InterleavedHarness(endpoints, settings, results.resolve("interleaved"))
+								.run(only(Libraries.uncontended(), libraries))));
+			part("commands", parts, loads,
+					() -> write(results, "commands.json", new CommandCounter(endpoints, settings.countedCycles())
+						.run(only(Libraries.uncontended(), libraries))));
+			part("contended", parts, loads,
+					() -> write(results, "contended.json",
+							new ContendedHarness(endpoints, settings, results.resolve("contended"), jvmCounts)
+								.run(only(Libraries.contended(), libraries))));
+			part("scale", parts, loads,
+					() -> write(results, "scale.json", new ScaleHarness(endpoints, settings, results.resolve("scale"))
+						.run(only(Libraries.scale(), libraries))));
 			long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
 			write(results, "run.json",
 					new RunInfo(date, settings.quick() ? "quick" : "full", settings, RunInfo.describeMachine(),
-							RunInfo.describeVersions(endpoints), String.join(" ", arguments), quietStart,
+							RunInfo.describeVersions(endpoints), String.join(" ", arguments), quietStart, loads,
 							LoadAverage.now().toString(), seconds));
 		}
 		finally {
@@ -131,6 +130,15 @@ public final class BenchmarkMain {
 					+ DOCS.resolve(Report.PAGE));
 		}
 		System.exit(0);
+	}
+
+	/** Runs a part if it was asked for, with the load average before and after it. */
+	private static void part(String name, Set<String> parts, List<PartLoad> loads, Part part) throws Exception {
+		if (parts.contains(name)) {
+			String atStart = LoadAverage.now().toString();
+			part.run();
+			loads.add(new PartLoad(name, atStart, LoadAverage.now().toString()));
+		}
 	}
 
 	private static void check(List<String> libraries, Set<String> parts, List<Integer> jvmCounts) {
@@ -190,6 +198,14 @@ public final class BenchmarkMain {
 			.map((argument) -> argument.substring(name.length() + 1))
 			.findFirst()
 			.orElse(fallback);
+	}
+
+	/** A part of the run. */
+	@FunctionalInterface
+	private interface Part {
+
+		void run() throws Exception;
+
 	}
 
 }

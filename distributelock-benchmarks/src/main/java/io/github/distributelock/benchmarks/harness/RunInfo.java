@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -27,12 +28,13 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * @param versions servers and libraries
  * @param arguments the arguments the run was started with
  * @param quietStart what the quiet-machine gate found before the run started
+ * @param parts the load average at the start and end of each part
  * @param loadAfter the load average when it ended
  * @param seconds how long the run took
  */
 public record RunInfo(String date, String mode, Settings settings, Map<String, String> machine,
-		Map<String, String> versions, String arguments, QuietGate.QuietStart quietStart, String loadAfter,
-		long seconds) {
+		Map<String, String> versions, String arguments, QuietGate.QuietStart quietStart, List<PartLoad> parts,
+		String loadAfter, long seconds) {
 
 	public static Map<String, String> describeMachine() {
 		Map<String, String> machine = new LinkedHashMap<>();

@@ -108,6 +108,14 @@ public final class Report {
 		JsonNode quiet = run.path("quietStart");
 		rows.add(new String[] { "load average (1, 5, 15 min)",
 				quietStart(quiet) + "; at the end: " + run.path("loadAfter").asString() });
+		List<String> parts = new ArrayList<>();
+		for (JsonNode part : run.path("parts")) {
+			parts.add(part.path("part").asString() + ": " + part.path("atStart").asString() + " → "
+					+ part.path("atEnd").asString());
+		}
+		if (!parts.isEmpty()) {
+			rows.add(new String[] { "load average at the start → end of each part", String.join("; ", parts) });
+		}
 		rows.add(new String[] { "run",
 				run.path("mode").asString() + ", " + run.path("date").asString() + ", arguments: "
 						+ (run.path("arguments").asString().isBlank() ? "none"
