@@ -2,12 +2,27 @@ package io.github.distributelock.benchmarks;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distributelock.benchmarks.harness.CommandCounter;
+import io.github.distributelock.benchmarks.harness.ContendedHarness;
+import io.github.distributelock.benchmarks.harness.InterleavedHarness;
+import io.github.distributelock.benchmarks.harness.Libraries;
+import io.github.distributelock.benchmarks.harness.LoadAverage;
+import io.github.distributelock.benchmarks.harness.PartLoad;
+import io.github.distributelock.benchmarks.harness.QuietGate;
+import io.github.distributelock.benchmarks.harness.RunInfo;
+import io.github.distributelock.benchmarks.harness.ScaleHarness;
+import io.github.distributelock.benchmarks.harness.Settings;
+import io.github.distributelock.benchmarks.harness.UncontendedBenchmark;
+import io.github.distributelock.benchmarks.library.Endpoints;
+import io.github.distributelock.benchmarks.report.Report;
+import io.github.distributelock.benchmarks.store.Servers;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.openjdk.jmh.results.format.ResultFormatType;
@@ -19,16 +34,22 @@ import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Runs every benchmark against one set of servers and writes the page: starts Redis,
- * ZooKeeper and PostgreSQL on loopback ports, runs the JMH uncontended benchmarks, counts
- * store commands, runs the contended and scale harnesses, stops the servers (also on
- * failure or Ctrl-C), then writes {@code docs/benchmarks.md} and its chart with
- * {@link Report}. Run from the repository's root.
+ * Runs every benchmark against one set of servers and writes the page: waits for a quiet
+ * machine (bounded), starts Redis, ZooKeeper and PostgreSQL on loopback ports, runs the
+ * JMH uncontended benchmarks, the interleaved latencies, counts store commands, runs the
+ * contended and scale harnesses, stops the servers (also on failure or Ctrl-C), then
+ * writes {@code docs/benchmarks.md} and its chart with {@link Report}. Run from the
+ * repository's root.
  * <p>
  * Options: {@code --quick} (a short run that checks everything works),
- * {@code --libraries=a,b} (only these),
  * {@code --parts=uncontended,interleaved,commands,contended,scale} (only these parts; the
- * page is written from whatever results exist).
+ * page is written from whatever results exist), {@code --libraries=a,b} and
+ * {@code --jvms=1} or {@code --jvms=2} (only these libraries and contended shapes: a row
+ * run, whose results go to {@code target/benchmark-rows} and the log, never to the page),
+ * {@code --rounds=N} (rounds of the interleaved and contended parts),
+ * {@code --quiet-below=L} and {@code --quiet-wait=S} (wait up to S seconds for the
+ * 1-minute load average to fall below L before starting: 1 and 300 by default, 0 s for
+ * the quick run).
  */
 public final class BenchmarkMain {
 
@@ -36,7 +57,11 @@ public final class BenchmarkMain {
 
 	static final Path RESULTS = Path.of("distributelock-benchmarks", "target", "benchmark-results");
 
+	static final Path ROWS = Path.of("distributelock-benchmarks", "target", "benchmark-rows");
+
 	static final Path DOCS = Path.of("docs");
+
+	private static final List<String> PARTS = List.of("uncontended", "interleaved", "commands", "contended", "scale");
 
 	private static final ObjectMapper json = JsonMapper.builder().build();
 
@@ -45,56 +70,99 @@ public final class BenchmarkMain {
 
 	public static void main(String[] args) throws Exception {
 		List<String> arguments = Arrays.asList(args);
-		Settings settings = arguments.contains("--quick") ? Settings.quickRun() : Settings.full();
-		List<String> libraries = option(arguments, "--libraries", Libraries.all());
-		Set<String> parts = Set.copyOf(
-				option(arguments, "--parts", List.of("uncontended", "interleaved", "commands", "contended", "scale")));
+		Settings defaults = arguments.contains("--quick") ? Settings.quickRun() : Settings.full();
+		Settings settings = defaults
+			.withRounds(Integer.parseInt(option(arguments, "--rounds", Integer.toString(defaults.rounds()))));
+		List<String> libraries = list(arguments, "--libraries", Libraries.all());
+		Set<String> parts = Set.copyOf(list(arguments, "--parts", PARTS));
+		List<Integer> jvmCounts = list(arguments, "--jvms", List.of("1", "2")).stream().map(Integer::valueOf).toList();
+		check(libraries, parts, jvmCounts);
+		boolean rowRun = arguments.stream()
+			.anyMatch((arg) -> arg.startsWith("--libraries=") || arg.startsWith("--jvms="));
+		Path results = rowRun ? ROWS : RESULTS;
 		if (!Files.isDirectory(Path.of("distributelock-benchmarks"))) {
 			throw new IllegalStateException("Run from the repository's root, where distributelock-benchmarks/ is");
 		}
-		Files.createDirectories(RESULTS);
+		Files.createDirectories(results);
+		QuietGate.QuietStart quietStart = QuietGate.await(Double.parseDouble(option(arguments, "--quiet-below", "1")),
+				Duration.ofSeconds(Long.parseLong(option(arguments, "--quiet-wait", settings.quick() ? "0" : "300"))));
 		long started = System.nanoTime();
 		String date = RunInfo.now();
-		String loadBefore = RunInfo.loadAverage();
 		Servers servers = Servers.start();
 		Thread stopServers = new Thread(servers::close, "stop-servers");
 		Runtime.getRuntime().addShutdownHook(stopServers);
 		try {
 			Endpoints endpoints = servers.endpoints();
-			if (parts.contains("uncontended")) {
-				runJmh(endpoints, settings, libraries);
-			}
-			if (parts.contains("interleaved")) {
-				write("interleaved.json",
-						new InterleavedHarness(endpoints, settings, RESULTS.resolve("interleaved")).run(libraries));
-			}
-			if (parts.contains("commands")) {
-				write("commands.json", new CommandCounter(endpoints, settings.countedCycles()).run(libraries));
-			}
-			if (parts.contains("contended")) {
-				write("contended.json", new ContendedHarness(endpoints, settings, RESULTS.resolve("contended"))
-					.run(only(Libraries.contended(), libraries)));
-			}
-			if (parts.contains("scale")) {
-				write("scale.json", new ScaleHarness(endpoints, settings, RESULTS.resolve("scale"))
-					.run(only(Libraries.scale(), libraries)));
-			}
+			List<PartLoad> loads = new ArrayList<>();
+			part("uncontended", parts, loads,
+					() -> runJmh(endpoints, settings, only(Libraries.uncontended(), libraries), results));
+			part("interleaved", parts, loads,
+					() -> write(results, "interleaved.json",
+							new InterleavedHarness(endpoints, settings, results.resolve("interleaved"))
+								.run(only(Libraries.uncontended(), libraries))));
+			part("commands", parts, loads,
+					() -> write(results, "commands.json", new CommandCounter(endpoints, settings.countedCycles())
+						.run(only(Libraries.uncontended(), libraries))));
+			part("contended", parts, loads,
+					() -> write(results, "contended.json",
+							new ContendedHarness(endpoints, settings, results.resolve("contended"), jvmCounts)
+								.run(only(Libraries.contended(), libraries))));
+			part("scale", parts, loads,
+					() -> write(results, "scale.json", new ScaleHarness(endpoints, settings, results.resolve("scale"))
+						.run(only(Libraries.scale(), libraries))));
 			long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
-			write("run.json",
+			write(results, "run.json",
 					new RunInfo(date, settings.quick() ? "quick" : "full", settings, RunInfo.describeMachine(),
-							RunInfo.describeVersions(endpoints), loadBefore, RunInfo.loadAverage(), seconds));
+							RunInfo.describeVersions(endpoints), String.join(" ", arguments), quietStart, loads,
+							LoadAverage.now().toString(), seconds));
 		}
 		finally {
 			servers.close();
 			Runtime.getRuntime().removeShutdownHook(stopServers);
 		}
-		Report.write(RESULTS, DOCS);
-		logger.info("Done in " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) + " s; wrote "
-				+ DOCS.resolve(Report.PAGE));
+		if (rowRun) {
+			logger.info("Row run done in " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)
+					+ " s; results in " + results + " (the page is left as it is)");
+		}
+		else {
+			Report.write(results, DOCS);
+			logger.info("Done in " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) + " s; wrote "
+					+ DOCS.resolve(Report.PAGE));
+		}
 		System.exit(0);
 	}
 
-	private static void runJmh(Endpoints endpoints, Settings settings, List<String> libraries) throws Exception {
+	/** Runs a part if it was asked for, with the load average before and after it. */
+	private static void part(String name, Set<String> parts, List<PartLoad> loads, Part part) throws Exception {
+		if (parts.contains(name)) {
+			String atStart = LoadAverage.now().toString();
+			part.run();
+			loads.add(new PartLoad(name, atStart, LoadAverage.now().toString()));
+		}
+	}
+
+	private static void check(List<String> libraries, Set<String> parts, List<Integer> jvmCounts) {
+		for (String library : libraries) {
+			if (!Libraries.all().contains(library)) {
+				throw new IllegalArgumentException(
+						"Unknown library '" + library + "' in --libraries; known: " + Libraries.all());
+			}
+		}
+		for (String part : parts) {
+			if (!PARTS.contains(part)) {
+				throw new IllegalArgumentException("Unknown part '" + part + "' in --parts; known: " + PARTS);
+			}
+		}
+		for (int jvms : jvmCounts) {
+			if (!ContendedHarness.JVM_COUNTS.contains(jvms)) {
+				throw new IllegalArgumentException("--jvms takes " + ContendedHarness.JVM_COUNTS
+						+ " (1 JVM x 4 threads, 2 JVMs x 2 threads), was " + jvms);
+			}
+		}
+	}
+
+	private static void runJmh(Endpoints endpoints, Settings settings, List<String> libraries, Path results)
+			throws Exception {
 		List<String> jvmArgs = new ArrayList<>(List.of(endpoints.asJvmArgs()));
 		jvmArgs.add("-Xmx1g");
 		ChainedOptionsBuilder options = new OptionsBuilder().include(UncontendedBenchmark.class.getName())
@@ -107,24 +175,37 @@ public final class BenchmarkMain {
 			.timeout(TimeValue.minutes(2))
 			.jvmArgsAppend(jvmArgs.toArray(String[]::new))
 			.resultFormat(ResultFormatType.JSON)
-			.result(RESULTS.resolve("jmh.json").toString());
+			.result(results.resolve("jmh.json").toString());
 		new Runner(options.build()).run();
 	}
 
-	private static void write(String file, Object value) {
-		json.writerWithDefaultPrettyPrinter().writeValue(RESULTS.resolve(file).toFile(), value);
+	private static void write(Path results, String file, Object value) {
+		json.writerWithDefaultPrettyPrinter().writeValue(results.resolve(file).toFile(), value);
 	}
 
 	private static List<String> only(List<String> names, List<String> wanted) {
 		return names.stream().filter(wanted::contains).toList();
 	}
 
-	private static List<String> option(List<String> arguments, String name, List<String> fallback) {
+	private static List<String> list(List<String> arguments, String name, List<String> fallback) {
+		String value = option(arguments, name, "");
+		return value.isEmpty() ? fallback : List.of(value.split(","));
+	}
+
+	private static String option(List<String> arguments, String name, String fallback) {
 		return arguments.stream()
 			.filter((argument) -> argument.startsWith(name + "="))
-			.map((argument) -> List.of(argument.substring(name.length() + 1).split(",")))
+			.map((argument) -> argument.substring(name.length() + 1))
 			.findFirst()
 			.orElse(fallback);
+	}
+
+	/** A part of the run. */
+	@FunctionalInterface
+	private interface Part {
+
+		void run() throws Exception;
+
 	}
 
 }

@@ -1,0 +1,61 @@
+package io.github.distributelock.benchmarks.harness;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributelock.benchmarks.library.Endpoints;
+
+/**
+ * Starts a class of this jar in its own JVM, with the run's endpoints, its output going
+ * to a log file, and ends it if it outlives its time.
+ */
+final class ChildJvm {
+
+	private final Process process;
+
+	private final Path log;
+
+	private ChildJvm(Process process, Path log) {
+		this.process = process;
+		this.log = log;
+	}
+
+	static ChildJvm start(Class<?> main, Endpoints endpoints, Path log, List<String> args) throws IOException {
+		List<String> command = new ArrayList<>();
+		command.add(ProcessHandle.current().info().command().orElse("java"));
+		command.add("-Xmx512m");
+		command.addAll(List.of(endpoints.asJvmArgs()));
+		command.add("-cp");
+		command.add(System.getProperty("java.class.path"));
+		command.add(main.getName());
+		command.addAll(args);
+		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+		return new ChildJvm(process, log);
+	}
+
+	/**
+	 * Waits for the JVM to exit, ending it after {@code timeout}.
+	 * @param timeout the longest wait
+	 * @throws Exception if it failed or had to be ended
+	 */
+	void await(Duration timeout) throws Exception {
+		if (!this.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+			this.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+			throw new IllegalStateException("Child JVM ran past " + timeout + "; see " + this.log);
+		}
+		if (this.process.exitValue() != 0) {
+			throw new IllegalStateException("Child JVM exited with " + this.process.exitValue() + "; see " + this.log);
+		}
+	}
+
+	void destroy() {
+		if (this.process.isAlive()) {
+			this.process.destroyForcibly();
+		}
+	}
+
+}

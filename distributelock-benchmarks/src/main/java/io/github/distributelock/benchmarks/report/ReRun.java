@@ -1,0 +1,51 @@
+package io.github.distributelock.benchmarks.report;
+
+/**
+ * The page's "How to re-run" section: the command of the whole page, and of one row.
+ */
+final class ReRun {
+
+	private ReRun() {
+	}
+
+	/**
+	 * Writes the section.
+	 * @param page the page
+	 * @param took how long the page's run took
+	 */
+	static void write(Markdown page, String took) {
+		page.line("## How to re-run");
+		page.line();
+		page.line("From the repository's root, build once:");
+		page.line();
+		page.line("```");
+		page.line(Report.BUILD);
+		page.line("```");
+		page.line();
+		page.line(
+				"The whole page (the run below took " + took + "; it rewrites this page and `" + Report.CHART + "`):");
+		page.line();
+		page.line("```");
+		page.line(Report.RUN);
+		page.line("```");
+		page.line();
+		page.line("One row: name its library (the `name` column of each table) and its part, and for a contended row "
+				+ "its shape (`--jvms=1`: 1 JVM x 4 threads, `--jvms=2`: 2 JVMs x 2 threads). A row run starts the "
+				+ "same servers, logs each round's figure with the load average, writes its JSON to "
+				+ "`distributelock-benchmarks/target/benchmark-rows/` and leaves this page as it is. For example, "
+				+ "Redisson with 4 threads in one JVM, then our Redis lock and its floor interleaved:");
+		page.line();
+		page.line("```");
+		page.line(Report.RUN + " --parts=contended --libraries=redis-redisson --jvms=1");
+		page.line(Report.RUN + " --parts=interleaved --libraries=redis-floor,redis-ours-handle");
+		page.line("```");
+		page.line();
+		page.line("Parts: `uncontended` (JMH), `interleaved`, `commands`, `contended`, `scale`. Other options: "
+				+ "`--rounds=N` (rounds of the interleaved and contended parts, 3 by default), `--quick` (a short run "
+				+ "that only checks that everything works), and the quiet-machine gate: before starting, the run "
+				+ "waits up to `--quiet-wait=300` seconds for the 1-minute load average to fall below "
+				+ "`--quiet-below=1`, then starts anyway and records it (the machine table below says which).");
+		page.line();
+	}
+
+}
