@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.github.distributelock.LockFailedException;
+import io.github.distributelock.LockRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.EvaluationException;
@@ -39,9 +40,11 @@ public final class LockDefinition {
 
 	private final boolean failOnNullField;
 
+	private final ReturnShape returnShape;
+
 	LockDefinition(Method method, String name, String separator, Expression[] fields, String[] fieldSources,
 			Map<String, Integer> argumentIndexByName, Duration waitTime, @Nullable Duration leaseTime,
-			String failMessage, boolean failOnNullField) {
+			String failMessage, boolean failOnNullField, ReturnShape returnShape) {
 		this.method = method;
 		this.name = name;
 		this.separator = separator;
@@ -52,6 +55,7 @@ public final class LockDefinition {
 		this.leaseTime = leaseTime;
 		this.failMessage = failMessage;
 		this.failOnNullField = failOnNullField;
+		this.returnShape = returnShape;
 	}
 
 	/**
@@ -111,6 +115,19 @@ public final class LockDefinition {
 	 */
 	public @Nullable Duration leaseTime() {
 		return this.leaseTime;
+	}
+
+	/**
+	 * What one call asks of the lock.
+	 * @param lockKey the call's lock key
+	 * @return the request
+	 */
+	public LockRequest request(String lockKey) {
+		return LockRequest.of(lockKey).withName(this.name).withWaitTime(this.waitTime).withLeaseTime(this.leaseTime);
+	}
+
+	ReturnShape returnShape() {
+		return this.returnShape;
 	}
 
 	LockFailedException failure(String lockKey) {

@@ -120,7 +120,8 @@ public class LockKeyResolver {
 		String failMessage = lockable.failMsg().isEmpty() ? this.defaultFailMessage : lockable.failMsg();
 		Duration lease = (lockable.timeoutMs() == -1) ? null : Duration.ofMillis(lockable.timeoutMs());
 		return Optional.of(new LockDefinition(method, lockable.key(), this.separator, fields, sources, indexByName,
-				Duration.ofMillis(lockable.waitTimeMs()), lease, failMessage, this.failOnNullField));
+				Duration.ofMillis(lockable.waitTimeMs()), lease, failMessage, this.failOnNullField,
+				ReturnShape.of(method)));
 	}
 
 	private Map<String, Integer> argumentIndexByName(Method method) {

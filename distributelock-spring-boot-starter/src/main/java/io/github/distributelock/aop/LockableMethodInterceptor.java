@@ -1,6 +1,8 @@
 package io.github.distributelock.aop;
 
 import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.function.Supplier;
 
 import io.github.distributelock.DistributeLock;
@@ -11,28 +13,54 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.util.ClassUtils;
 
 /**
  * Runs a {@link io.github.distributelock.Lockable @Lockable} method under its lock,
- * throwing {@link LockFailedException} when the lock is not taken in time.
+ * throwing {@link LockFailedException} when the lock is not taken in time: for the
+ * method's run, until the {@code CompletionStage} it returns completes, or for each
+ * subscription of the reactive type it returns.
  *
  * @since 1.0.0
  */
 public class LockableMethodInterceptor implements MethodInterceptor {
 
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			LockableMethodInterceptor.class.getClassLoader());
+
 	private final LockKeyResolver resolver;
 
 	private final Supplier<DistributeLock> lock;
+
+	private final CompletionStageLocking completionStages;
+
+	private final @Nullable PublisherLocking publishers;
+
+	/**
+	 * Creates an interceptor that calls methods returning a {@code CompletionStage} from
+	 * an event loop on the common fork-join pool once their lock is held.
+	 * @param resolver finds and compiles the annotation of each method
+	 * @param lock the lock, looked up at the first call so the interceptor can be created
+	 * before the store's beans
+	 */
+	public LockableMethodInterceptor(LockKeyResolver resolver, Supplier<DistributeLock> lock) {
+		this(resolver, lock, ForkJoinPool.commonPool());
+	}
 
 	/**
 	 * Creates an interceptor.
 	 * @param resolver finds and compiles the annotation of each method
 	 * @param lock the lock, looked up at the first call so the interceptor can be created
 	 * before the store's beans
+	 * @param executor calls a method that returns a {@code CompletionStage}, once its
+	 * lock is held, when it was called on an event loop (which must not wait for the
+	 * lock)
 	 */
-	public LockableMethodInterceptor(LockKeyResolver resolver, Supplier<DistributeLock> lock) {
+	public LockableMethodInterceptor(LockKeyResolver resolver, Supplier<DistributeLock> lock, Executor executor) {
 		this.resolver = resolver;
 		this.lock = lock;
+		this.completionStages = new CompletionStageLocking(lock, executor);
+		this.publishers = REACTOR_PRESENT ? new PublisherLocking(lock) : null;
 	}
 
 	@Override
@@ -44,10 +72,16 @@ public class LockableMethodInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		String lockKey = definition.lockKey(invocation.getArguments());
+		ReturnShape shape = definition.returnShape();
+		if (shape.kind() == ReturnShape.Kind.COMPLETION_STAGE) {
+			return this.completionStages.invoke(invocation, definition, definition.request(lockKey));
+		}
+		if (shape.kind() == ReturnShape.Kind.PUBLISHER && this.publishers != null && shape.adapter() != null) {
+			return this.publishers.invoke(invocation, definition, definition.request(lockKey), shape.adapter());
+		}
 		Optional<LockHandle> handle;
 		try {
-			handle = this.lock.get()
-				.tryAcquire(lockKey, definition.name(), definition.waitTime(), definition.leaseTime());
+			handle = this.lock.get().tryAcquire(definition.request(lockKey));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -1,0 +1,146 @@
+package io.github.distributelock.aop;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+import io.github.distributelock.DistributeLock;
+import io.github.distributelock.LockFailedException;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ClassUtils;
+
+/**
+ * Holds the lock of a method that returns a {@link CompletionStage} from the call until
+ * the stage completes, normally, exceptionally or by cancellation.
+ * <p>
+ * On a thread that may block, the caller waits for the lock, the method runs on that
+ * thread (its thread-bound state, such as a security context, stays in place), and the
+ * lock is released when the stage completes. The lock belongs to the stage, not to the
+ * thread, which goes on to other work: a nested lock on the same key waits like any other
+ * caller. On a Reactor non-blocking thread (an event loop), it is taken without blocking,
+ * and the method is called on {@code executor} once it is held, never on the thread of
+ * the store's client that granted it.
+ */
+final class CompletionStageLocking {
+
+	private static final Log logger = LogFactory.getLog(CompletionStageLocking.class);
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.scheduler.Schedulers",
+			CompletionStageLocking.class.getClassLoader());
+
+	private final Supplier<DistributeLock> lock;
+
+	private final Executor executor;
+
+	CompletionStageLocking(Supplier<DistributeLock> lock, Executor executor) {
+		this.lock = lock;
+		this.executor = executor;
+	}
+
+	@Nullable Object invoke(MethodInvocation invocation, LockDefinition definition, LockRequest request) throws Throwable {
+		if (REACTOR_PRESENT && reactor.core.scheduler.Schedulers.isInNonBlockingThread()) {
+			return invokeWithoutBlocking(invocation, definition, request);
+		}
+		// Owned by the stage, not by the thread: the thread goes on to other work while
+		// the
+		// stage holds the lock, and must not re-enter it.
+		CompletableFuture<Optional<LockHandle>> acquiring = this.lock.get().tryAcquireAsync(request);
+		Optional<LockHandle> handle;
+		try {
+			handle = acquiring.get();
+		}
+		catch (InterruptedException ex) {
+			acquiring.cancel(false);
+			Thread.currentThread().interrupt();
+			LockFailedException failure = definition.failure(request.key());
+			failure.initCause(ex);
+			throw failure;
+		}
+		catch (ExecutionException ex) {
+			throw ex.getCause();
+		}
+		LockHandle held = handle.orElseThrow(() -> definition.failure(request.key()));
+		Object result;
+		try {
+			result = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			held.close();
+			throw ex;
+		}
+		if (result == null) {
+			held.close();
+			return null;
+		}
+		((CompletionStage<?>) result).whenComplete((value, failure) -> release(held));
+		return result;
+	}
+
+	private CompletableFuture<@Nullable Object> invokeWithoutBlocking(MethodInvocation invocation,
+			LockDefinition definition, LockRequest request) {
+		CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
+		CompletableFuture<Optional<LockHandle>> acquiring = this.lock.get().tryAcquireAsync(request);
+		result.whenComplete((value, failure) -> {
+			if (result.isCancelled()) {
+				// Gives up the wait; a lock taken anyway is released.
+				acquiring.cancel(false);
+			}
+		});
+		acquiring.whenComplete((handle, failure) -> {
+			if (failure != null) {
+				result.completeExceptionally(failure);
+			}
+			else if (handle.isEmpty()) {
+				result.completeExceptionally(definition.failure(request.key()));
+			}
+			else {
+				this.executor.execute(() -> invokeHeld(invocation, handle.get(), result));
+			}
+		});
+		return result;
+	}
+
+	private void invokeHeld(MethodInvocation invocation, LockHandle held, CompletableFuture<@Nullable Object> result) {
+		result.whenComplete((value, failure) -> release(held));
+		if (result.isDone()) {
+			return;
+		}
+		try {
+			Object stage = invocation.proceed();
+			if (stage == null) {
+				result.complete(null);
+				return;
+			}
+			((CompletionStage<?>) stage).whenComplete((value, failure) -> {
+				if (failure != null) {
+					result.completeExceptionally(failure);
+				}
+				else {
+					result.complete(value);
+				}
+			});
+		}
+		catch (Throwable ex) {
+			result.completeExceptionally(ex);
+		}
+	}
+
+	private static void release(LockHandle held) {
+		held.releaseAsync().whenComplete((released, failure) -> {
+			if (failure != null) {
+				logger.warn("Could not release lock '" + held.key() + "' after the stage it guarded completed",
+						failure);
+			}
+		});
+	}
+
+}

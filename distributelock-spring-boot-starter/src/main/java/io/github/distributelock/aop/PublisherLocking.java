@@ -1,0 +1,48 @@
+package io.github.distributelock.aop;
+
+import java.util.function.Supplier;
+
+import io.github.distributelock.DistributeLock;
+import io.github.distributelock.LockRequest;
+import io.github.distributelock.reactive.DefaultReactiveDistributeLock;
+import io.github.distributelock.reactive.ReactiveDistributeLock;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.ReactiveAdapter;
+
+/**
+ * Holds the lock of a method that returns a reactive type for each subscription of its
+ * result, until that subscription completes, fails or is cancelled; loaded only where
+ * Reactor is on the class path.
+ * <p>
+ * The method is called once, when it is called: the publisher it returns is the recipe of
+ * the work, and every subscription of it runs under a lock of its own. Code the method
+ * runs while it builds the publisher is not under the lock.
+ */
+final class PublisherLocking {
+
+	private final ReactiveDistributeLock lock;
+
+	PublisherLocking(Supplier<DistributeLock> lock) {
+		this.lock = new DefaultReactiveDistributeLock(lock);
+	}
+
+	@Nullable Object invoke(MethodInvocation invocation, LockDefinition definition, LockRequest request, ReactiveAdapter adapter)
+			throws Throwable {
+		Object source = invocation.proceed();
+		if (source == null) {
+			return null;
+		}
+		Supplier<Throwable> busy = () -> definition.failure(request.key());
+		if (adapter.isMultiValue()) {
+			Flux<?> work = Flux.from(adapter.toPublisher(source));
+			return adapter.fromPublisher(this.lock.withLock(request, (handle) -> work, busy));
+		}
+		Mono<?> work = Mono.from(adapter.toPublisher(source));
+		return adapter.fromPublisher(this.lock.withLockMono(request, (handle) -> work, busy));
+	}
+
+}

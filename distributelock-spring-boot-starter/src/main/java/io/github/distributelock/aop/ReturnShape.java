@@ -1,0 +1,80 @@
+package io.github.distributelock.aop;
+
+import java.lang.reflect.Method;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.KotlinDetector;
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.util.ClassUtils;
+
+/**
+ * How a {@link io.github.distributelock.Lockable @Lockable} method hands back its result,
+ * which decides when its lock is taken and released: a plain value while the method runs;
+ * a {@link CompletionStage} from the call until the stage completes; a reactive type
+ * ({@code Mono}, {@code Flux}, any type {@link ReactiveAdapterRegistry} knows) per
+ * subscription, until it completes, fails or is cancelled.
+ *
+ * @param kind the kind of result
+ * @param adapter the adapter of a reactive result, else {@code null}
+ */
+record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			ReturnShape.class.getClassLoader());
+
+	static final ReturnShape BLOCKING = new ReturnShape(Kind.BLOCKING, null);
+
+	static final ReturnShape COMPLETION_STAGE = new ReturnShape(Kind.COMPLETION_STAGE, null);
+
+	/**
+	 * The shape of a method's result.
+	 * @throws InvalidLockableException if the lock cannot follow the method's work
+	 */
+	static ReturnShape of(Method method) {
+		Class<?> type = method.getReturnType();
+		if (KotlinDetector.isSuspendingFunction(method)) {
+			throw new InvalidLockableException(method, "it is a Kotlin suspend function, which is not supported",
+					"Return a Mono or Flux from the method, or lock by hand with ReactiveDistributeLock or "
+							+ "DistributeLock.tryAcquireAsync inside it");
+		}
+		if (CompletionStage.class.isAssignableFrom(type)) {
+			return COMPLETION_STAGE;
+		}
+		if (Future.class.isAssignableFrom(type)) {
+			throw new InvalidLockableException(method,
+					"it returns a " + type.getSimpleName() + ", whose completion cannot be followed to release the "
+							+ "lock",
+					"Return a CompletableFuture or CompletionStage, or make the method return the value itself");
+		}
+		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(type);
+		if (adapter == null || !adapter.getDescriptor().isDeferred()) {
+			return BLOCKING;
+		}
+		if (!REACTOR_PRESENT) {
+			throw new InvalidLockableException(method,
+					"it returns " + type.getName() + ", and Reactor is not on the class path",
+					"Add io.projectreactor:reactor-core, which holds the lock for each subscription");
+		}
+		return new ReturnShape(Kind.PUBLISHER, adapter);
+	}
+
+	enum Kind {
+
+		/** The value itself: locked while the method runs. */
+		BLOCKING,
+
+		/** A stage whose work starts at the call: locked until it completes. */
+		COMPLETION_STAGE,
+
+		/**
+		 * A publisher whose work starts at each subscription: locked per subscription.
+		 */
+		PUBLISHER
+
+	}
+
+}

@@ -1,0 +1,103 @@
+package io.github.distributelock.reactive;
+
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import io.github.distributelock.DistributeLock;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.context.ContextView;
+
+/**
+ * The {@link ReactiveDistributeLock} over the non-blocking API of a
+ * {@link DistributeLock} ({@link DistributeLock#tryAcquireAsync}): no blocking call is
+ * wrapped.
+ *
+ * @since 1.0.0
+ */
+public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
+
+	private static final Log logger = LogFactory.getLog(DefaultReactiveDistributeLock.class);
+
+	private final Supplier<DistributeLock> lock;
+
+	/**
+	 * Creates a reactive lock.
+	 * @param lock the lock, looked up at the first subscription
+	 */
+	public DefaultReactiveDistributeLock(Supplier<DistributeLock> lock) {
+		this.lock = lock;
+	}
+
+	@Override
+	public Mono<LockHandle> tryAcquire(LockRequest request) {
+		// Cancelling the subscription cancels the future: the engine gives up the wait
+		// and gives back a lock its attempt in flight takes.
+		return Mono.fromFuture(() -> this.lock.get().tryAcquireAsync(request), false).flatMap(Mono::justOrEmpty);
+	}
+
+	@Override
+	public <T> Flux<T> withLock(LockRequest request, Function<LockHandle, ? extends Publisher<T>> work,
+			Supplier<? extends Throwable> busy) {
+		return Flux.deferContextual((context) -> {
+			LockHandle reentered = HeldKeys.of(context).handle(request.key());
+			if (reentered != null) {
+				return work.apply(reentered);
+			}
+			return Flux.usingWhen(acquired(request, busy),
+					(handle) -> Flux.from(work.apply(handle)).contextWrite(HeldKeys.with(request.key(), handle)),
+					this::release, (handle, failure) -> release(handle), this::release);
+		});
+	}
+
+	@Override
+	public <T> Mono<T> withLockMono(LockRequest request, Function<LockHandle, ? extends Mono<T>> work,
+			Supplier<? extends Throwable> busy) {
+		return Mono.deferContextual((context) -> {
+			LockHandle reentered = HeldKeys.of(context).handle(request.key());
+			if (reentered != null) {
+				return work.apply(reentered);
+			}
+			return Mono.usingWhen(acquired(request, busy),
+					(handle) -> work.apply(handle).contextWrite(HeldKeys.with(request.key(), handle)), this::release,
+					(handle, failure) -> release(handle), this::release);
+		});
+	}
+
+	/**
+	 * The held lock, delivered on Reactor's parallel scheduler: the acquisition completes
+	 * on a thread of the store's client (a Redis I/O thread, ZooKeeper's event thread),
+	 * where work that waits for the same client would wait for itself.
+	 */
+	private Mono<LockHandle> acquired(LockRequest request, Supplier<? extends Throwable> busy) {
+		return tryAcquire(request).switchIfEmpty(Mono.error(busy)).publishOn(Schedulers.parallel());
+	}
+
+	/**
+	 * Releases without blocking; a failure is the engine's to retry, and is not the
+	 * work's result.
+	 */
+	private Mono<Void> release(LockHandle handle) {
+		return Mono.fromFuture(handle::releaseAsync).onErrorResume((failure) -> {
+			logger.warn("Could not release lock '" + handle.key() + "' after the work under it ended", failure);
+			return Mono.empty();
+		});
+	}
+
+	/**
+	 * Whether the work subscribed in {@code context} holds {@code key}.
+	 * @param context the subscriber's context
+	 * @param key the lock key
+	 * @return whether the key is held by an enclosing {@code withLock}
+	 */
+	public static boolean holds(ContextView context, String key) {
+		return HeldKeys.of(context).handle(key) != null;
+	}
+
+}
