@@ -21,6 +21,10 @@ import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.resources.LoopResources;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -165,6 +169,49 @@ abstract class AbstractReactiveLockableTests {
 		});
 	}
 
+	/**
+	 * Issue 15's finding: a locked call that waits must not hold the event loop. A server
+	 * with one I/O thread answers an unrelated request while the locked call waits.
+	 */
+	@Test
+	void anEventLoopWithOneThreadAnswersAnotherRequestWhileALockedCallWaits() throws Exception {
+		runner().run((context) -> {
+			Work work = context.getBean(Work.class);
+			LoopResources loop = LoopResources.create("one-io-thread", 1, true);
+			DisposableServer server = HttpServer.create()
+				.host("127.0.0.1")
+				.port(0)
+				.runOn(loop)
+				.route((routes) -> routes.get("/locked", (request, response) -> response.sendString(work.mono("c")))
+					.get("/ping", (request, response) -> response.sendString(Mono.just("pong"))))
+				.bindNow();
+			try (LockHandle held = takeElsewhere(context.getBean(DistributeLock.class), "mono.work_c")) {
+				HttpClient client = HttpClient.create().baseUrl("http://127.0.0.1:" + server.port());
+				CompletableFuture<String> locked = client.get()
+					.uri("/locked")
+					.responseContent()
+					.aggregate()
+					.asString()
+					.toFuture();
+				await().atMost(Duration.ofSeconds(10)).until(() -> work.waiting() > 0);
+				String pong = client.get()
+					.uri("/ping")
+					.responseContent()
+					.aggregate()
+					.asString()
+					.block(Duration.ofSeconds(10));
+				assertThat(pong).isEqualTo("pong");
+				assertThat(locked).isNotDone();
+				held.close();
+				assertThat(locked.get(30, TimeUnit.SECONDS)).isEqualTo("c");
+			}
+			finally {
+				server.disposeNow();
+				loop.disposeLater().block(Duration.ofSeconds(10));
+			}
+		});
+	}
+
 	private static LockHandle takeElsewhere(DistributeLock lock, String key) throws Exception {
 		ExecutorService other = Executors.newSingleThreadExecutor();
 		try {
@@ -196,6 +243,8 @@ abstract class AbstractReactiveLockableTests {
 
 		final AtomicInteger maxInside = new AtomicInteger();
 
+		final AtomicInteger called = new AtomicInteger();
+
 		final List<Boolean> probes = new CopyOnWriteArrayList<>();
 
 		volatile java.util.function.BooleanSupplier probe = () -> true;
@@ -208,6 +257,7 @@ abstract class AbstractReactiveLockableTests {
 
 		@Lockable(key = "mono.work", fields = "id", waitTimeMs = 20_000)
 		public Mono<String> mono(String id) {
+			this.called.incrementAndGet();
 			return Mono.fromCallable(this::enter)
 				.delayElement(Duration.ofMillis(150))
 				.flatMap((entered) -> probed())
@@ -276,6 +326,11 @@ abstract class AbstractReactiveLockableTests {
 			return Mono.fromCallable(this.probe::getAsBoolean)
 				.subscribeOn(Schedulers.boundedElastic())
 				.doOnNext(this.probes::add);
+		}
+
+		/** How many calls built a locked publisher, whose subscription then waits. */
+		public int waiting() {
+			return this.called.get();
 		}
 
 		public int maxInside() {

@@ -143,6 +143,26 @@ class LockKeyResolverTests {
 		return this.resolver.definition(method, type);
 	}
 
+	@Test
+	void refusesAFutureWhoseCompletionCannotBeFollowedAtStartup() {
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "plainFuture"))
+			.withMessageContaining(BadService.class.getName() + ".plainFuture")
+			.withMessageContaining("whose completion cannot be followed")
+			.withMessageContaining("Return a CompletableFuture or CompletionStage");
+	}
+
+	@Test
+	void classifiesWhenTheLockIsHeldByTheReturnType() throws Exception {
+		assertThat(ReturnShape.of(AbstractReactiveLockableTests.Work.class.getMethod("mono", String.class)).kind())
+			.isEqualTo(ReturnShape.Kind.PUBLISHER);
+		assertThat(ReturnShape.of(AbstractReactiveLockableTests.Work.class.getMethod("flux")).kind())
+			.isEqualTo(ReturnShape.Kind.PUBLISHER);
+		assertThat(ReturnShape.of(AbstractReactiveLockableTests.Work.class.getMethod("future")).kind())
+			.isEqualTo(ReturnShape.Kind.COMPLETION_STAGE);
+		assertThat(ReturnShape.of(Object.class.getMethod("toString")).kind()).isEqualTo(ReturnShape.Kind.BLOCKING);
+	}
+
 	static class Service {
 
 		@Lockable(key = "order.addOder", fields = { "product.id", "token" }, failMsg = "Too many buyers|2201")
@@ -176,6 +196,11 @@ class LockKeyResolverTests {
 	}
 
 	static class BadService {
+
+		@Lockable(key = "future")
+		java.util.concurrent.Future<String> plainFuture() {
+			return java.util.concurrent.CompletableFuture.completedFuture("done");
+		}
 
 		@Lockable(key = "k", fields = "prodcut.id")
 		void unknownRoot(Product product) {

@@ -2,6 +2,10 @@ package io.github.distributelock.aop;
 
 import java.util.function.Predicate;
 
+import io.github.distributelock.reactive.BlockHoundExtension;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.ExtendWith;
+
 import io.github.distributelock.redis.EmbeddedRedisExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -13,7 +17,12 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Reactive and asynchronous {@code @Lockable} methods on Redis.
+ * <p>
+ * Runs with BlockHound installed ({@link BlockHoundExtension}): a blocking call on a
+ * Reactor or Netty thread, in the starter or the store's client, fails the test.
  */
+@Tag("blockhound")
+@ExtendWith(BlockHoundExtension.class)
 class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 
 	@RegisterExtension
