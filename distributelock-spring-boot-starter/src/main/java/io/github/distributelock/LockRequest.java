@@ -1,14 +1,18 @@
 package io.github.distributelock;
 
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one call for a lock asks for: the key, how long to wait, the lease, and the name
- * the lock carries in metrics. Immutable: each {@code with} method returns a copy.
- * <pre class="code">
+ * What one call for a lock asks for: the key, how long to wait, the lease, the name the
+ * lock carries in metrics, and the kind of lock: exclusive (the default), fair, read or
+ * write, permits, or several keys at once ({@link #all(LockRequest...)}). Immutable: each
+ * {@code with} method returns a copy. <pre class="code">
  * LockRequest request = LockRequest.of("account:" + id).withWaitTime(Duration.ofSeconds(5));
  * try (LockHandle lock = distributeLock.tryAcquire(request).orElseThrow()) { ... }
  * </pre>
@@ -27,13 +31,30 @@ public final class LockRequest {
 
 	private final @Nullable String owner;
 
+	private final LockMode mode;
+
+	private final boolean fair;
+
+	private final int permits;
+
+	private final List<LockRequest> parts;
+
 	private LockRequest(String key, @Nullable String name, Duration waitTime, @Nullable Duration leaseTime,
-			@Nullable String owner) {
+			@Nullable String owner, LockMode mode, boolean fair, int permits, List<LockRequest> parts) {
 		this.key = key;
 		this.name = name;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
 		this.owner = owner;
+		this.mode = mode;
+		this.fair = fair;
+		this.permits = permits;
+		this.parts = parts;
+	}
+
+	private LockRequest copy(String key, @Nullable String name, Duration waitTime, @Nullable Duration leaseTime,
+			@Nullable String owner) {
+		return new LockRequest(key, name, waitTime, leaseTime, owner, this.mode, this.fair, this.permits, this.parts);
 	}
 
 	/**
@@ -47,7 +68,79 @@ public final class LockRequest {
 		if (key == null || key.isBlank()) {
 			throw new IllegalArgumentException("lockKey must not be null or blank");
 		}
-		return new LockRequest(key, null, Duration.ZERO, null, null);
+		return new LockRequest(key, null, Duration.ZERO, null, null, LockMode.EXCLUSIVE, false, 0, List.of());
+	}
+
+	/**
+	 * A request for several keys, taken all or nothing under one deadline: in one global
+	 * order of their keys, so that two callers with overlapping sets never deadlock, and
+	 * released in the reverse order. Each part keeps its own kind and lease; the wait
+	 * time, the name and the owner are the combined request's ({@link #withWaitTime}). If
+	 * one key is not taken in time, the ones taken are released and none is held.
+	 * @param parts a request per key, at least one, no key twice
+	 * @return the combined request, whose {@link #key()} joins the keys with commas
+	 * @throws IllegalArgumentException if there is no part, a part is itself combined, or
+	 * a key comes twice
+	 */
+	public static LockRequest all(LockRequest... parts) {
+		if (parts == null || parts.length == 0) {
+			throw new IllegalArgumentException(
+					"A multi-key request needs at least one key; pass LockRequest.of(key) " + "for each key to take");
+		}
+		Set<String> keys = new LinkedHashSet<>();
+		for (LockRequest part : parts) {
+			if (part.isMultiKey()) {
+				throw new IllegalArgumentException(
+						"A multi-key request cannot contain another one (" + part.key() + "); list its keys directly");
+			}
+			if (!keys.add(part.key())) {
+				throw new IllegalArgumentException("The key '" + part.key() + "' comes twice in one multi-key "
+						+ "request; a key can only be taken once, with one kind");
+			}
+		}
+		return new LockRequest(String.join(",", keys), null, Duration.ZERO, null, null, LockMode.EXCLUSIVE, false, 0,
+				List.of(parts));
+	}
+
+	/**
+	 * A copy in the given mode: exclusive, or one of a read/write pair on the key.
+	 * @param mode the mode
+	 * @return the new request
+	 */
+	public LockRequest withMode(LockMode mode) {
+		if (mode == null) {
+			throw new IllegalArgumentException("mode must not be null; use LockMode.EXCLUSIVE for a plain lock");
+		}
+		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, mode, this.fair,
+				this.permits, this.parts);
+	}
+
+	/**
+	 * A copy whose waiters, in every instance, get the lock in the order they asked for
+	 * it; a waiter that gives up or crashes leaves the queue.
+	 * @param fair whether waiters are served in arrival order
+	 * @return the new request
+	 */
+	public LockRequest withFair(boolean fair) {
+		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, fair,
+				this.permits, this.parts);
+	}
+
+	/**
+	 * A copy that takes one of {@code permits} permits of the key: at most that many
+	 * holders at once (a semaphore whose holders each have a lease, a watchdog and a
+	 * fencing token; a holder that crashes gives its permit back when its lease ends).
+	 * @param permits how many holders the key allows, at least 1
+	 * @return the new request
+	 * @throws IllegalArgumentException if {@code permits} is below 1
+	 */
+	public LockRequest withPermits(int permits) {
+		if (permits < 1) {
+			throw new IllegalArgumentException(
+					"permits must be at least 1 (how many holders the key allows at once), was " + permits);
+		}
+		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, this.fair,
+				permits, this.parts);
 	}
 
 	/**
@@ -61,7 +154,7 @@ public final class LockRequest {
 			throw new IllegalArgumentException(
 					"waitTime must not be negative, was " + waitTime + "; use 0 for a single attempt");
 		}
-		return new LockRequest(this.key, this.name, waitTime, this.leaseTime, this.owner);
+		return copy(this.key, this.name, waitTime, this.leaseTime, this.owner);
 	}
 
 	/**
@@ -76,7 +169,7 @@ public final class LockRequest {
 			throw new IllegalArgumentException("leaseTime must be at least 1 ms, was " + leaseTime
 					+ "; pass null for a lease renewed by the watchdog");
 		}
-		return new LockRequest(this.key, this.name, this.waitTime, leaseTime, this.owner);
+		return copy(this.key, this.name, this.waitTime, leaseTime, this.owner);
 	}
 
 	/**
@@ -87,7 +180,7 @@ public final class LockRequest {
 	 * @return the new request
 	 */
 	public LockRequest withName(@Nullable String name) {
-		return new LockRequest(this.key, name, this.waitTime, this.leaseTime, this.owner);
+		return copy(this.key, name, this.waitTime, this.leaseTime, this.owner);
 	}
 
 	/**
@@ -103,7 +196,7 @@ public final class LockRequest {
 		if (owner == null || owner.isEmpty()) {
 			throw new IllegalArgumentException("lockValue must not be null or empty: it is the owner of the lock");
 		}
-		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, owner);
+		return copy(this.key, this.name, this.waitTime, this.leaseTime, owner);
 	}
 
 	/**
@@ -146,22 +239,66 @@ public final class LockRequest {
 		return this.owner;
 	}
 
+	/**
+	 * The mode: exclusive, read or write.
+	 * @return the mode
+	 */
+	public LockMode mode() {
+		return this.mode;
+	}
+
+	/**
+	 * Whether waiters are served in arrival order.
+	 * @return whether the lock is fair
+	 */
+	public boolean fair() {
+		return this.fair;
+	}
+
+	/**
+	 * How many holders the key allows at once, or {@code 0} when it is not a permit
+	 * request.
+	 * @return the permits
+	 */
+	public int permits() {
+		return this.permits;
+	}
+
+	/**
+	 * Whether this request takes several keys at once.
+	 * @return whether it was made by {@link #all(LockRequest...)}
+	 */
+	public boolean isMultiKey() {
+		return !this.parts.isEmpty();
+	}
+
+	/**
+	 * The requests of a multi-key request, as given.
+	 * @return the parts, empty for a single key
+	 */
+	public List<LockRequest> parts() {
+		return this.parts;
+	}
+
 	@Override
 	public boolean equals(@Nullable Object other) {
 		return other instanceof LockRequest that && this.key.equals(that.key) && Objects.equals(this.name, that.name)
 				&& this.waitTime.equals(that.waitTime) && Objects.equals(this.leaseTime, that.leaseTime)
-				&& Objects.equals(this.owner, that.owner);
+				&& Objects.equals(this.owner, that.owner) && this.mode == that.mode && this.fair == that.fair
+				&& this.permits == that.permits && this.parts.equals(that.parts);
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.key, this.name, this.waitTime, this.leaseTime, this.owner);
+		return Objects.hash(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, this.fair,
+				this.permits, this.parts);
 	}
 
 	@Override
 	public String toString() {
 		return "LockRequest[key=" + this.key + ", name=" + this.name + ", waitTime=" + this.waitTime + ", leaseTime="
-				+ this.leaseTime + ((this.owner != null) ? ", owner set" : "") + "]";
+				+ this.leaseTime + ((this.owner != null) ? ", owner set" : "") + ", mode=" + this.mode
+				+ ((this.fair) ? ", fair" : "") + ((this.permits > 0) ? ", permits=" + this.permits : "") + "]";
 	}
 
 }

@@ -35,6 +35,13 @@ final class Acquisition {
 
 	private static final long LONGEST_FAILURE_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+	/**
+	 * The longest wait of a claim that has an entry in the store's queue: its next
+	 * attempt refreshes the entry, so a backend keeps a waiter's entry for at least three
+	 * times this long before it takes the waiter for crashed.
+	 */
+	static final Duration QUEUED_WAIT_SLICE = Duration.ofSeconds(3);
+
 	private static final TimeoutException GATE_TIMEOUT = new TimeoutException("wait time passed at the local gate");
 
 	private final HeldLock.Parts parts;
@@ -58,6 +65,9 @@ final class Acquisition {
 	private volatile @Nullable CompletableFuture<?> pendingWait;
 
 	private long failurePauseNanos = FIRST_FAILURE_PAUSE_NANOS;
+
+	/** Whether an attempt reached, or may have reached, the store's queue. */
+	private volatile boolean queued;
 
 	Acquisition(HeldLock.Parts parts, Lifecycle lifecycle, LocalLocks.Slot slot, Request request, LockTracker tracker,
 			Executor executor) {
@@ -100,7 +110,10 @@ final class Acquisition {
 		if (this.result.isDone()) {
 			abandon();
 		}
-		else if (this.slot.tryTakeGate()) {
+		else if (this.request.claim().kind().type() != LockKind.Type.EXCLUSIVE || this.slot.tryTakeGate()) {
+			// Only plain exclusive callers queue on this JVM's gate: the other kinds
+			// share
+			// the key, or keep their order, in the store.
 			attempt();
 		}
 		else if (this.request.deadline().hasPassed()) {
@@ -143,6 +156,7 @@ final class Acquisition {
 		}
 		long attemptStart = System.nanoTime();
 		long lossReports = this.parts.losses().reports();
+		this.queued = this.request.claim().kind().queued();
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
 		this.parts.store().tryAcquire(this.request.claim(), lease).whenCompleteAsync((attempt, failure) -> {
 			if (failure != null) {
@@ -163,6 +177,7 @@ final class Acquisition {
 			giveBack(lease);
 			return;
 		}
+		this.queued = false;
 		HeldLock lock = new HeldLock(this.parts, this.slot, this.request.claim(), attempt.fencingToken(),
 				this.request.reentrancyOwner(), lease, this.tracker, attemptStart);
 		this.slot.hold(lock);
@@ -203,6 +218,9 @@ final class Acquisition {
 			// it.
 			deadline = deadline.atMost(holderLease.plusMillis(1));
 		}
+		if (this.request.claim().kind().queued()) {
+			deadline = deadline.atMost(QUEUED_WAIT_SLICE);
+		}
 		CompletableFuture<Void> wait = this.parts.store().awaitRelease(this.request.claim(), attempt, deadline);
 		waitingOn(wait);
 		wait.whenCompleteAsync((released, failure) -> {
@@ -220,8 +238,9 @@ final class Acquisition {
 	 * only then go on, as the next attempt presents the same owner.
 	 */
 	private void giveBackAfterFailure(Throwable failure, long attemptStart) {
-		if (StoreCalls.unwrap(failure).getCause() instanceof IllegalArgumentException) {
-			// The key or owner cannot be stored: nothing reached the store.
+		if (StoreCalls.isPermanent(failure)) {
+			// The key or owner cannot be stored, or the key is held as another kind:
+			// trying again cannot help, and nothing was taken.
 			failed(failure);
 			return;
 		}
@@ -261,6 +280,7 @@ final class Acquisition {
 	}
 
 	private void giveBack(Lease lease) {
+		this.queued = false;
 		this.parts.store()
 			.release(this.request.claim(), lease.endNanos())
 			.whenCompleteAsync((released, failure) -> abandon(), this.executor);
@@ -278,9 +298,22 @@ final class Acquisition {
 		abandon();
 	}
 
+	/**
+	 * Lets go of the key locally and, for a claim that may be queued in the store, leaves
+	 * the queue there first, so that a waiter that gives up never holds up the ones
+	 * behind it.
+	 */
 	private void abandon() {
-		this.slot.leave(null);
-		settle();
+		if (!this.queued) {
+			this.slot.leave(null);
+			settle();
+			return;
+		}
+		this.queued = false;
+		Lease lease = this.parts.watchdog().newLease(this.request.fixedLease(), System.nanoTime());
+		this.parts.store()
+			.release(this.request.claim(), lease.endNanos())
+			.whenCompleteAsync((released, failure) -> abandon(), this.executor);
 	}
 
 	/** Tells the tracker how the call ended, once, and lets go of the call. */

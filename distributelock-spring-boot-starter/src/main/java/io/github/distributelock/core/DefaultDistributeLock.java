@@ -62,6 +62,8 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 
 	private final AtomicLong ownerSequence = new AtomicLong();
 
+	private final MultiKeyLocks multiKey = new MultiKeyLocks(this);
+
 	/**
 	 * Creates a lock with a 30 second watchdog lease that logs lost locks.
 	 * @param backend the store
@@ -116,9 +118,20 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		if (Thread.interrupted()) {
 			throw new InterruptedException("Interrupted before acquiring lock '" + key + "' in " + this.store.name());
 		}
+		if (request.isMultiKey()) {
+			return this.multiKey.tryAcquire(request);
+		}
+		LockKind kind = LockKind.of(request);
 		Object reentrancyOwner = (request.owner() == null) ? Thread.currentThread() : null;
 		LocalLocks.Slot slot = this.locks.enter(key);
-		HeldLock reentered = slot.reentrant(reentrancyOwner);
+		HeldLock reentered;
+		try {
+			reentered = slot.reentrant(reentrancyOwner, kind, this.store.name());
+		}
+		catch (RuntimeException ex) {
+			slot.leave(null);
+			throw ex;
+		}
 		if (reentered != null) {
 			slot.leave(null);
 			return Optional.of(reentered.newHandle());
@@ -152,6 +165,9 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 
 	@Override
 	public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(LockRequest request) {
+		if (request.isMultiKey()) {
+			return this.multiKey.tryAcquireAsync(request);
+		}
 		LocalLocks.Slot slot = this.locks.enter(request.key());
 		CompletableFuture<Optional<LockHandle>> handle = new CompletableFuture<>();
 		Acquisition acquisition;
@@ -183,9 +199,10 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			@Nullable Executor callerExecutor, Executor continuations) {
 		String key = request.key();
 		String owner = (request.owner() != null) ? request.owner() : nextOwner();
+		LockKind kind = LockKind.of(request);
 		LockTracker tracker = (this.events == LockEventListener.NONE) ? LockTracker.NONE : this.events.acquiring(key,
-				(request.name() != null) ? request.name() : LockNames.fromKey(key), this.store.name());
-		Acquisition.Request wanted = new Acquisition.Request(new LockBackend.Claim(key, owner, callerExecutor),
+				(request.name() != null) ? request.name() : LockNames.fromKey(key), this.store.name(), kind);
+		Acquisition.Request wanted = new Acquisition.Request(new LockBackend.Claim(key, owner, callerExecutor, kind),
 				request.leaseTime(), Deadline.after(request.waitTime()), reentrancyOwner);
 		Acquisition acquisition = new Acquisition(this.parts, this.lifecycle, slot, wanted, tracker, continuations)
 			.start();
@@ -204,10 +221,9 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			return false;
 		}
 		CallerRuns callerRuns = this.store.callerRuns();
-		HeldLock held = this.locks.held(lockKey);
+		HeldLock held = this.locks.held(lockKey, lockValue);
 		// A value may have locked from another instance: the store checks the owner.
-		CompletableFuture<Boolean> released = (held != null && held.owner().equals(lockValue))
-				? held.releaseAll(callerRuns.forRelease())
+		CompletableFuture<Boolean> released = (held != null) ? held.releaseAll(callerRuns.forRelease())
 				: this.store.releaseOnce(new LockBackend.Claim(lockKey, lockValue, callerRuns.forRelease()));
 		try {
 			return callerRuns.awaitUninterruptibly(released);

@@ -61,7 +61,7 @@ final class HeldLock {
 		this.parts = parts;
 		this.slot = slot;
 		this.key = claim.key();
-		this.claim = new LockBackend.Claim(claim.key(), claim.owner());
+		this.claim = claim.on(null);
 		this.fencingToken = fencingToken;
 		this.reentrancyOwner = reentrancyOwner;
 		this.lease = lease;
@@ -71,6 +71,15 @@ final class HeldLock {
 
 	String owner() {
 		return this.claim.owner();
+	}
+
+	LockKind kind() {
+		return this.claim.kind();
+	}
+
+	/** How many reentrant holds are open. */
+	int holds() {
+		return Math.max(0, this.holds.get());
 	}
 
 	boolean isHeld() {
@@ -132,7 +141,7 @@ final class HeldLock {
 			return CompletableFuture.completedFuture(false);
 		}
 		this.parts.watchdog().unwatch(this);
-		LockBackend.Claim release = new LockBackend.Claim(this.key, owner(), callerExecutor);
+		LockBackend.Claim release = this.claim.on(callerExecutor);
 		Executor continuation = (callerExecutor != null) ? callerExecutor : Runnable::run;
 		return this.parts.store().release(release, this.lease.endNanos()).handleAsync((releasedInStore, failure) -> {
 			this.slot.leave(this);

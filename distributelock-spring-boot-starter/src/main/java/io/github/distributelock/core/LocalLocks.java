@@ -7,13 +7,20 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.distributelock.LockKindConflictException;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What this JVM knows of the keys it holds or waits for: a table entry per key while it
- * has users, the key's local gate, the lock held through it, and reentrancy. A call
+ * has users, the key's local gate, the locks held through it, and reentrancy. A call
  * enters through {@link #enter(String)} and leaves through the {@link Slot} it gets,
  * once, whatever happens in between.
+ * <p>
+ * Reentrancy, per owner (a thread): an exclusive or fair holder re-enters either; a
+ * writer re-enters for writing and for reading its own key; a reader re-enters for
+ * reading, and is refused at once if it asks for the write lock (two readers upgrading
+ * would wait for each other forever); a permit holder re-enters its permit. Any other mix
+ * of kinds on one key is refused at once.
  * <p>
  * Callers of one JVM queue on the key's gate, so only the one that holds it competes at
  * the store: local contention costs no store round trips, and the hand-off between local
@@ -42,10 +49,22 @@ final class LocalLocks {
 		return new Slot(entry);
 	}
 
-	/** The lock this JVM holds on {@code key}, if any. */
-	@Nullable HeldLock held(String key) {
+	/** The lock this JVM holds on {@code key} for {@code owner}, if any. */
+	@Nullable HeldLock held(String key, String owner) {
 		Entry entry = this.entries.get(key);
-		return (entry != null) ? entry.held : null;
+		if (entry == null) {
+			return null;
+		}
+		HeldLock exclusive = entry.held;
+		if (exclusive != null && exclusive.owner().equals(owner)) {
+			return exclusive;
+		}
+		for (HeldLock shared : entry.shared.values()) {
+			if (shared.owner().equals(owner)) {
+				return shared;
+			}
+		}
+		return null;
 	}
 
 	List<HeldLock> held() {
@@ -55,6 +74,7 @@ final class LocalLocks {
 			if (lock != null) {
 				held.add(lock);
 			}
+			held.addAll(entry.shared.values());
 		}
 		return held;
 	}
@@ -93,11 +113,54 @@ final class LocalLocks {
 		}
 
 		/**
-		 * The lock this JVM holds on the key, if the owner given may re-enter it.
+		 * The lock this JVM holds on the key for {@code reentrancyOwner} that a request
+		 * of {@code kind} re-enters, or {@code null} if it must be acquired.
+		 * @throws LockKindConflictException if the owner holds the key in a way the
+		 * request cannot join
 		 */
-		@Nullable HeldLock reentrant(@Nullable Object reentrancyOwner) {
+		@Nullable HeldLock reentrant(@Nullable Object reentrancyOwner, LockKind kind, String backend) {
+			if (reentrancyOwner == null) {
+				return null;
+			}
 			HeldLock held = this.entry.held;
-			return (reentrancyOwner != null && held != null && held.reenter(reentrancyOwner)) ? held : null;
+			if (held == null || held.reentrancyOwner != reentrancyOwner || !held.isHeld()) {
+				held = this.entry.shared.get(reentrancyOwner);
+				if (held == null || !held.isHeld()) {
+					return null;
+				}
+			}
+			if (!joins(held.kind(), kind)) {
+				throw conflict(held.kind(), kind, backend);
+			}
+			return held.reenter(reentrancyOwner) ? held : null;
+		}
+
+		private boolean joins(LockKind held, LockKind asked) {
+			return switch (held.type()) {
+				case EXCLUSIVE, FAIR -> asked.type() == LockKind.Type.EXCLUSIVE || asked.type() == LockKind.Type.FAIR;
+				case WRITE -> asked.type() == LockKind.Type.WRITE || asked.type() == LockKind.Type.READ;
+				case READ -> asked.type() == LockKind.Type.READ;
+				case PERMITS -> asked.equals(held);
+			};
+		}
+
+		private LockKindConflictException conflict(LockKind held, LockKind asked, String backend) {
+			String key = this.entry.key;
+			if (held.type() == LockKind.Type.READ && asked.type() == LockKind.Type.WRITE) {
+				return new LockKindConflictException("Lock '" + key + "' is held for reading by this thread, which "
+						+ "asked for the write lock: upgrading would deadlock (two readers upgrading wait for each "
+						+ "other forever). Release the read lock first, or take the write lock from the start.", key,
+						backend);
+			}
+			return new LockKindConflictException(
+					"Lock '" + key + "' is held by this thread as a " + describe(held)
+							+ " lock, and was asked for as a " + describe(asked)
+							+ " lock; a key is locked as one kind at a " + "time. Use another key, or the same kind.",
+					key, backend);
+		}
+
+		private static String describe(LockKind kind) {
+			return (kind.type() == LockKind.Type.PERMITS) ? kind.permits() + "-permit" : kind.tag();
 		}
 
 		/**
@@ -128,9 +191,14 @@ final class LocalLocks {
 			return wake;
 		}
 
-		/** Records the lock taken through this slot, which now holds the gate. */
+		/** Records the lock taken through this slot. */
 		void hold(HeldLock lock) {
-			this.entry.held = lock;
+			if (lock.kind().shared()) {
+				this.entry.shared.put((lock.reentrancyOwner != null) ? lock.reentrancyOwner : lock, lock);
+			}
+			else {
+				this.entry.held = lock;
+			}
 		}
 
 		/**
@@ -144,6 +212,9 @@ final class LocalLocks {
 			}
 			if (lock != null && this.entry.held == lock) {
 				this.entry.held = null;
+			}
+			if (lock != null && lock.kind().shared()) {
+				this.entry.shared.values().remove(lock);
 			}
 			if (this.gateTaken.compareAndSet(true, false)) {
 				this.entry.give();
@@ -170,7 +241,11 @@ final class LocalLocks {
 
 		int users;
 
+		/** The exclusive, fair or write holder. */
 		volatile @Nullable HeldLock held;
+
+		/** The readers and permit holders, by reentrancy owner. */
+		final ConcurrentHashMap<Object, HeldLock> shared = new ConcurrentHashMap<>();
 
 		Entry(String key) {
 			this.key = key;

@@ -80,23 +80,47 @@ public interface LockBackend {
 
 	/**
 	 * A lock in the store as one call for it sees it: the key, the owner token that must
-	 * be presented to renew or release, and the caller's thread when it blocks anyway.
+	 * be presented to renew or release, the kind of lock, and the caller's thread when it
+	 * blocks anyway.
 	 *
 	 * @param key the lock key as the caller gave it (the backend adds its prefixes)
 	 * @param owner the owner token
 	 * @param callerExecutor runs work on the thread of a caller that waits for the result
 	 * anyway (the blocking API), so that a blocking store needs no thread of its own for
 	 * it; {@code null} when the caller must not be blocked
+	 * @param kind the kind of lock; a backend that does not implement a kind fails the
+	 * call with {@link UnsupportedOperationException}
 	 */
-	record Claim(String key, String owner, @Nullable Executor callerExecutor) {
+	record Claim(String key, String owner, @Nullable Executor callerExecutor, LockKind kind) {
 
 		/**
-		 * A claim whose work may not run on the caller's thread.
+		 * An exclusive claim whose work may not run on the caller's thread.
 		 * @param key the lock key
 		 * @param owner the owner token
 		 */
 		public Claim(String key, String owner) {
-			this(key, owner, null);
+			this(key, owner, null, LockKind.EXCLUSIVE);
+		}
+
+		/**
+		 * An exclusive claim.
+		 * @param key the lock key
+		 * @param owner the owner token
+		 * @param callerExecutor the caller's thread when it blocks anyway, or
+		 * {@code null}
+		 */
+		public Claim(String key, String owner, @Nullable Executor callerExecutor) {
+			this(key, owner, callerExecutor, LockKind.EXCLUSIVE);
+		}
+
+		/**
+		 * The same claim, with its work run on {@code callerExecutor}.
+		 * @param callerExecutor the caller's thread when it blocks anyway, or
+		 * {@code null}
+		 * @return the claim
+		 */
+		public Claim on(@Nullable Executor callerExecutor) {
+			return new Claim(this.key, this.owner, callerExecutor, this.kind);
 		}
 
 	}

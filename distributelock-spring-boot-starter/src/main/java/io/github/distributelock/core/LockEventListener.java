@@ -30,6 +30,20 @@ public interface LockEventListener {
 	LockTracker acquiring(String key, String name, String backend);
 
 	/**
+	 * An acquisition of a given kind of lock from the store starts; by default the same
+	 * as {@link #acquiring(String, String, String)}.
+	 * @param key the lock key
+	 * @param name the lock name, bounded for metrics
+	 * @param backend the name of the backend
+	 * @param kind the kind of lock
+	 * @return told how this acquisition goes
+	 * @since 1.0.0
+	 */
+	default LockTracker acquiring(String key, String name, String backend, LockKind kind) {
+		return acquiring(key, name, backend);
+	}
+
+	/**
 	 * A listener that gives trackers telling each of {@code listeners} in order.
 	 * @param listeners the listeners
 	 * @return the single listener, {@link #NONE} if there is none, or one that tells all
@@ -42,8 +56,20 @@ public interface LockEventListener {
 			return listeners.get(0);
 		}
 		List<LockEventListener> all = List.copyOf(listeners);
-		return (key, name, backend) -> new CompositeLockTracker(
-				all.stream().map((listener) -> listener.acquiring(key, name, backend)).toList());
+		return new LockEventListener() {
+
+			@Override
+			public LockTracker acquiring(String key, String name, String backend) {
+				return acquiring(key, name, backend, LockKind.EXCLUSIVE);
+			}
+
+			@Override
+			public LockTracker acquiring(String key, String name, String backend, LockKind kind) {
+				return new CompositeLockTracker(
+						all.stream().map((listener) -> listener.acquiring(key, name, backend, kind)).toList());
+			}
+
+		};
 	}
 
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.github.distributelock.DistributeLockException;
+import io.github.distributelock.LockKindConflictException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -88,7 +89,7 @@ final class StoreCalls {
 	CompletableFuture<Boolean> release(LockBackend.Claim claim, @Nullable Long leaseEndNanos) {
 		return releaseOnce(claim).whenComplete((released, failure) -> {
 			if (failure != null) {
-				retry(new ReleaseRetry(new LockBackend.Claim(claim.key(), claim.owner()), leaseEndNanos), failure);
+				retry(new ReleaseRetry(claim.on(null), leaseEndNanos), failure);
 			}
 		});
 	}
@@ -153,6 +154,17 @@ final class StoreCalls {
 		return new DistributeLockException(
 				"Could not " + operation + " lock '" + key + "' in " + name() + ": " + cause.getMessage(), key, name(),
 				cause);
+	}
+
+	/**
+	 * Whether a failure is an answer rather than a failure of the store, so that trying
+	 * again until the deadline cannot help: an input the store cannot hold, a kind the
+	 * backend does not implement, a key held as another kind.
+	 */
+	static boolean isPermanent(Throwable failure) {
+		Throwable cause = unwrap(failure);
+		return cause instanceof LockKindConflictException || cause.getCause() instanceof IllegalArgumentException
+				|| cause.getCause() instanceof UnsupportedOperationException;
 	}
 
 	/** The failure of a stage as the caller should see it. */

@@ -1,0 +1,130 @@
+package io.github.distributelock.core;
+
+import java.util.Locale;
+
+import io.github.distributelock.LockMode;
+import io.github.distributelock.LockRequest;
+
+/**
+ * The kind of lock one claim asks the store for, which decides what the store's
+ * primitives do with it.
+ * <ul>
+ * <li>{@link Type#EXCLUSIVE}: one holder, taken by whoever reaches the store first (the
+ * wire format of the original starter).</li>
+ * <li>{@link Type#FAIR}: one holder, and waiters served in arrival order: an attempt
+ * queues the claim (with a lease of its own, refreshed by the next attempt) unless it
+ * takes the lock, and {@link LockBackend#release} of a waiting claim leaves the
+ * queue.</li>
+ * <li>{@link Type#READ} / {@link Type#WRITE}: any number of readers, or one writer; a
+ * waiting writer keeps later readers out (no writer starves).</li>
+ * <li>{@link Type#PERMITS}: at most {@link #permits()} holders of the key at once.</li>
+ * </ul>
+ * Every kind excludes a plain exclusive holder of the key, including nodes of the
+ * original starter, and a store that finds the key held as another kind fails the attempt
+ * with {@link io.github.distributelock.LockKindConflictException}.
+ *
+ * @param type the type
+ * @param permits how many holders the key allows, for {@link Type#PERMITS}; else 1
+ * @since 1.0.0
+ */
+public record LockKind(Type type, int permits) {
+
+	/** The default: a plain exclusive lock. */
+	public static final LockKind EXCLUSIVE = new LockKind(Type.EXCLUSIVE, 1);
+
+	/** A fair exclusive lock. */
+	public static final LockKind FAIR = new LockKind(Type.FAIR, 1);
+
+	/** The read lock of a read/write pair. */
+	public static final LockKind READ = new LockKind(Type.READ, 1);
+
+	/** The write lock of a read/write pair. */
+	public static final LockKind WRITE = new LockKind(Type.WRITE, 1);
+
+	/**
+	 * One of {@code permits} permits.
+	 * @param permits how many holders the key allows, at least 1
+	 * @return the kind
+	 */
+	public static LockKind permits(int permits) {
+		if (permits < 1) {
+			throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+		}
+		return new LockKind(Type.PERMITS, permits);
+	}
+
+	/**
+	 * The kind a request asks for.
+	 * @param request the request
+	 * @return the kind
+	 * @throws IllegalArgumentException if the request combines options that do not go
+	 * together
+	 */
+	public static LockKind of(LockRequest request) {
+		if (request.permits() > 0) {
+			if (request.mode() != LockMode.EXCLUSIVE || request.fair()) {
+				throw new IllegalArgumentException(
+						"Lock '" + request.key() + "': permits cannot be combined with " + "mode " + request.mode()
+								+ ((request.fair()) ? " or fair" : "") + "; a permit request is its own kind of lock");
+			}
+			return permits(request.permits());
+		}
+		if (request.mode() != LockMode.EXCLUSIVE) {
+			if (request.fair()) {
+				throw new IllegalArgumentException("Lock '" + request.key() + "': a " + request.mode()
+						+ " lock cannot be fair; waiting writers already keep later readers out");
+			}
+			return (request.mode() == LockMode.READ) ? READ : WRITE;
+		}
+		return (request.fair()) ? FAIR : EXCLUSIVE;
+	}
+
+	/**
+	 * Whether several holders may hold the key at once.
+	 * @return whether the kind is shared
+	 */
+	public boolean shared() {
+		return this.type == Type.READ || this.type == Type.PERMITS;
+	}
+
+	/**
+	 * Whether a waiting claim has an entry in the store, which it must leave when it
+	 * gives up, and refresh while it waits.
+	 * @return whether waiters queue in the store
+	 */
+	public boolean queued() {
+		return this.type != Type.EXCLUSIVE;
+	}
+
+	/**
+	 * The kind as a metric tag and in messages: {@code exclusive}, {@code fair},
+	 * {@code read}, {@code write} or {@code permits}.
+	 * @return the tag
+	 */
+	public String tag() {
+		return this.type.name().toLowerCase(Locale.ROOT);
+	}
+
+	/**
+	 * The type of a lock.
+	 */
+	public enum Type {
+
+		/** One holder; no order among waiters. */
+		EXCLUSIVE,
+
+		/** One holder; waiters in arrival order. */
+		FAIR,
+
+		/** Shared with other readers. */
+		READ,
+
+		/** Exclusive of readers and other writers. */
+		WRITE,
+
+		/** One of a number of holders. */
+		PERMITS
+
+	}
+
+}

@@ -1,0 +1,356 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distributelock.Closeables;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockKindConflictException;
+import io.github.distributelock.LockMode;
+import io.github.distributelock.LockRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What every backend must do for each kind of lock (fair, read/write, permits, multi-key)
+ * under {@link DefaultDistributeLock}. Each store's test extends this class, as it does
+ * {@link AbstractLockBackendContractTests} for the exclusive lock; instances are separate
+ * {@code DefaultDistributeLock}s over separate backends, as separate JVMs would have.
+ */
+public abstract class AbstractLockKindsContractTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	private final Closeables closeables = new Closeables();
+
+	private final ExecutorService callers = Executors.newCachedThreadPool();
+
+	private String key;
+
+	/** A new backend with its own connection to the store. */
+	protected abstract LockBackend newBackend();
+
+	/** Whether anyone holds {@code key} in the store, read from the store itself. */
+	protected abstract boolean isLockedInStore(String key);
+
+	@BeforeEach
+	void uniqueKey(TestInfo testInfo) {
+		this.key = getClass().getSimpleName() + "." + testInfo.getTestMethod().orElseThrow().getName() + "."
+				+ System.nanoTime();
+	}
+
+	@AfterEach
+	void closeAll() throws Exception {
+		this.callers.shutdownNow();
+		this.closeables.close();
+	}
+
+	protected String key() {
+		return this.key;
+	}
+
+	protected DefaultDistributeLock newLock() {
+		LockBackend backend = newBackend();
+		if (backend instanceof AutoCloseable closeable) {
+			this.closeables.add(closeable);
+		}
+		return this.closeables.add(new DefaultDistributeLock(backend));
+	}
+
+	private CountingLockBackend countingBackend() {
+		LockBackend backend = newBackend();
+		if (backend instanceof AutoCloseable closeable) {
+			this.closeables.add(closeable);
+		}
+		return CountingLockBackend.of(backend);
+	}
+
+	// Fair
+
+	@Test
+	void fairWaitersOfSeveralInstancesAreServedInArrivalOrder() throws Exception {
+		DefaultDistributeLock holder = newLock();
+		LockHandle held = holder.tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
+		List<Integer> served = new CopyOnWriteArrayList<>();
+		List<Future<?>> waiters = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			int number = i;
+			CountingLockBackend backend = countingBackend();
+			DefaultDistributeLock waiter = this.closeables.add(new DefaultDistributeLock(backend));
+			waiters.add(this.callers.submit(() -> {
+				try (LockHandle handle = waiter.tryAcquire(LockRequest.of(key()).withFair(true).withWaitTime(WAIT))
+					.orElseThrow()) {
+					served.add(number);
+				}
+				return null;
+			}));
+			// The next waiter starts only once this one is queued in the store.
+			assertThat(backend.waiting.await(20, TimeUnit.SECONDS)).isTrue();
+		}
+		held.close();
+		for (Future<?> waiter : waiters) {
+			waiter.get(60, TimeUnit.SECONDS);
+		}
+		assertThat(served).containsExactly(0, 1, 2, 3);
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void aFairWaiterThatGivesUpLeavesTheQueueAtOnce() throws Exception {
+		DefaultDistributeLock holder = newLock();
+		LockHandle held = holder.tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
+		CountingLockBackend quitterBackend = countingBackend();
+		DefaultDistributeLock quitter = this.closeables.add(new DefaultDistributeLock(quitterBackend));
+		assertThat(quitter.tryAcquire(LockRequest.of(key()).withFair(true).withWaitTime(Duration.ofMillis(300))))
+			.isEmpty();
+		DefaultDistributeLock next = newLock();
+		CompletableFuture<Optional<LockHandle>> behind = next
+			.tryAcquireAsync(LockRequest.of(key()).withFair(true).withWaitTime(WAIT));
+		held.close();
+		// Far sooner than a waiter's entry would expire on its own.
+		LockHandle taken = behind.get(5, TimeUnit.SECONDS).orElseThrow();
+		taken.close();
+	}
+
+	@Test
+	void aFairLockAndAPlainLockOfTheSameKeyExcludeEachOther() throws Exception {
+		DefaultDistributeLock plain = newLock();
+		DefaultDistributeLock fair = newLock();
+		try (LockHandle held = plain.tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
+			assertThat(fair.tryAcquire(LockRequest.of(key()).withFair(true))).isEmpty();
+		}
+		try (LockHandle held = fair.tryAcquire(LockRequest.of(key()).withFair(true).withWaitTime(WAIT)).orElseThrow()) {
+			assertThat(plain.tryAcquire(key(), Duration.ZERO, null)).isEmpty();
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	// Read/write
+
+	@Test
+	void readersShareTheKeyAndAWriterExcludesThem() throws Exception {
+		DefaultDistributeLock first = newLock();
+		DefaultDistributeLock second = newLock();
+		DefaultDistributeLock writer = newLock();
+		LockHandle reading = first.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ)).orElseThrow();
+		LockHandle alsoReading = second.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ)).orElseThrow();
+		assertThat(reading.isHeld() && alsoReading.isHeld()).isTrue();
+		assertThat(writer.tryAcquire(LockRequest.of(key()).withMode(LockMode.WRITE))).isEmpty();
+		CompletableFuture<Optional<LockHandle>> writing = writer
+			.tryAcquireAsync(LockRequest.of(key()).withMode(LockMode.WRITE).withWaitTime(WAIT));
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			// A writer waits, so a new reader does not pass it.
+			Optional<LockHandle> late = newLock().tryAcquire(LockRequest.of(key()).withMode(LockMode.READ));
+			late.ifPresent(LockHandle::close);
+			return late.isEmpty();
+		});
+		reading.close();
+		alsoReading.close();
+		LockHandle written = writing.get(30, TimeUnit.SECONDS).orElseThrow();
+		assertThat(first.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ))).isEmpty();
+		written.close();
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void aReaderReentersAWriterReadsItsOwnKeyAndAReaderCannotUpgrade() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		try (LockHandle read = lock.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ)).orElseThrow();
+				LockHandle again = lock.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ)).orElseThrow()) {
+			assertThat(again.isHeld()).isTrue();
+			assertThatExceptionOfType(LockKindConflictException.class)
+				.isThrownBy(() -> lock.tryAcquire(LockRequest.of(key()).withMode(LockMode.WRITE).withWaitTime(WAIT)))
+				.withMessageContaining("would deadlock");
+		}
+		try (LockHandle write = lock.tryAcquire(LockRequest.of(key()).withMode(LockMode.WRITE)).orElseThrow();
+				LockHandle read = lock.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ)).orElseThrow()) {
+			assertThat(read.isHeld()).isTrue();
+			assertThat(newLock().tryAcquire(LockRequest.of(key()).withMode(LockMode.READ))).isEmpty();
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void writersAreExclusiveUnderAFuzzOfThreadsAndInstances() throws Exception {
+		assertExclusiveUnderFuzz(LockRequest.of(key()).withMode(LockMode.WRITE).withWaitTime(Duration.ofSeconds(60)));
+	}
+
+	@Test
+	void fairLocksAreExclusiveUnderAFuzzOfThreadsAndInstances() throws Exception {
+		assertExclusiveUnderFuzz(LockRequest.of(key()).withFair(true).withWaitTime(Duration.ofSeconds(60)));
+	}
+
+	private void assertExclusiveUnderFuzz(LockRequest request) throws Exception {
+		DefaultDistributeLock[] instances = { newLock(), newLock() };
+		int[] counter = { 0 };
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger overlaps = new AtomicInteger();
+		List<Future<?>> workers = new ArrayList<>();
+		for (DefaultDistributeLock lock : instances) {
+			for (int t = 0; t < 3; t++) {
+				workers.add(this.callers.submit(() -> {
+					for (int i = 0; i < 15; i++) {
+						try (LockHandle handle = lock.tryAcquire(request).orElseThrow()) {
+							if (inside.incrementAndGet() != 1) {
+								overlaps.incrementAndGet();
+							}
+							int read = counter[0];
+							Thread.yield();
+							counter[0] = read + 1;
+							inside.decrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+		}
+		for (Future<?> worker : workers) {
+			worker.get(120, TimeUnit.SECONDS);
+		}
+		assertThat(overlaps.get()).isZero();
+		assertThat(counter[0]).isEqualTo(2 * 3 * 15);
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	// Permits
+
+	@Test
+	void nevermoreThanThePermittedHoldersAtOnce() throws Exception {
+		int permits = 2;
+		DefaultDistributeLock[] instances = { newLock(), newLock() };
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger most = new AtomicInteger();
+		List<Future<?>> workers = new ArrayList<>();
+		for (DefaultDistributeLock lock : instances) {
+			for (int t = 0; t < 3; t++) {
+				workers.add(this.callers.submit(() -> {
+					for (int i = 0; i < 10; i++) {
+						try (LockHandle handle = lock
+							.tryAcquire(LockRequest.of(key()).withPermits(permits).withWaitTime(Duration.ofSeconds(60)))
+							.orElseThrow()) {
+							most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+							Thread.yield();
+							inside.decrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+		}
+		for (Future<?> worker : workers) {
+			worker.get(120, TimeUnit.SECONDS);
+		}
+		assertThat(most.get()).isBetween(1, permits);
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void permitHoldersEachHaveAFencingTokenAndAThirdWaits() throws Exception {
+		LockRequest two = LockRequest.of(key()).withPermits(2);
+		try (LockHandle first = newLock().tryAcquire(two).orElseThrow();
+				LockHandle second = newLock().tryAcquire(two).orElseThrow()) {
+			assertThat(second.fencingToken()).isNotEqualTo(first.fencingToken());
+			assertThat(newLock().tryAcquire(two)).isEmpty();
+			assertThatExceptionOfType(LockKindConflictException.class)
+				.isThrownBy(() -> newLock().tryAcquire(LockRequest.of(key()).withPermits(3)));
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	// Kinds
+
+	@Test
+	void aKeyHeldAsOneKindIsRefusedAtOnceAsAnother() throws Exception {
+		try (LockHandle held = newLock().tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
+			assertThatExceptionOfType(LockKindConflictException.class)
+				.isThrownBy(
+						() -> newLock().tryAcquire(LockRequest.of(key()).withMode(LockMode.READ).withWaitTime(WAIT)))
+				.withMessageContaining(key());
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void badKindsAreRefusedWithAClearMessage() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of(key()).withPermits(0))
+			.withMessageContaining("permits must be at least 1");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> newLock().tryAcquire(LockRequest.of(key()).withPermits(2).withMode(LockMode.READ)))
+			.withMessageContaining("permits cannot be combined");
+		assertThatIllegalArgumentException().isThrownBy(LockRequest::all).withMessageContaining("at least one key");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.all(LockRequest.of(key()), LockRequest.of(key())))
+			.withMessageContaining("comes twice");
+	}
+
+	// Multi-key
+
+	@Test
+	void multiKeyIsAllOrNothing() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		String a = key() + ".a";
+		String b = key() + ".b";
+		try (LockHandle held = newLock().tryAcquire(b, Duration.ZERO, null).orElseThrow()) {
+			assertThat(lock
+				.tryAcquire(LockRequest.all(LockRequest.of(a), LockRequest.of(b)).withWaitTime(Duration.ofMillis(200))))
+				.isEmpty();
+			assertThat(isLockedInStore(a)).isFalse();
+		}
+		try (LockHandle both = lock.tryAcquire(LockRequest.all(LockRequest.of(b), LockRequest.of(a).withFair(true)))
+			.orElseThrow()) {
+			assertThat(isLockedInStore(a) && isLockedInStore(b)).isTrue();
+			assertThat(both.isHeld()).isTrue();
+		}
+		assertThat(isLockedInStore(a) || isLockedInStore(b)).isFalse();
+	}
+
+	@Test
+	void overlappingMultiKeySetsFromManyThreadsNeverDeadlockNorLeaveAKeyHeld() throws Exception {
+		List<String> keys = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			keys.add(key() + "." + i);
+		}
+		DefaultDistributeLock[] instances = { newLock(), newLock() };
+		List<Future<?>> workers = new ArrayList<>();
+		for (DefaultDistributeLock lock : instances) {
+			for (int t = 0; t < 3; t++) {
+				workers.add(this.callers.submit(() -> {
+					for (int i = 0; i < 10; i++) {
+						List<String> shuffled = new ArrayList<>(keys);
+						Collections.shuffle(shuffled, ThreadLocalRandom.current());
+						LockRequest request = LockRequest
+							.all(shuffled.subList(0, 3).stream().map(LockRequest::of).toArray(LockRequest[]::new))
+							.withWaitTime(Duration.ofSeconds(60));
+						lock.tryAcquire(request).orElseThrow().close();
+					}
+					return null;
+				}));
+			}
+		}
+		for (Future<?> worker : workers) {
+			worker.get(120, TimeUnit.SECONDS);
+		}
+		for (String each : keys) {
+			assertThat(isLockedInStore(each)).as(each).isFalse();
+		}
+	}
+
+}

@@ -1,0 +1,282 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.distributelock.LockKindConflictException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every kind of lock in this JVM's memory: the executable specification of what a store
+ * does with each {@link LockKind}, which the store backends implement with scripts, nodes
+ * and rows. Leases and waiter entries expire on {@link System#nanoTime()}.
+ * <ul>
+ * <li>exclusive: taken when the key has no holder; it ignores the fair queue, as nodes of
+ * the original starter do.</li>
+ * <li>fair: an attempt queues the claim (or refreshes its entry) and takes the key when
+ * it has no holder and the claim heads the queue; release of a waiting claim leaves the
+ * queue; a waiter whose entry is not refreshed for {@link #WAITER_LEASE} leaves it.</li>
+ * <li>write: queued like a fair claim, and taken when there is neither holder nor reader;
+ * readers do not pass a queued writer.</li>
+ * <li>read: taken when no writer holds or waits.</li>
+ * <li>permits: taken while fewer than N hold it.</li>
+ * </ul>
+ * Exclusive and fair are one family and wait for each other; a key held by one family
+ * (exclusive, read/write, permits) and asked for by another fails the attempt with
+ * {@link LockKindConflictException}.
+ */
+public class MemoryLockBackend implements LockBackend, LockStoreProbe {
+
+	/** How long a waiter's entry lives without being refreshed by an attempt. */
+	public static final Duration WAITER_LEASE = Duration.ofSeconds(10);
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Map<String, KeyState> keys = new HashMap<>();
+
+	private final AtomicLong tokens = new AtomicLong();
+
+	@Override
+	public String name() {
+		return "memory";
+	}
+
+	@Override
+	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+		return locked(claim.key(), (state) -> state.attempt(claim, nanos(lease)));
+	}
+
+	@Override
+	public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+		return locked(claim.key(), (state) -> state.renew(claim.owner(), nanos(lease)));
+	}
+
+	@Override
+	public CompletionStage<Boolean> release(Claim claim) {
+		return locked(claim.key(), (state) -> state.release(claim.owner()));
+	}
+
+	@Override
+	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		CompletableFuture<Void> changed = new CompletableFuture<>();
+		this.lock.lock();
+		try {
+			state(claim.key()).waiters.add(changed);
+		}
+		finally {
+			this.lock.unlock();
+		}
+		CompletableFuture.delayedExecutor(deadline.remainingNanos(), TimeUnit.NANOSECONDS)
+			.execute(() -> changed.complete(null));
+		return changed;
+	}
+
+	@Override
+	public void probe() {
+	}
+
+	/** Whether anyone holds {@code key}, exclusively or shared. */
+	public boolean isLocked(String key) {
+		return this.<Boolean>locked(key, (state) -> state.exclusiveOwner() != null || !state.shared.isEmpty()).join();
+	}
+
+	/** How many waiters are queued on {@code key}. */
+	public int queued(String key) {
+		return this.<Integer>locked(key, (state) -> state.queue.size()).join();
+	}
+
+	/** How many hold {@code key} at once. */
+	public int holders(String key) {
+		return this.<Integer>locked(key, (state) -> state.shared.size() + ((state.exclusiveOwner() != null) ? 1 : 0))
+			.join();
+	}
+
+	private <T> CompletableFuture<T> locked(String key, java.util.function.Function<KeyState, T> work) {
+		List<CompletableFuture<Void>> wake;
+		T result;
+		this.lock.lock();
+		try {
+			KeyState state = state(key);
+			state.expire(System.nanoTime());
+			result = work.apply(state);
+			wake = new ArrayList<>(state.waiters);
+			state.waiters.clear();
+			if (state.isEmpty()) {
+				this.keys.remove(key);
+			}
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		finally {
+			this.lock.unlock();
+		}
+		wake.forEach((waiter) -> waiter.complete(null));
+		return CompletableFuture.completedFuture(result);
+	}
+
+	private KeyState state(String key) {
+		return this.keys.computeIfAbsent(key, KeyState::new);
+	}
+
+	private static long nanos(Duration duration) {
+		return Deadline.saturatedNanos(duration);
+	}
+
+	private final class KeyState {
+
+		final String key;
+
+		@Nullable Holder exclusive;
+
+		final Map<String, Holder> shared = new LinkedHashMap<>();
+
+		final LinkedHashMap<String, Waiter> queue = new LinkedHashMap<>();
+
+		final List<CompletableFuture<Void>> waiters = new ArrayList<>();
+
+		KeyState(String key) {
+			this.key = key;
+		}
+
+		@Nullable String exclusiveOwner() {
+			return (this.exclusive != null) ? this.exclusive.owner : null;
+		}
+
+		boolean isEmpty() {
+			return this.exclusive == null && this.shared.isEmpty() && this.queue.isEmpty() && this.waiters.isEmpty();
+		}
+
+		void expire(long now) {
+			if (this.exclusive != null && now - this.exclusive.expiresAt >= 0) {
+				this.exclusive = null;
+			}
+			this.shared.values().removeIf((holder) -> now - holder.expiresAt >= 0);
+			this.queue.values().removeIf((waiter) -> now - waiter.expiresAt >= 0);
+		}
+
+		AcquireResult attempt(Claim claim, long leaseNanos) {
+			LockKind kind = claim.kind();
+			conflictWith(kind);
+			long now = System.nanoTime();
+			boolean free = this.exclusive == null && this.shared.isEmpty();
+			switch (kind.type()) {
+				case EXCLUSIVE -> {
+					if (free) {
+						return hold(claim, leaseNanos, now, false);
+					}
+				}
+				case FAIR, WRITE -> {
+					this.queue.computeIfAbsent(claim.owner(), (owner) -> new Waiter(kind)).expiresAt = now
+							+ nanos(WAITER_LEASE);
+					boolean head = this.queue.keySet().iterator().next().equals(claim.owner());
+					if (free && head) {
+						this.queue.remove(claim.owner());
+						return hold(claim, leaseNanos, now, false);
+					}
+				}
+				case READ -> {
+					boolean writerWaits = this.queue.values()
+						.stream()
+						.anyMatch((w) -> w.kind.type() == LockKind.Type.WRITE);
+					if (this.exclusive == null && !writerWaits) {
+						return hold(claim, leaseNanos, now, true);
+					}
+				}
+				case PERMITS -> {
+					if (this.exclusive == null && this.shared.size() < kind.permits()) {
+						return hold(claim, leaseNanos, now, true);
+					}
+				}
+			}
+			return AcquireResult.heldByAnother(null);
+		}
+
+		private void conflictWith(LockKind kind) {
+			LockKind held = (this.exclusive != null) ? this.exclusive.kind
+					: (!this.shared.isEmpty()) ? this.shared.values().iterator().next().kind : null;
+			if (held != null && family(held) != family(kind)
+					|| (held != null && held.type() == LockKind.Type.PERMITS && !held.equals(kind))) {
+				throw new LockKindConflictException("Lock '" + this.key + "' is held as a " + held.tag()
+						+ " lock and was asked for as a " + kind.tag() + " lock", this.key, name());
+			}
+		}
+
+		private int family(LockKind kind) {
+			return switch (kind.type()) {
+				case EXCLUSIVE, FAIR -> 0;
+				case READ, WRITE -> 1;
+				case PERMITS -> 2;
+			};
+		}
+
+		private AcquireResult hold(Claim claim, long leaseNanos, long now, boolean shared) {
+			Holder holder = new Holder(claim.owner(), claim.kind(), now + leaseNanos);
+			if (shared) {
+				this.shared.put(claim.owner(), holder);
+			}
+			else {
+				this.exclusive = holder;
+			}
+			return AcquireResult.acquired(MemoryLockBackend.this.tokens.incrementAndGet());
+		}
+
+		boolean renew(String owner, long leaseNanos) {
+			Holder holder = (this.exclusive != null && this.exclusive.owner.equals(owner)) ? this.exclusive
+					: this.shared.get(owner);
+			if (holder == null) {
+				return false;
+			}
+			holder.expiresAt = System.nanoTime() + leaseNanos;
+			return true;
+		}
+
+		boolean release(String owner) {
+			this.queue.remove(owner);
+			if (this.exclusive != null && this.exclusive.owner.equals(owner)) {
+				this.exclusive = null;
+				return true;
+			}
+			return this.shared.remove(owner) != null;
+		}
+
+	}
+
+	private static final class Holder {
+
+		final String owner;
+
+		final LockKind kind;
+
+		long expiresAt;
+
+		Holder(String owner, LockKind kind, long expiresAt) {
+			this.owner = owner;
+			this.kind = kind;
+			this.expiresAt = expiresAt;
+		}
+
+	}
+
+	private static final class Waiter {
+
+		final LockKind kind;
+
+		long expiresAt;
+
+		Waiter(LockKind kind) {
+			this.kind = kind;
+		}
+
+	}
+
+}
