@@ -74,4 +74,40 @@ public @interface Lockable {
 	 */
 	String failMsg() default "";
 
+	/**
+	 * The mode: {@code EXCLUSIVE} (the default), or {@code READ} / {@code WRITE} for a
+	 * read/write pair on the key: any number of readers at once, or one writer. See
+	 * {@link LockMode}.
+	 * @return the mode
+	 * @since 1.0.0
+	 */
+	LockMode mode() default LockMode.EXCLUSIVE;
+
+	/**
+	 * Whether waiters, in every instance, get the lock in the order they asked for it.
+	 * Only for an exclusive lock.
+	 * @return whether the lock is fair
+	 * @since 1.0.0
+	 */
+	boolean fair() default false;
+
+	/**
+	 * How many holders the key allows at once, as a semaphore whose holders each have a
+	 * lease; {@code 0} (the default) for a lock. Only for an exclusive lock.
+	 * @return the permits, or {@code 0}
+	 * @since 1.0.0
+	 */
+	int permits() default 0;
+
+	/**
+	 * Whether a {@link #fields()} entry whose value is a collection or an array gives one
+	 * key per element, all taken at once (all or nothing, in one global order, released
+	 * in reverse), as for the stock of several products of one order. Off by default,
+	 * where such a value is written into the key as text, as it always was. At most one
+	 * entry may be a collection or an array; an empty one fails the call.
+	 * @return whether a collection field gives a key per element
+	 * @since 1.0.0
+	 */
+	boolean keyPerElement() default false;
+
 }

@@ -2,14 +2,21 @@ package io.github.distributelock.aop;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.github.distributelock.LockFailedException;
+import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
+import org.springframework.util.ObjectUtils;
 
 /**
  * A {@link io.github.distributelock.Lockable @Lockable} method, checked and compiled
@@ -42,9 +49,11 @@ public final class LockDefinition {
 
 	private final ReturnShape returnShape;
 
+	private final Kind kind;
+
 	LockDefinition(Method method, String name, String separator, Expression[] fields, String[] fieldSources,
 			Map<String, Integer> argumentIndexByName, Duration waitTime, @Nullable Duration leaseTime,
-			String failMessage, boolean failOnNullField, ReturnShape returnShape) {
+			String failMessage, boolean failOnNullField, ReturnShape returnShape, Kind kind) {
 		this.method = method;
 		this.name = name;
 		this.separator = separator;
@@ -56,6 +65,7 @@ public final class LockDefinition {
 		this.failMessage = failMessage;
 		this.failOnNullField = failOnNullField;
 		this.returnShape = returnShape;
+		this.kind = kind;
 	}
 
 	/**
@@ -69,8 +79,63 @@ public final class LockDefinition {
 		if (this.fields.length == 0) {
 			return this.name;
 		}
+		return key(values(arguments));
+	}
+
+	/**
+	 * What one call asks of the lock: its key, wait, lease and kind; with
+	 * {@code keyPerElement}, a key for each element of the collection field, all at once.
+	 * @param arguments the call's arguments
+	 * @return the request
+	 * @throws IllegalArgumentException if a field cannot be evaluated, is null while null
+	 * fields are refused, or gives no key
+	 */
+	public LockRequest request(@Nullable Object[] arguments) {
+		if (!this.kind.keyPerElement() || this.fields.length == 0) {
+			return request(lockKey(arguments));
+		}
+		Object[] values = values(arguments);
+		int collection = -1;
+		for (int i = 0; i < values.length; i++) {
+			if (values[i] instanceof Collection<?> || (values[i] != null && values[i].getClass().isArray())) {
+				if (collection >= 0) {
+					throw new IllegalArgumentException("@Lockable on " + InvalidLockableException.describe(this.method)
+							+ ": fields '" + this.fieldSources[collection] + "' and '" + this.fieldSources[i]
+							+ "' are both collections; with keyPerElement only one field may give several keys");
+				}
+				collection = i;
+			}
+		}
+		if (collection < 0) {
+			return request(key(values));
+		}
+		List<Object> elements = (values[collection] instanceof Collection<?> many) ? List.copyOf(many)
+				: Arrays.asList(ObjectUtils.toObjectArray(values[collection]));
+		if (elements.isEmpty()) {
+			throw new IllegalArgumentException("@Lockable on " + InvalidLockableException.describe(this.method)
+					+ ": field '" + this.fieldSources[collection] + "' is empty, so it gives no key to lock; "
+					+ "nothing was locked");
+		}
+		Set<String> keys = new LinkedHashSet<>();
+		for (Object element : elements) {
+			values[collection] = element;
+			keys.add(key(values));
+		}
+		LockRequest[] parts = keys.stream().map(this::request).toArray(LockRequest[]::new);
+		return LockRequest.all(parts).withName(this.name).withWaitTime(this.waitTime);
+	}
+
+	private String key(@Nullable Object[] values) {
+		StringBuilder key = new StringBuilder(this.name.length() + 16 * values.length).append(this.name);
+		for (Object value : values) {
+			key.append(this.separator).append(value);
+		}
+		return key.toString();
+	}
+
+	private @Nullable Object[] values(@Nullable Object[] arguments) {
 		ArgumentsEvaluationContext context = new ArgumentsEvaluationContext(this.argumentIndexByName, arguments);
-		StringBuilder key = new StringBuilder(this.name.length() + 16 * this.fields.length).append(this.name);
+		Object[] values = new Object[this.fields.length];
 		for (int i = 0; i < this.fields.length; i++) {
 			Object value;
 			try {
@@ -88,9 +153,9 @@ public final class LockDefinition {
 						+ "lock key cannot name what it locks; nothing was locked. Pass a value, or set "
 						+ "distributelock.fail-on-null-field=false to write \"null\" into the key");
 			}
-			key.append(this.separator).append(value);
+			values[i] = value;
 		}
-		return key.toString();
+		return values;
 	}
 
 	/**
@@ -123,7 +188,13 @@ public final class LockDefinition {
 	 * @return the request
 	 */
 	public LockRequest request(String lockKey) {
-		return LockRequest.of(lockKey).withName(this.name).withWaitTime(this.waitTime).withLeaseTime(this.leaseTime);
+		LockRequest request = LockRequest.of(lockKey)
+			.withName(this.name)
+			.withWaitTime(this.waitTime)
+			.withLeaseTime(this.leaseTime)
+			.withMode(this.kind.mode())
+			.withFair(this.kind.fair());
+		return (this.kind.permits() > 0) ? request.withPermits(this.kind.permits()) : request;
 	}
 
 	ReturnShape returnShape() {
@@ -132,6 +203,20 @@ public final class LockDefinition {
 
 	LockFailedException failure(String lockKey) {
 		return LockFailedException.of(this.failMessage, lockKey);
+	}
+
+	/**
+	 * The kind of lock the annotation asks for.
+	 *
+	 * @param mode the mode
+	 * @param fair whether waiters are served in arrival order
+	 * @param permits how many holders the key allows, or 0 for a lock
+	 * @param keyPerElement whether a collection field gives a key per element
+	 */
+	record Kind(LockMode mode, boolean fair, int permits, boolean keyPerElement) {
+
+		static final Kind EXCLUSIVE = new Kind(LockMode.EXCLUSIVE, false, 0, false);
+
 	}
 
 }

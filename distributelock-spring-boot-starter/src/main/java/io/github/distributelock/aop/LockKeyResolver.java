@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
+import io.github.distributelock.LockMode;
 import io.github.distributelock.Lockable;
 import org.jspecify.annotations.Nullable;
 
@@ -121,7 +122,23 @@ public class LockKeyResolver {
 		Duration lease = (lockable.timeoutMs() == -1) ? null : Duration.ofMillis(lockable.timeoutMs());
 		return Optional.of(new LockDefinition(method, lockable.key(), this.separator, fields, sources, indexByName,
 				Duration.ofMillis(lockable.waitTimeMs()), lease, failMessage, this.failOnNullField,
-				ReturnShape.of(method)));
+				ReturnShape.of(method), kind(method, lockable)));
+	}
+
+	private LockDefinition.Kind kind(Method method, Lockable lockable) {
+		if (lockable.permits() < 0) {
+			throw new InvalidLockableException(method, "permits is " + lockable.permits(),
+					"Use a positive number of holders, or 0 (the default) for a lock");
+		}
+		if (lockable.permits() > 0 && (lockable.mode() != LockMode.EXCLUSIVE || lockable.fair())) {
+			throw new InvalidLockableException(method, "permits is combined with mode or fair",
+					"A permit lock is its own kind: drop mode and fair, or drop permits");
+		}
+		if (lockable.fair() && lockable.mode() != LockMode.EXCLUSIVE) {
+			throw new InvalidLockableException(method, "fair is combined with mode " + lockable.mode(),
+					"Only an exclusive lock is fair; waiting writers already keep later readers out");
+		}
+		return new LockDefinition.Kind(lockable.mode(), lockable.fair(), lockable.permits(), lockable.keyPerElement());
 	}
 
 	private Map<String, Integer> argumentIndexByName(Method method) {

@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockFailedException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -71,17 +72,18 @@ public class LockableMethodInterceptor implements MethodInterceptor {
 		if (definition == null) {
 			return invocation.proceed();
 		}
-		String lockKey = definition.lockKey(invocation.getArguments());
+		LockRequest request = definition.request(invocation.getArguments());
+		String lockKey = request.key();
 		ReturnShape shape = definition.returnShape();
 		if (shape.kind() == ReturnShape.Kind.COMPLETION_STAGE) {
-			return this.completionStages.invoke(invocation, definition, definition.request(lockKey));
+			return this.completionStages.invoke(invocation, definition, request);
 		}
 		if (shape.kind() == ReturnShape.Kind.PUBLISHER && this.publishers != null && shape.adapter() != null) {
-			return this.publishers.invoke(invocation, definition, definition.request(lockKey), shape.adapter());
+			return this.publishers.invoke(invocation, definition, request, shape.adapter());
 		}
 		Optional<LockHandle> handle;
 		try {
-			handle = this.lock.get().tryAcquire(definition.request(lockKey));
+			handle = this.lock.get().tryAcquire(request);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
