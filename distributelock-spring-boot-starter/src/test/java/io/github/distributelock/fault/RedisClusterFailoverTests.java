@@ -380,6 +380,49 @@ class RedisClusterFailoverTests {
 	}
 
 	/**
+	 * Issue 18: a release that hits the dead master used to leave the key locked on the
+	 * promoted replica for its whole lease (30 s by default). Now the caller hears of the
+	 * failure at once and the release is retried in the background: the key is free soon
+	 * after the promotion, long before its lease would end.
+	 */
+	@Test
+	void aReleaseThatHitsTheDeadMasterIsRetriedAndFreesTheKeySoonAfterThePromotion() throws Exception {
+		List<String> keys = keysInOneSlot("release-retried");
+		EmbeddedRedisClusterNode master = cluster().masterOf(lockKey(keys.get(0)));
+		EmbeddedRedisClusterNode replica = cluster().replicaOf(master);
+		DefaultDistributeLock holder = newLock(0);
+		DefaultDistributeLock other = newLock(0);
+		List<LockHandle> held = new ArrayList<>();
+		for (String key : keys) {
+			held.add(holder.tryAcquire(key, Duration.ZERO, null).orElseThrow());
+		}
+		// The locks must be on the replica before the master goes.
+		await().atMost(FAILOVER).until(() -> keys.stream().allMatch((key) -> replica.hasKey(lockKey(key))));
+		cluster().kill(master);
+		long killed = System.nanoTime();
+		int failedReleases = 0;
+		for (LockHandle handle : held) {
+			try {
+				handle.close();
+			}
+			catch (DistributeLockException ex) {
+				failedReleases++;
+			}
+		}
+		cluster().awaitMaster(replica);
+		long promoted = millisSince(killed);
+		for (String key : keys) {
+			awaitAcquisition(other, key, new AtomicInteger()).close();
+		}
+		long freed = millisSince(killed);
+		logger.info("Cluster: " + failedReleases + " of " + keys.size() + " releases failed on the dead master; the "
+				+ "replica was promoted " + promoted + " ms and every key was free " + freed + " ms after the kill "
+				+ "(lease " + DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE.toMillis() + " ms)");
+		assertThat(failedReleases).as("releases sent to the dead master").isPositive();
+		assertThat(freed).isLessThan(DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE.toMillis());
+	}
+
+	/**
 	 * Tries until the lock is taken: with the master dead, each attempt fails with a
 	 * store error (or waits for the command timeout) until the slot has a new master and
 	 * the client has found it.
