@@ -1,8 +1,8 @@
 package io.github.distributelock.actuate;
 
-import io.github.distributelock.actuate.DistributeLockObservationDocumentation.HighCardinalityKeyNames;
 import io.github.distributelock.actuate.DistributeLockObservationDocumentation.LowCardinalityKeyNames;
-import io.micrometer.common.KeyValues;
+import io.micrometer.common.KeyValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The default {@link LockAcquisitionObservationConvention}: the observation
@@ -11,33 +11,23 @@ import io.micrometer.common.KeyValues;
  *
  * @since 1.0.0
  */
-public class DefaultLockAcquisitionObservationConvention implements LockAcquisitionObservationConvention {
+public class DefaultLockAcquisitionObservationConvention extends
+		AbstractLockObservationConvention<LockAcquisitionContext> implements LockAcquisitionObservationConvention {
 
 	/** A shared instance. */
 	public static final DefaultLockAcquisitionObservationConvention INSTANCE = new DefaultLockAcquisitionObservationConvention();
 
-	@Override
-	public String getName() {
-		return "distributelock.acquire";
+	/**
+	 * Creates the convention.
+	 */
+	public DefaultLockAcquisitionObservationConvention() {
+		super("distributelock.acquire", "acquire");
 	}
 
 	@Override
-	public String getContextualName(LockAcquisitionContext context) {
-		return "acquire lock " + context.getLockName();
-	}
-
-	@Override
-	public KeyValues getLowCardinalityKeyValues(LockAcquisitionContext context) {
-		KeyValues keyValues = KeyValues.of(LowCardinalityKeyNames.BACKEND.withValue(context.getBackend()),
-				LowCardinalityKeyNames.LOCK_NAME.withValue(context.getLockName()));
+	@Nullable KeyValue endKeyValue(LockAcquisitionContext context) {
 		LockAcquisitionContext.Result result = context.getResult();
-		// Known only at the end, so the long-task timer of waiting callers has no result.
-		return (result != null) ? keyValues.and(LowCardinalityKeyNames.RESULT.withValue(result.tagValue())) : keyValues;
-	}
-
-	@Override
-	public KeyValues getHighCardinalityKeyValues(LockAcquisitionContext context) {
-		return KeyValues.of(HighCardinalityKeyNames.LOCK_KEY.withValue(context.getLockKey()));
+		return (result != null) ? LowCardinalityKeyNames.RESULT.withValue(result.tagValue()) : null;
 	}
 
 }

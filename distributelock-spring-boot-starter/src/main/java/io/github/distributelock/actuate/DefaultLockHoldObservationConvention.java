@@ -2,7 +2,9 @@ package io.github.distributelock.actuate;
 
 import io.github.distributelock.actuate.DistributeLockObservationDocumentation.HighCardinalityKeyNames;
 import io.github.distributelock.actuate.DistributeLockObservationDocumentation.LowCardinalityKeyNames;
+import io.micrometer.common.KeyValue;
 import io.micrometer.common.KeyValues;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The default {@link LockHoldObservationConvention}: the observation
@@ -11,36 +13,31 @@ import io.micrometer.common.KeyValues;
  *
  * @since 1.0.0
  */
-public class DefaultLockHoldObservationConvention implements LockHoldObservationConvention {
+public class DefaultLockHoldObservationConvention extends AbstractLockObservationConvention<LockHoldContext>
+		implements LockHoldObservationConvention {
 
 	/** A shared instance. */
 	public static final DefaultLockHoldObservationConvention INSTANCE = new DefaultLockHoldObservationConvention();
 
-	@Override
-	public String getName() {
-		return "distributelock.hold";
-	}
-
-	@Override
-	public String getContextualName(LockHoldContext context) {
-		return "hold lock " + context.getLockName();
-	}
-
-	@Override
-	public KeyValues getLowCardinalityKeyValues(LockHoldContext context) {
-		KeyValues keyValues = KeyValues.of(LowCardinalityKeyNames.BACKEND.withValue(context.getBackend()),
-				LowCardinalityKeyNames.LOCK_NAME.withValue(context.getLockName()));
-		if (!context.isReleased()) {
-			// Known only at the end, so the long-task timer of held locks has no outcome.
-			return keyValues;
-		}
-		return keyValues.and(LowCardinalityKeyNames.OUTCOME.withValue(context.isLost() ? "lost" : "released"));
+	/**
+	 * Creates the convention.
+	 */
+	public DefaultLockHoldObservationConvention() {
+		super("distributelock.hold", "hold");
 	}
 
 	@Override
 	public KeyValues getHighCardinalityKeyValues(LockHoldContext context) {
-		return KeyValues.of(HighCardinalityKeyNames.LOCK_KEY.withValue(context.getLockKey()),
-				HighCardinalityKeyNames.FENCING_TOKEN.withValue(Long.toString(context.getFencingToken())));
+		return super.getHighCardinalityKeyValues(context)
+			.and(HighCardinalityKeyNames.FENCING_TOKEN.withValue(Long.toString(context.getFencingToken())));
+	}
+
+	@Override
+	@Nullable KeyValue endKeyValue(LockHoldContext context) {
+		if (!context.isReleased()) {
+			return null;
+		}
+		return LowCardinalityKeyNames.OUTCOME.withValue(context.isLost() ? "lost" : "released");
 	}
 
 }

@@ -11,13 +11,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 1.0.0
  */
-public class LockAcquisitionContext extends Observation.Context {
-
-	private final String lockKey;
-
-	private final String lockName;
-
-	private final String backend;
+public class LockAcquisitionContext extends LockObservationContext {
 
 	private volatile @Nullable Result result;
 
@@ -28,34 +22,7 @@ public class LockAcquisitionContext extends Observation.Context {
 	 * @param backend the backend name
 	 */
 	public LockAcquisitionContext(String lockKey, String lockName, String backend) {
-		this.lockKey = lockKey;
-		this.lockName = lockName;
-		this.backend = backend;
-	}
-
-	/**
-	 * The full lock key, with the values in it: fit for traces, never for metric tags.
-	 * @return the lock key
-	 */
-	public String getLockKey() {
-		return this.lockKey;
-	}
-
-	/**
-	 * The lock name, bounded: the {@code @Lockable} key, or the name of a lock taken by
-	 * hand.
-	 * @return the lock name
-	 */
-	public String getLockName() {
-		return this.lockName;
-	}
-
-	/**
-	 * The backend name, such as {@code redis}.
-	 * @return the backend name
-	 */
-	public String getBackend() {
-		return this.backend;
+		super(lockKey, lockName, backend);
 	}
 
 	/**

@@ -7,13 +7,7 @@ import io.micrometer.observation.Observation;
  *
  * @since 1.0.0
  */
-public class LockHoldContext extends Observation.Context {
-
-	private final String lockKey;
-
-	private final String lockName;
-
-	private final String backend;
+public class LockHoldContext extends LockObservationContext {
 
 	private final long fencingToken;
 
@@ -29,35 +23,8 @@ public class LockHoldContext extends Observation.Context {
 	 * @param fencingToken the fencing token of the acquisition
 	 */
 	public LockHoldContext(String lockKey, String lockName, String backend, long fencingToken) {
-		this.lockKey = lockKey;
-		this.lockName = lockName;
-		this.backend = backend;
+		super(lockKey, lockName, backend);
 		this.fencingToken = fencingToken;
-	}
-
-	/**
-	 * The full lock key, with the values in it: fit for traces, never for metric tags.
-	 * @return the lock key
-	 */
-	public String getLockKey() {
-		return this.lockKey;
-	}
-
-	/**
-	 * The lock name, bounded: the {@code @Lockable} key, or the name of a lock taken by
-	 * hand.
-	 * @return the lock name
-	 */
-	public String getLockName() {
-		return this.lockName;
-	}
-
-	/**
-	 * The backend name, such as {@code redis}.
-	 * @return the backend name
-	 */
-	public String getBackend() {
-		return this.backend;
 	}
 
 	/**

@@ -1,10 +1,12 @@
 package io.github.distributelock.autoconfigure;
 
 import io.github.distributelock.DistributeLock;
+import io.github.distributelock.actuate.LockStoreMonitor;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockEventListener;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -13,11 +15,14 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.core.io.ResourceLoader;
 
 /**
  * Auto-configuration of a {@link DistributeLock} over the store named by
  * {@code distributelock.type}, and of
- * {@link io.github.distributelock.Lockable @Lockable}.
+ * {@link io.github.distributelock.Lockable @Lockable}. Health, the
+ * {@code distributelocks} endpoint, observations and the check of the store at startup
+ * are auto-configurations of their own, ordered after this one.
  *
  * @since 1.0.0
  */
@@ -28,9 +33,8 @@ import org.springframework.context.annotation.ImportRuntimeHints;
 @ConditionalOnBooleanProperty(name = "distributelock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributeLockProperties.class)
 @Import({ RedisLockConfiguration.class, ZooKeeperLockConfiguration.class, JdbcLockConfiguration.class,
-		UnavailableLockBackendConfiguration.class, LockableAdvisorConfiguration.class, LockLifecycleConfiguration.class,
-		LockObservationConfiguration.class, LockStoreCheckConfiguration.class, LockHealthConfiguration.class,
-		DistributeLocksEndpointConfiguration.class })
+		UnavailableLockBackendConfiguration.class, LockableAdvisorConfiguration.class,
+		LockLifecycleConfiguration.class })
 @ImportRuntimeHints(DistributeLockRuntimeHints.class)
 public final class DistributeLockAutoConfiguration {
 
@@ -40,6 +44,16 @@ public final class DistributeLockAutoConfiguration {
 			ObjectProvider<LockEventListener> eventListeners) {
 		return new DefaultDistributeLock(backend, properties.getWatchdogLease(), properties.isThrowOnLost(),
 				LockEventListener.of(eventListeners.orderedStream().toList()), null);
+	}
+
+	// Shared by the health indicator and the check at startup, so that a change of the
+	// store's state is reported once.
+	@Bean
+	@ConditionalOnMissingBean
+	LockStoreMonitor distributeLockStoreMonitor(LockBackend backend, ListableBeanFactory beans,
+			ResourceLoader resourceLoader) {
+		return new LockStoreMonitor(backend,
+				LockStoreAddress.of(backend.name(), beans, resourceLoader.getClassLoader()));
 	}
 
 }

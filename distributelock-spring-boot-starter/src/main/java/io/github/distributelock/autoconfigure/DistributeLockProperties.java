@@ -2,6 +2,10 @@ package io.github.distributelock.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.jdbc.JdbcLockBackend;
+import io.github.distributelock.redis.RedisLockBackend;
+import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -29,7 +33,7 @@ public class DistributeLockProperties {
 	 * Lease of locks taken without a fixed lease, renewed every third of it while the
 	 * holder lives.
 	 */
-	private Duration watchdogLease = Duration.ofSeconds(30);
+	private Duration watchdogLease = DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE;
 
 	/**
 	 * Whether releasing a lock that was lost while held throws LockLostException instead
@@ -167,12 +171,12 @@ public class DistributeLockProperties {
 		/**
 		 * Text before each lock key in Redis.
 		 */
-		private String keyPrefix = "lock:";
+		private String keyPrefix = RedisLockBackend.DEFAULT_KEY_PREFIX;
 
 		/**
 		 * How long the fencing counter of a key is kept after its last acquisition.
 		 */
-		private Duration fenceIdleTimeout = Duration.ofMinutes(1);
+		private Duration fenceIdleTimeout = RedisLockBackend.DEFAULT_FENCE_IDLE_TIMEOUT;
 
 		/**
 		 * Number of replicas that must acknowledge each acquisition and renewal (Redis
@@ -185,7 +189,7 @@ public class DistributeLockProperties {
 		 * How long to wait for the replicas to acknowledge when min-replicas-to-ack is
 		 * set; keep it below spring.data.redis.timeout.
 		 */
-		private Duration replicaAckTimeout = Duration.ofSeconds(1);
+		private Duration replicaAckTimeout = RedisLockBackend.DEFAULT_REPLICA_ACK_TIMEOUT;
 
 		public String getKeyPrefix() {
 			return this.keyPrefix;
@@ -235,7 +239,7 @@ public class DistributeLockProperties {
 		/**
 		 * Parent node of the lock nodes.
 		 */
-		private String root = "/locks";
+		private String root = ZooKeeperLockBackend.DEFAULT_ROOT;
 
 		/**
 		 * Session timeout; a holder whose session expires loses its locks.
@@ -329,7 +333,7 @@ public class DistributeLockProperties {
 		 * Name of the lock table, optionally qualified by a schema; its sequence (on
 		 * MySQL, its counter table) is named after it with a "_seq" suffix.
 		 */
-		private String tableName = "distributelock";
+		private String tableName = JdbcLockBackend.DEFAULT_TABLE_NAME;
 
 		/**
 		 * Database schema initialization mode.
@@ -351,7 +355,7 @@ public class DistributeLockProperties {
 		 * lock statement can stall inside the database (on MySQL, any attempt between its
 		 * statements).
 		 */
-		private Duration releasedRowRetention = Duration.ofMinutes(1);
+		private Duration releasedRowRetention = JdbcLockBackend.Defaults.RELEASED_ROW_RETENTION;
 
 		public String getTableName() {
 			return this.tableName;

@@ -36,7 +36,8 @@ class JdbcLockConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(LockBackend.class)
-	JdbcLockBackend jdbcLockBackend(ObjectProvider<DataSource> dataSource, DistributeLockProperties properties) {
+	JdbcLockBackend jdbcLockBackend(ObjectProvider<DataSource> dataSource, DistributeLockProperties properties,
+			ObjectProvider<JdbcLockBackendCustomizer> customizers) {
 		DataSource database = dataSource.getIfUnique();
 		if (database == null) {
 			throw new DistributeLockConfigurationException(
@@ -45,23 +46,24 @@ class JdbcLockConfiguration {
 					"Add org.springframework.boot:spring-boot-starter-jdbc and set spring.datasource.url, or define "
 							+ "a DataSource bean (marked @Primary if there are several).");
 		}
-		DistributeLockProperties.Jdbc jdbc = properties.getJdbc();
-		JdbcLockBackend backend = createBackend(database, jdbc);
-		if (shouldCreateSchema(jdbc.getInitializeSchema(), database)) {
+		JdbcLockBackendSettings settings = new JdbcLockBackendSettings(properties.getJdbc());
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(settings));
+		JdbcLockBackend backend = createBackend(database, settings);
+		if (shouldCreateSchema(properties.getJdbc().getInitializeSchema(), database)) {
 			createSchema(backend);
 		}
 		return backend;
 	}
 
-	private static JdbcLockBackend createBackend(DataSource dataSource, DistributeLockProperties.Jdbc jdbc) {
-		Duration retention = jdbc.getReleasedRowRetention();
+	private static JdbcLockBackend createBackend(DataSource dataSource, JdbcLockBackendSettings settings) {
+		Duration retention = settings.getReleasedRowRetention();
 		if (retention.isNegative() || retention.isZero()) {
 			throw new DistributeLockConfigurationException(
 					"distributelock.jdbc.released-row-retention must be positive, but is " + retention + ".",
 					"Set distributelock.jdbc.released-row-retention to how long the rows of released locks are "
 							+ "kept, longer than any lock statement can stall in the database, such as 1m.");
 		}
-		String dialect = jdbc.getDialect();
+		String dialect = settings.getDialect();
 		if (dialect != null && !dialect.isBlank()
 				&& !JdbcLockBackend.supportedDialects().containsKey(dialect.trim().toLowerCase(Locale.ROOT))) {
 			throw new DistributeLockConfigurationException(
@@ -73,7 +75,7 @@ class JdbcLockConfiguration {
 						.toList()) + ", or remove it so that the dialect is " + "detected from the database.");
 		}
 		try {
-			return new JdbcLockBackend(dataSource, jdbc.getTableName(), dialect, Clock.systemUTC(), retention);
+			return new JdbcLockBackend(dataSource, settings.getTableName(), dialect, Clock.systemUTC(), retention);
 		}
 		catch (LockDialectMismatchException ex) {
 			throw new DistributeLockConfigurationException(ex.getMessage() + ".",

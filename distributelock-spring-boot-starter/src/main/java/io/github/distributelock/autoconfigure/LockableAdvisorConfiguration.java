@@ -10,6 +10,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -30,27 +31,30 @@ import org.springframework.util.function.SingletonSupplier;
 @Import(LockableAdvisorConfiguration.AutoProxyRegistrar.class)
 class LockableAdvisorConfiguration {
 
-	@Bean
-	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	@ConditionalOnMissingBean
-	static LockKeyResolver lockKeyResolver(Environment environment) {
-		DistributeLockProperties defaults = new DistributeLockProperties();
-		return new LockKeyResolver(environment.getProperty("distributelock.separator", defaults.getSeparator()),
-				environment.getProperty("distributelock.fail-message", defaults.getFailMessage()), environment
-					.getProperty("distributelock.fail-on-null-field", Boolean.class, defaults.isFailOnNullField()));
+	private final DistributeLockProperties properties;
+
+	LockableAdvisorConfiguration(Environment environment) {
+		// Advisors are created early, while bean post-processors are still registered,
+		// so they take no ordinary beans: bind the properties they need here, once.
+		this.properties = Binder.get(environment).bindOrCreate("distributelock", DistributeLockProperties.class);
 	}
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
-	static LockableAdvisor lockableAdvisor(LockKeyResolver lockKeyResolver,
-			ObjectProvider<DistributeLock> distributeLock, Environment environment) {
+	LockKeyResolver lockKeyResolver() {
+		return new LockKeyResolver(this.properties.getSeparator(), this.properties.getFailMessage(),
+				this.properties.isFailOnNullField());
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	LockableAdvisor lockableAdvisor(LockKeyResolver lockKeyResolver, ObjectProvider<DistributeLock> distributeLock) {
 		// Looked up at the first call: advisors are created before ordinary beans.
 		LockableMethodInterceptor interceptor = new LockableMethodInterceptor(lockKeyResolver,
 				SingletonSupplier.of(distributeLock::getObject));
-		int order = environment.getProperty("distributelock.order", Integer.class,
-				new DistributeLockProperties().getOrder());
-		return new LockableAdvisor(lockKeyResolver, interceptor, order);
+		return new LockableAdvisor(lockKeyResolver, interceptor, this.properties.getOrder());
 	}
 
 	/**

@@ -23,7 +23,7 @@ class RedisLockConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(LockBackend.class)
 	RedisLockBackend redisLockBackend(ObjectProvider<RedisConnectionFactory> connectionFactory,
-			DistributeLockProperties properties) {
+			DistributeLockProperties properties, ObjectProvider<RedisLockBackendCustomizer> customizers) {
 		RedisConnectionFactory factory = connectionFactory.getIfAvailable();
 		if (factory == null) {
 			throw new DistributeLockConfigurationException(
@@ -31,15 +31,16 @@ class RedisLockConfiguration {
 					"Add org.springframework.boot:spring-boot-starter-data-redis, which configures one from "
 							+ "the spring.data.redis.* properties, or define a RedisConnectionFactory bean.");
 		}
-		DistributeLockProperties.Redis redis = properties.getRedis();
+		RedisLockBackendSettings settings = new RedisLockBackendSettings(properties.getRedis());
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(settings));
 		try {
-			return new RedisLockBackend(factory, redis.getKeyPrefix(), redis.getFenceIdleTimeout(),
-					redis.getMinReplicasToAck(), redis.getReplicaAckTimeout());
+			return new RedisLockBackend(factory, settings.getKeyPrefix(), settings.getFenceIdleTimeout(),
+					settings.getMinReplicasToAck(), settings.getReplicaAckTimeout());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new DistributeLockConfigurationException(
-					"distributelock.redis.min-replicas-to-ack=" + redis.getMinReplicasToAck() + " cannot be used here: "
-							+ ex.getMessage() + ".",
+					"distributelock.redis.min-replicas-to-ack=" + settings.getMinReplicasToAck()
+							+ " cannot be used here: " + ex.getMessage() + ".",
 					"Set distributelock.redis.min-replicas-to-ack to 0, or give it a Lettuce connection factory "
 							+ "(spring.data.redis.host, spring.data.redis.sentinel.* or spring.data.redis.cluster.*) "
 							+ "and a positive distributelock.redis.replica-ack-timeout.");

@@ -13,6 +13,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -33,7 +34,8 @@ class ZooKeeperLockConfiguration {
 
 	@Bean(initMethod = "start", destroyMethod = "close")
 	@ConditionalOnMissingBean
-	CuratorFramework distributeLockCuratorFramework(DistributeLockProperties properties) {
+	CuratorFramework distributeLockCuratorFramework(DistributeLockProperties properties,
+			ObjectProvider<CuratorFrameworkBuilderCustomizer> customizers) {
 		DistributeLockProperties.Zookeeper zookeeper = properties.getZookeeper();
 		String connectString = zookeeper.getConnectString();
 		if (!StringUtils.hasText(connectString)) {
@@ -59,6 +61,7 @@ class ZooKeeperLockConfiguration {
 			builder.authorization("digest", digest.getBytes(StandardCharsets.UTF_8))
 				.aclProvider(new CreatorOnlyAclProvider());
 		}
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		return builder.build();
 	}
 

@@ -72,7 +72,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	public static final int MAX_OWNER_LENGTH = 255;
 
 	/** How long a released row is kept by default. */
-	public static final Duration DEFAULT_RELEASED_ROW_RETENTION = Duration.ofMinutes(1);
+	public static final Duration DEFAULT_RELEASED_ROW_RETENTION = Defaults.RELEASED_ROW_RETENTION;
 
 	private static final Log logger = LogFactory.getLog(JdbcLockBackend.class);
 
@@ -391,6 +391,24 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 			throw new IllegalArgumentException(
 					"The " + what + " '" + value.replace("\u0000", "\\u0000") + "' cannot be stored: " + problem);
 		}
+	}
+
+	/**
+	 * The defaults that are not compile-time constants, in a class of their own so that
+	 * the starter's properties can read them in an application without spring-jdbc:
+	 * reading them loads this small class only, while loading {@link JdbcLockBackend}
+	 * itself needs spring-jdbc (its code catches spring-jdbc's exceptions).
+	 *
+	 * @since 1.0.0
+	 */
+	public static final class Defaults {
+
+		/** How long a released row is kept by default. */
+		public static final Duration RELEASED_ROW_RETENTION = Duration.ofMinutes(1);
+
+		private Defaults() {
+		}
+
 	}
 
 }

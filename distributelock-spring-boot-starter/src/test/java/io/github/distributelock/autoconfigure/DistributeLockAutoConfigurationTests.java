@@ -6,8 +6,10 @@ import java.util.concurrent.CompletionStage;
 
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.DistributeLockException;
+import io.github.distributelock.LockFailedException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.Lockable;
+import io.github.distributelock.actuate.LockStoreMonitor;
 import io.github.distributelock.aop.LockableAdvisor;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
@@ -15,6 +17,7 @@ import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -79,6 +82,45 @@ class DistributeLockAutoConfigurationTests {
 						assertThat(connection.keyCommands().exists("app1:lock:prefixed".getBytes())).isTrue();
 					}
 				}
+			});
+	}
+
+	@Test
+	void redisBackendCustomizersAreAppliedAfterTheProperties() {
+		this.contextRunner.withPropertyValues("distributelock.type=redis", "distributelock.redis.key-prefix=app1:lock:")
+			.withBean(RedisLockBackendCustomizer.class,
+					() -> (settings) -> settings.setKeyPrefix(settings.getKeyPrefix() + "tenant-a:"))
+			.run((context) -> {
+				DistributeLock lock = context.getBean(DistributeLock.class);
+				try (LockHandle handle = lock.tryAcquire("customized", Duration.ZERO, null).orElseThrow()) {
+					RedisConnectionFactory factory = context.getBean(RedisConnectionFactory.class);
+					try (var connection = factory.getConnection()) {
+						assertThat(connection.keyCommands().exists("app1:lock:tenant-a:customized".getBytes()))
+							.isTrue();
+					}
+				}
+			});
+	}
+
+	@Test
+	void lockableDefaultsComeFromTheProperties() {
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.fail-message=Busy|4242",
+					"distributelock.separator=:", "distributelock.fail-on-null-field=true")
+			.withUserConfiguration(StockServiceConfiguration.class)
+			.run((context) -> {
+				StockService stock = context.getBean(StockService.class);
+				try (RedisLockBackend backend = new RedisLockBackend(context.getBean(RedisConnectionFactory.class));
+						DefaultDistributeLock otherInstance = new DefaultDistributeLock(backend);
+						LockHandle held = otherInstance.tryAcquire("stock:7", Duration.ZERO, null).orElseThrow()) {
+					assertThatExceptionOfType(LockFailedException.class).isThrownBy(() -> stock.take(7L))
+						.satisfies((ex) -> {
+							assertThat(ex.getMessage()).isEqualTo("Busy");
+							assertThat(ex.getCode()).isEqualTo("4242");
+							assertThat(ex.getLockKey()).isEqualTo("stock:7");
+						});
+				}
+				assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> stock.take(null));
 			});
 	}
 
@@ -152,7 +194,9 @@ class DistributeLockAutoConfigurationTests {
 	void canBeTurnedOff() {
 		this.contextRunner.withPropertyValues("distributelock.enabled=false").run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(context).doesNotHaveBean(DistributeLock.class).doesNotHaveBean(LockableAdvisor.class);
+			assertThat(context).doesNotHaveBean(DistributeLock.class)
+				.doesNotHaveBean(LockableAdvisor.class)
+				.doesNotHaveBean(LockStoreMonitor.class);
 		});
 	}
 
@@ -232,6 +276,24 @@ class DistributeLockAutoConfigurationTests {
 			.analyze(context.getStartupFailure());
 		assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
 		return analysis;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class StockServiceConfiguration {
+
+		@Bean
+		StockService stockService() {
+			return new StockService();
+		}
+
+	}
+
+	static class StockService {
+
+		@Lockable(key = "stock", fields = "id")
+		void take(@Nullable Long id) {
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

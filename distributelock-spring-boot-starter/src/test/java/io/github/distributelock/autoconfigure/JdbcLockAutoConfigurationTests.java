@@ -59,6 +59,22 @@ class JdbcLockAutoConfigurationTests {
 	}
 
 	@Test
+	void backendCustomizersAreAppliedAfterTheProperties() {
+		this.contextRunner.withPropertyValues("distributelock.jdbc.table-name=app_locks")
+			.withBean("tenantTable", JdbcLockBackendCustomizer.class,
+					() -> (settings) -> settings.setTableName(settings.getTableName() + "_tenant_a"))
+			.withBean("shorterRetention", JdbcLockBackendCustomizer.class,
+					() -> (settings) -> settings.setReleasedRowRetention(Duration.ofMinutes(3)))
+			.run((context) -> {
+				JdbcLockBackend backend = context.getBean(JdbcLockBackend.class);
+				assertThat(backend.tableName()).isEqualTo("app_locks_tenant_a");
+				assertThat(backend.releasedRowRetention()).isEqualTo(Duration.ofMinutes(3));
+				assertThat(tableCount(context, "APP_LOCKS_TENANT_A")).isOne();
+				assertThat(tableCount(context, "APP_LOCKS")).isZero();
+			});
+	}
+
+	@Test
 	void initializeSchemaNeverLeavesTheTableUncreated() {
 		this.contextRunner.withPropertyValues("distributelock.jdbc.initialize-schema=never").run((context) -> {
 			assertThat(context).hasSingleBean(JdbcLockBackend.class);

@@ -200,8 +200,9 @@ class UnreachableStoreAtStartupTests {
 
 	private static ApplicationContextRunner redisContextRunner(int port) {
 		return new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					DistributeLockAutoConfiguration.class, DistributeLockStartupCheckAutoConfiguration.class,
+					DistributeLockHealthContributorAutoConfiguration.class))
 			.withPropertyValues("distributelock.type=redis", "spring.data.redis.host=127.0.0.1",
 					"spring.data.redis.port=" + port, "spring.data.redis.timeout=1s",
 					"spring.data.redis.connect-timeout=1s");
@@ -209,7 +210,9 @@ class UnreachableStoreAtStartupTests {
 
 	private static ApplicationContextRunner zookeeperContextRunner(TestingServer server) {
 		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class,
+					DistributeLockStartupCheckAutoConfiguration.class,
+					DistributeLockHealthContributorAutoConfiguration.class))
 			.withPropertyValues("distributelock.type=zookeeper",
 					"distributelock.zookeeper.connect-string=" + server.getConnectString(),
 					"distributelock.zookeeper.connection-timeout=1s", "distributelock.zookeeper.base-sleep=100ms",
@@ -218,8 +221,9 @@ class UnreachableStoreAtStartupTests {
 
 	private static ApplicationContextRunner jdbcContextRunner() {
 		return new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(DataSourceAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+					DistributeLockAutoConfiguration.class, DistributeLockStartupCheckAutoConfiguration.class,
+					DistributeLockHealthContributorAutoConfiguration.class))
 			.withPropertyValues("distributelock.type=jdbc",
 					"spring.datasource.url=jdbc:postgresql://127.0.0.1:" + EmbeddedRedis.freePort() + "/app",
 					"spring.datasource.username=app", "spring.datasource.hikari.connection-timeout=250");

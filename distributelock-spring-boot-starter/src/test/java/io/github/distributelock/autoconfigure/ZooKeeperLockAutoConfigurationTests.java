@@ -10,6 +10,7 @@ import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.zookeeper.EmbeddedZooKeeper;
 import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
@@ -83,6 +84,37 @@ class ZooKeeperLockAutoConfigurationTests {
 						assertThat(retry.getBaseSleepTimeMs()).isEqualTo(250);
 						assertThat(retry.getN()).isEqualTo(4);
 					});
+			});
+	}
+
+	@Test
+	void curatorBuilderCustomizersAreAppliedAfterTheProperties() {
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+					"distributelock.zookeeper.connection-timeout=7s")
+			.withBean("shorterTimeout", CuratorFrameworkBuilderCustomizer.class,
+					() -> (builder) -> builder.connectionTimeoutMs(4_321))
+			.withBean("tenantNamespace", CuratorFrameworkBuilderCustomizer.class,
+					() -> (builder) -> builder.namespace("tenant-a"))
+			.run((context) -> {
+				CuratorFramework client = context.getBean(CuratorFramework.class);
+				assertThat(client.getZookeeperClient().getConnectionTimeoutMs()).isEqualTo(4_321);
+				DistributeLock lock = context.getBean(DistributeLock.class);
+				try (LockHandle handle = lock.tryAcquire("customized", Duration.ZERO, null).orElseThrow()) {
+					assertThat(client.usingNamespace(null).checkExists().forPath("/tenant-a/locks/customized"))
+						.isNotNull();
+				}
+			});
+	}
+
+	@Test
+	void curatorBuilderCustomizersAreNotCalledForTheApplicationsClient() {
+		AtomicReference<CuratorFrameworkFactory.Builder> customized = new AtomicReference<>();
+		this.contextRunner.withUserConfiguration(UserCuratorConfiguration.class)
+			.withBean("recording", CuratorFrameworkBuilderCustomizer.class, () -> customized::set)
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(CuratorFramework.class);
+				assertThat(customized).hasNullValue();
 			});
 	}
 

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.github.distributelock.LogLines;
 import io.github.distributelock.actuate.DistributeLockHealthIndicator;
 import io.github.distributelock.autoconfigure.DistributeLockAutoConfiguration;
+import io.github.distributelock.autoconfigure.DistributeLockHealthContributorAutoConfiguration;
 import io.github.distributelock.redis.EmbeddedRedis;
 import org.h2.tools.Server;
 import org.junit.jupiter.api.Test;
@@ -46,8 +47,8 @@ class JdbcLockHealthTests {
 		AtomicBoolean closed = new AtomicBoolean();
 		try {
 			ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-				.withConfiguration(
-						AutoConfigurations.of(DataSourceAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+				.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+						DistributeLockAutoConfiguration.class, DistributeLockHealthContributorAutoConfiguration.class))
 				.withPropertyValues("distributelock.type=jdbc", "spring.datasource.url=" + database.jdbcUrl(),
 						"spring.datasource.username=" + database.username(),
 						"spring.datasource.hikari.connection-timeout=1000");
@@ -82,8 +83,8 @@ class JdbcLockHealthTests {
 		Server database = startH2Server(port, directory);
 		try {
 			new ApplicationContextRunner()
-				.withConfiguration(
-						AutoConfigurations.of(DataSourceAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+				.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+						DistributeLockAutoConfiguration.class, DistributeLockHealthContributorAutoConfiguration.class))
 				.withPropertyValues("distributelock.type=jdbc", "distributelock.jdbc.initialize-schema=always",
 						"distributelock.startup-check=none", "spring.datasource.url=" + url + ";PASSWORD=secret",
 						"spring.datasource.hikari.connection-timeout=1000")

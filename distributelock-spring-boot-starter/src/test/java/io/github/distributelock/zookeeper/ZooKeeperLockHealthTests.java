@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.distributelock.LogLines;
 import io.github.distributelock.actuate.DistributeLockHealthIndicator;
 import io.github.distributelock.autoconfigure.DistributeLockAutoConfiguration;
+import io.github.distributelock.autoconfigure.DistributeLockHealthContributorAutoConfiguration;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -33,7 +34,8 @@ class ZooKeeperLockHealthTests {
 	void healthFollowsTheServerAndLogsEachChangeOnce(CapturedOutput output) throws Exception {
 		try (TestingServer server = EmbeddedZooKeeper.startServer()) {
 			new ApplicationContextRunner()
-				.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+				.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class,
+						DistributeLockHealthContributorAutoConfiguration.class))
 				.withPropertyValues("distributelock.type=zookeeper",
 						"distributelock.zookeeper.connect-string=" + server.getConnectString(),
 						"distributelock.zookeeper.connection-timeout=1s", "distributelock.zookeeper.base-sleep=100ms",

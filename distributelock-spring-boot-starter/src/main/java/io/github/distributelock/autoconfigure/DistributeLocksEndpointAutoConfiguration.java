@@ -1,5 +1,6 @@
 package io.github.distributelock.autoconfigure;
 
+import io.github.distributelock.DistributeLock;
 import io.github.distributelock.actuate.DistributeLocksEndpoint;
 import io.github.distributelock.actuate.DistributeLocksEndpointWebExtension;
 import io.github.distributelock.core.DefaultDistributeLock;
@@ -8,25 +9,29 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
- * The {@code distributelocks} actuator endpoint, when the actuator is on the classpath
- * and the endpoint is exposed, with its web extension when it is exposed over the web.
+ * Auto-configuration of the {@link DistributeLocksEndpoint distributelocks} actuator
+ * endpoint, when the actuator is on the classpath and the endpoint is exposed, with its
+ * web extension when it is exposed over the web.
  *
+ * @since 1.0.0
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration(after = DistributeLockAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+@ConditionalOnBean(DistributeLock.class)
 @EnableConfigurationProperties(DistributeLocksEndpointProperties.class)
-class DistributeLocksEndpointConfiguration {
+public final class DistributeLocksEndpointAutoConfiguration {
 
-	// The endpoint conditions are on the methods: their classes are only loaded once the
-	// class condition above has found the actuator.
+	// The endpoint conditions are on the methods: the conditions of a class are all
+	// loaded before any is evaluated, and these only exist with the actuator that the
+	// class condition looks for.
 	@Bean
 	@ConditionalOnAvailableEndpoint(DistributeLocksEndpoint.class)
 	@ConditionalOnMissingBean

@@ -1,0 +1,83 @@
+package io.github.distributelock.autoconfigure;
+
+import java.time.Duration;
+
+import io.github.distributelock.jdbc.JdbcLockBackend;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The settings from which the auto-configuration creates the {@link JdbcLockBackend}, on
+ * the application's {@link javax.sql.DataSource DataSource}: first the
+ * {@code distributelock.jdbc.*} properties, then what each
+ * {@link JdbcLockBackendCustomizer} changes.
+ *
+ * @since 1.0.0
+ */
+public final class JdbcLockBackendSettings {
+
+	private String tableName;
+
+	private @Nullable String dialect;
+
+	private Duration releasedRowRetention;
+
+	JdbcLockBackendSettings(DistributeLockProperties.Jdbc properties) {
+		this.tableName = properties.getTableName();
+		this.dialect = properties.getDialect();
+		this.releasedRowRetention = properties.getReleasedRowRetention();
+	}
+
+	/**
+	 * The lock table, a plain identifier optionally qualified by a schema.
+	 * @return the table name
+	 */
+	public String getTableName() {
+		return this.tableName;
+	}
+
+	/**
+	 * Sets the lock table; its sequence (on MySQL, its counter table) is named after it
+	 * with a {@code _seq} suffix.
+	 * @param tableName the table name, a plain identifier optionally qualified by a
+	 * schema
+	 */
+	public void setTableName(String tableName) {
+		this.tableName = tableName;
+	}
+
+	/**
+	 * The SQL dialect, one of {@link JdbcLockBackend#supportedDialects()}, or
+	 * {@code null} to detect it from the database.
+	 * @return the dialect
+	 */
+	public @Nullable String getDialect() {
+		return this.dialect;
+	}
+
+	/**
+	 * Sets the SQL dialect.
+	 * @param dialect one of {@link JdbcLockBackend#supportedDialects()}, or {@code null}
+	 * to detect it from the database
+	 */
+	public void setDialect(@Nullable String dialect) {
+		this.dialect = dialect;
+	}
+
+	/**
+	 * How long the row of a released or expired lock is kept before it is deleted.
+	 * @return the retention
+	 */
+	public Duration getReleasedRowRetention() {
+		return this.releasedRowRetention;
+	}
+
+	/**
+	 * Sets how long the row of a released or expired lock is kept before it is deleted;
+	 * longer than any lock statement can stall inside the database.
+	 * @param releasedRowRetention the retention, positive
+	 */
+	public void setReleasedRowRetention(Duration releasedRowRetention) {
+		this.releasedRowRetention = releasedRowRetention;
+	}
+
+}

@@ -1,0 +1,23 @@
+package io.github.distributelock.autoconfigure;
+
+import io.github.distributelock.redis.RedisLockBackend;
+
+/**
+ * Callback interface that can be implemented by beans wishing to customize the settings
+ * of the {@link RedisLockBackend} that the auto-configuration creates, after the
+ * {@code distributelock.redis.*} properties are applied and before it is created. It is
+ * not called when the application defines its own
+ * {@link io.github.distributelock.core.LockBackend LockBackend} bean.
+ *
+ * @since 1.0.0
+ */
+@FunctionalInterface
+public interface RedisLockBackendCustomizer {
+
+	/**
+	 * Customize the settings.
+	 * @param settings the settings to customize
+	 */
+	void customize(RedisLockBackendSettings settings);
+
+}
