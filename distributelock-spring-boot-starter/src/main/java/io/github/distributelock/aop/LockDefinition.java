@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.github.distributelock.LockFailedException;
+import io.github.distributelock.LockRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.EvaluationException;
@@ -12,8 +13,8 @@ import org.springframework.expression.Expression;
 
 /**
  * A {@link io.github.distributelock.Lockable @Lockable} method, checked and compiled
- * once: how to build its key from a call's arguments, how long to wait, which lease to
- * take and what to throw when the lock is not taken.
+ * once: how to build its key from a call's arguments, how long to wait, which lease and
+ * minimum hold to take, and whether to throw or skip when the lock is not taken.
  *
  * @since 1.0.0
  */
@@ -39,9 +40,13 @@ public final class LockDefinition {
 
 	private final boolean failOnNullField;
 
+	private final Duration minimumHold;
+
+	private final BusyPolicy busyPolicy;
+
 	LockDefinition(Method method, String name, String separator, Expression[] fields, String[] fieldSources,
 			Map<String, Integer> argumentIndexByName, Duration waitTime, @Nullable Duration leaseTime,
-			String failMessage, boolean failOnNullField) {
+			String failMessage, boolean failOnNullField, Duration minimumHold, BusyPolicy busyPolicy) {
 		this.method = method;
 		this.name = name;
 		this.separator = separator;
@@ -52,6 +57,8 @@ public final class LockDefinition {
 		this.leaseTime = leaseTime;
 		this.failMessage = failMessage;
 		this.failOnNullField = failOnNullField;
+		this.minimumHold = minimumHold;
+		this.busyPolicy = busyPolicy;
 	}
 
 	/**
@@ -111,6 +118,44 @@ public final class LockDefinition {
 	 */
 	public @Nullable Duration leaseTime() {
 		return this.leaseTime;
+	}
+
+	/**
+	 * How long the lock stays held at least after it was taken.
+	 * @return the minimum hold, {@link Duration#ZERO} for none
+	 * @since 1.0.0
+	 */
+	public Duration minimumHold() {
+		return this.minimumHold;
+	}
+
+	/**
+	 * Whether a call whose lock is busy is skipped, rather than failed with a
+	 * {@link LockFailedException}.
+	 * @return whether a busy lock skips the call
+	 * @since 1.0.0
+	 */
+	public boolean skipsWhenBusy() {
+		return this.busyPolicy.skips();
+	}
+
+	/**
+	 * The request for the lock of one call.
+	 * @param lockKey the call's lock key
+	 * @return the request
+	 * @since 1.0.0
+	 */
+	public LockRequest request(String lockKey) {
+		return LockRequest.of(lockKey)
+			.withName(this.name)
+			.withWaitTime(this.waitTime)
+			.withLeaseTime(this.leaseTime)
+			.withMinimumHold(this.minimumHold)
+			.withSkipWhenBusy(this.busyPolicy.skips());
+	}
+
+	BusyPolicy busyPolicy() {
+		return this.busyPolicy;
 	}
 
 	LockFailedException failure(String lockKey) {

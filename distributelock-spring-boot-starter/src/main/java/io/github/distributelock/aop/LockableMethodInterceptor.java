@@ -13,8 +13,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 
 /**
- * Runs a {@link io.github.distributelock.Lockable @Lockable} method under its lock,
- * throwing {@link LockFailedException} when the lock is not taken in time.
+ * Runs a {@link io.github.distributelock.Lockable @Lockable} method under its lock. When
+ * the lock is not taken in time it throws {@link LockFailedException}, or skips the call
+ * (a {@code @Scheduled} method, or {@code onBusy = SKIP}).
  *
  * @since 1.0.0
  */
@@ -46,17 +47,13 @@ public class LockableMethodInterceptor implements MethodInterceptor {
 		String lockKey = definition.lockKey(invocation.getArguments());
 		Optional<LockHandle> handle;
 		try {
-			handle = this.lock.get()
-				.tryAcquire(lockKey, definition.name(), definition.waitTime(), definition.leaseTime());
+			handle = this.lock.get().tryAcquire(definition.request(lockKey));
 		}
 		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			LockFailedException failure = definition.failure(lockKey);
-			failure.initCause(ex);
-			throw failure;
+			return definition.busyPolicy().interrupted(lockKey, ex);
 		}
 		if (handle.isEmpty()) {
-			throw definition.failure(lockKey);
+			return definition.busyPolicy().busy(lockKey);
 		}
 		try (LockHandle held = handle.get()) {
 			return invocation.proceed();
