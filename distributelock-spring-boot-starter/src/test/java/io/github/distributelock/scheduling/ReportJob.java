@@ -12,7 +12,8 @@ import org.springframework.scheduling.annotation.Scheduled;
 /**
  * A report job as an application would write it: every two seconds on each instance's own
  * clock, half a second of work, and a minimum hold a little shorter than the period, so
- * that an instance whose ticks come up to a period later finds the lock still held.
+ * that an instance whose ticks come less than the minimum hold later (a clock behind, a
+ * busy machine) finds the lock still held, and the next tick finds it free.
  */
 public class ReportJob {
 

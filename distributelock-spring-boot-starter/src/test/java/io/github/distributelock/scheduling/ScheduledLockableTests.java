@@ -36,10 +36,10 @@ import static org.awaitility.Awaitility.await;
 /**
  * Two instances of one application on one store, each a Spring context with
  * {@code @EnableScheduling} and the same {@code @Scheduled @Lockable} {@link ReportJob},
- * the second one's clock a second behind, so its ticks come half a period after the first
- * one's: without the minimum hold, each instance would run every tick (the first one's
- * run is over when the second one's tick comes). With it, every tick runs on exactly one
- * instance, and the other skips it quietly: one DEBUG line per skip, a
+ * the second one's clock 0.55 s behind, so its ticks come 0.55 s after the first one's:
+ * without the minimum hold, both instances would run every tick (the first one's half
+ * second run is over when the second one's tick comes). With it, every tick runs on
+ * exactly one instance, and the other skips it quietly: one DEBUG line per skip, a
  * {@code result=skipped} count, and no error logged.
  */
 @ExtendWith(OutputCaptureExtension.class)
@@ -92,7 +92,7 @@ class ScheduledLockableTests {
 			instance().withBean(RunLog.class, () -> runs)
 				.withPropertyValues("report.instance=first", "report.clock-behind-ms=0")
 				.run((first) -> instance().withBean(RunLog.class, () -> runs)
-					.withPropertyValues("report.instance=second", "report.clock-behind-ms=1000")
+					.withPropertyValues("report.instance=second", "report.clock-behind-ms=550")
 					.run((second) -> {
 						assertThat(first).hasNotFailed();
 						assertThat(second).hasNotFailed();
