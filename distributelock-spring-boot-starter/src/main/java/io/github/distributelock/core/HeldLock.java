@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -37,6 +38,9 @@ final class HeldLock {
 	private static final int RELEASED = 2;
 
 	private static final long MILLI_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private static final TimeoutException RENEWAL_STUCK = new TimeoutException(
+			"a renewal still waited for the store when the lease ran out");
 
 	final String key;
 
@@ -184,8 +188,9 @@ final class HeldLock {
 	/**
 	 * Leaves the lock in the store for the rest of its minimum hold. The watchdog's
 	 * renewals stop first, so that none still in flight sets a longer lease after the
-	 * shorter one. If the store fails, the lock is released at once instead: better early
-	 * than held for a whole lease.
+	 * shorter one; one stuck on an unreachable store is waited for until the lease runs
+	 * out at most, after which the store ignores it. If the store fails, the lock is
+	 * released at once instead: better early than held for a whole lease.
 	 */
 	private CompletableFuture<Boolean> keepForMinimumHold(@Nullable Executor callerExecutor) {
 		if (this.lease.duration == null) {
@@ -194,9 +199,11 @@ final class HeldLock {
 			this.parts.store().releaseLater(this.claim, left);
 			return CompletableFuture.completedFuture(ended(true, HELD, left));
 		}
-		return this.parts.watchdog()
-			.stopRenewing(this)
-			.thenComposeAsync((stopped) -> cutLease(callerExecutor), continuation(callerExecutor));
+		CompletableFuture<Void> renewalsStopped = this.parts.watchdog().stopRenewing(this);
+		this.parts.store()
+			.expire(renewalsStopped, Deadline.after(Duration.ofNanos(this.lease.remainingNanos())), RENEWAL_STUCK);
+		return renewalsStopped.handleAsync((stopped, stuck) -> cutLease(callerExecutor), continuation(callerExecutor))
+			.thenCompose(Function.identity());
 	}
 
 	private CompletableFuture<Boolean> cutLease(@Nullable Executor callerExecutor) {
