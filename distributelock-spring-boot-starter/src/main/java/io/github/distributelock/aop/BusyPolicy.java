@@ -120,6 +120,16 @@ final class BusyPolicy {
 	}
 
 	/**
+	 * The failure of a call whose lock was not taken, with the annotation's message and
+	 * code.
+	 * @param lockKey the key that was not taken
+	 * @return the failure
+	 */
+	LockFailedException failure(String lockKey) {
+		return LockFailedException.of(this.failMessage, lockKey);
+	}
+
+	/**
 	 * What a call whose lock is busy returns.
 	 * @param lockKey the key that was busy
 	 * @return the empty value of the return type
@@ -127,7 +137,7 @@ final class BusyPolicy {
 	 */
 	@Nullable Object busy(String lockKey) {
 		if (this.skipped == null) {
-			throw LockFailedException.of(this.failMessage, lockKey);
+			throw failure(lockKey);
 		}
 		return this.skipped.get();
 	}
@@ -143,7 +153,7 @@ final class BusyPolicy {
 	@Nullable Object interrupted(String lockKey, InterruptedException interrupt) {
 		Thread.currentThread().interrupt();
 		if (this.skipped == null) {
-			LockFailedException failure = LockFailedException.of(this.failMessage, lockKey);
+			LockFailedException failure = failure(lockKey);
 			failure.initCause(interrupt);
 			throw failure;
 		}

@@ -36,8 +36,6 @@ public final class LockDefinition {
 
 	private final @Nullable Duration leaseTime;
 
-	private final String failMessage;
-
 	private final boolean failOnNullField;
 
 	private final Duration minimumHold;
@@ -46,7 +44,7 @@ public final class LockDefinition {
 
 	LockDefinition(Method method, String name, String separator, Expression[] fields, String[] fieldSources,
 			Map<String, Integer> argumentIndexByName, Duration waitTime, @Nullable Duration leaseTime,
-			String failMessage, boolean failOnNullField, Duration minimumHold, BusyPolicy busyPolicy) {
+			boolean failOnNullField, Duration minimumHold, BusyPolicy busyPolicy) {
 		this.method = method;
 		this.name = name;
 		this.separator = separator;
@@ -55,7 +53,6 @@ public final class LockDefinition {
 		this.argumentIndexByName = argumentIndexByName;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
-		this.failMessage = failMessage;
 		this.failOnNullField = failOnNullField;
 		this.minimumHold = minimumHold;
 		this.busyPolicy = busyPolicy;
@@ -159,7 +156,7 @@ public final class LockDefinition {
 	}
 
 	LockFailedException failure(String lockKey) {
-		return LockFailedException.of(this.failMessage, lockKey);
+		return this.busyPolicy.failure(lockKey);
 	}
 
 }

@@ -133,7 +133,7 @@ public class LockKeyResolver {
 		Duration lease = (lockable.timeoutMs() == -1) ? null : Duration.ofMillis(lockable.timeoutMs());
 		BusyPolicy busyPolicy = BusyPolicy.of(method, lockable.onBusy(), failMessage);
 		return Optional.of(new LockDefinition(method, lockable.key(), this.separator, fields, sources, indexByName,
-				Duration.ofMillis(lockable.waitTimeMs()), lease, failMessage, this.failOnNullField,
+				Duration.ofMillis(lockable.waitTimeMs()), lease, this.failOnNullField,
 				Duration.ofMillis(lockable.minHoldMs()), busyPolicy));
 	}
 
