@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What one call for a lock asks for: the key, how long to wait, the lease, the name the
  * lock carries in metrics, and the kind of lock: exclusive (the default), fair, read or
- * write, permits, or several keys at once ({@link #all(LockRequest...)}). Immutable: each
+ * write, permits, or several keys at once ({@link #all(LockRequest...)}), and for
+ * scheduled work a minimum hold and whether a busy lock means a skip. Immutable: each
  * {@code with} method returns a copy. <pre class="code">
  * LockRequest request = LockRequest.of("account:" + id).withWaitTime(Duration.ofSeconds(5));
  * try (LockHandle lock = distributeLock.tryAcquire(request).orElseThrow()) { ... }
@@ -39,8 +40,13 @@ public final class LockRequest {
 
 	private final List<LockRequest> parts;
 
+	private final Duration minimumHold;
+
+	private final boolean skipWhenBusy;
+
 	private LockRequest(String key, @Nullable String name, Duration waitTime, @Nullable Duration leaseTime,
-			@Nullable String owner, LockMode mode, boolean fair, int permits, List<LockRequest> parts) {
+			@Nullable String owner, LockMode mode, boolean fair, int permits, List<LockRequest> parts,
+			Duration minimumHold, boolean skipWhenBusy) {
 		this.key = key;
 		this.name = name;
 		this.waitTime = waitTime;
@@ -50,11 +56,14 @@ public final class LockRequest {
 		this.fair = fair;
 		this.permits = permits;
 		this.parts = parts;
+		this.minimumHold = minimumHold;
+		this.skipWhenBusy = skipWhenBusy;
 	}
 
 	private LockRequest copy(String key, @Nullable String name, Duration waitTime, @Nullable Duration leaseTime,
 			@Nullable String owner) {
-		return new LockRequest(key, name, waitTime, leaseTime, owner, this.mode, this.fair, this.permits, this.parts);
+		return new LockRequest(key, name, waitTime, leaseTime, owner, this.mode, this.fair, this.permits, this.parts,
+				this.minimumHold, this.skipWhenBusy);
 	}
 
 	/**
@@ -68,7 +77,8 @@ public final class LockRequest {
 		if (key == null || key.isBlank()) {
 			throw new IllegalArgumentException("lockKey must not be null or blank");
 		}
-		return new LockRequest(key, null, Duration.ZERO, null, null, LockMode.EXCLUSIVE, false, 0, List.of());
+		return new LockRequest(key, null, Duration.ZERO, null, null, LockMode.EXCLUSIVE, false, 0, List.of(),
+				Duration.ZERO, false);
 	}
 
 	/**
@@ -99,7 +109,7 @@ public final class LockRequest {
 			}
 		}
 		return new LockRequest(String.join(",", keys), null, Duration.ZERO, null, null, LockMode.EXCLUSIVE, false, 0,
-				List.of(parts));
+				List.of(parts), Duration.ZERO, false);
 	}
 
 	/**
@@ -112,7 +122,7 @@ public final class LockRequest {
 			throw new IllegalArgumentException("mode must not be null; use LockMode.EXCLUSIVE for a plain lock");
 		}
 		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, mode, this.fair,
-				this.permits, this.parts);
+				this.permits, this.parts, this.minimumHold, this.skipWhenBusy);
 	}
 
 	/**
@@ -123,7 +133,7 @@ public final class LockRequest {
 	 */
 	public LockRequest withFair(boolean fair) {
 		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, fair,
-				this.permits, this.parts);
+				this.permits, this.parts, this.minimumHold, this.skipWhenBusy);
 	}
 
 	/**
@@ -140,7 +150,7 @@ public final class LockRequest {
 					"permits must be at least 1 (how many holders the key allows at once), was " + permits);
 		}
 		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, this.fair,
-				permits, this.parts);
+				permits, this.parts, this.minimumHold, this.skipWhenBusy);
 	}
 
 	/**
@@ -169,6 +179,7 @@ public final class LockRequest {
 			throw new IllegalArgumentException("leaseTime must be at least 1 ms, was " + leaseTime
 					+ "; pass null for a lease renewed by the watchdog");
 		}
+		checkMinimumHoldFits(this.minimumHold, leaseTime);
 		return copy(this.key, this.name, this.waitTime, leaseTime, this.owner);
 	}
 
@@ -197,6 +208,61 @@ public final class LockRequest {
 			throw new IllegalArgumentException("lockValue must not be null or empty: it is the owner of the lock");
 		}
 		return copy(this.key, this.name, this.waitTime, this.leaseTime, owner);
+	}
+
+	/**
+	 * A copy whose lock stays in the store at least {@code minimumHold} after it was
+	 * taken, ShedLock's {@code lockAtLeastFor}: closing the handle earlier gives the lock
+	 * up in this JVM at once, but leaves it in the store until the minimum hold has
+	 * passed, so that another instance whose schedule fires a little later does not run
+	 * the same work again. A store with leases (Redis, JDBC) gets an owner-checked
+	 * renewal for the rest of the minimum hold instead of a release, so the lock also
+	 * ends then if this JVM dies; on ZooKeeper, which has no leases, the release is sent
+	 * when the minimum hold has passed (or earlier, when the lock service shuts down and
+	 * its session ends anyway).
+	 * <p>
+	 * The minimum hold applies when the holder closes its last handle. A lock given back
+	 * because its caller was interrupted or cancelled before it got the handle, released
+	 * by {@link DistributeLock#releaseLock(String, String)}, or released by the shutdown
+	 * of the lock service is released at once. A lock lost while held is not kept.
+	 * @param minimumHold how long after it was taken the lock stays in the store at
+	 * least; {@link Duration#ZERO} (the default) for none
+	 * @return the new request
+	 * @throws IllegalArgumentException if the minimum hold is null or negative, or longer
+	 * than a fixed lease
+	 * @since 1.0.0
+	 */
+	public LockRequest withMinimumHold(Duration minimumHold) {
+		if (minimumHold == null || minimumHold.isNegative()) {
+			throw new IllegalArgumentException(
+					"minimumHold must not be negative, was " + minimumHold + "; use 0 for no minimum hold");
+		}
+		checkMinimumHoldFits(minimumHold, this.leaseTime);
+		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, this.fair,
+				this.permits, this.parts, minimumHold, this.skipWhenBusy);
+	}
+
+	/**
+	 * A copy that says whether the caller skips its work when the lock is busy, as a
+	 * scheduled job does when another instance runs it: a lock not taken is then reported
+	 * as skipped ({@code result=skipped} in metrics, a DEBUG line that says so) instead
+	 * of as a wait that timed out. It changes nothing else: the call still returns an
+	 * empty {@link java.util.Optional}.
+	 * @param skipWhenBusy whether a busy lock means the caller skips its work
+	 * @return the new request
+	 * @since 1.0.0
+	 */
+	public LockRequest withSkipWhenBusy(boolean skipWhenBusy) {
+		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, this.fair,
+				this.permits, this.parts, this.minimumHold, skipWhenBusy);
+	}
+
+	private static void checkMinimumHoldFits(Duration minimumHold, @Nullable Duration leaseTime) {
+		if (leaseTime != null && minimumHold.compareTo(leaseTime) > 0) {
+			throw new IllegalArgumentException("minimumHold (" + minimumHold + ") must not be longer than the fixed "
+					+ "leaseTime (" + leaseTime + "), after which the store frees the lock anyway; "
+					+ "lengthen the lease or shorten the minimum hold");
+		}
 	}
 
 	/**
@@ -280,25 +346,46 @@ public final class LockRequest {
 		return this.parts;
 	}
 
+	/**
+	 * How long after it was taken the lock stays in the store at least.
+	 * @return the minimum hold, {@link Duration#ZERO} for none
+	 * @since 1.0.0
+	 */
+	public Duration minimumHold() {
+		return this.minimumHold;
+	}
+
+	/**
+	 * Whether the caller skips its work when the lock is busy.
+	 * @return whether a busy lock is reported as a skip
+	 * @since 1.0.0
+	 */
+	public boolean skipsWhenBusy() {
+		return this.skipWhenBusy;
+	}
+
 	@Override
 	public boolean equals(@Nullable Object other) {
 		return other instanceof LockRequest that && this.key.equals(that.key) && Objects.equals(this.name, that.name)
 				&& this.waitTime.equals(that.waitTime) && Objects.equals(this.leaseTime, that.leaseTime)
 				&& Objects.equals(this.owner, that.owner) && this.mode == that.mode && this.fair == that.fair
-				&& this.permits == that.permits && this.parts.equals(that.parts);
+				&& this.permits == that.permits && this.parts.equals(that.parts)
+				&& this.minimumHold.equals(that.minimumHold) && this.skipWhenBusy == that.skipWhenBusy;
 	}
 
 	@Override
 	public int hashCode() {
 		return Objects.hash(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, this.fair,
-				this.permits, this.parts);
+				this.permits, this.parts, this.minimumHold, this.skipWhenBusy);
 	}
 
 	@Override
 	public String toString() {
 		return "LockRequest[key=" + this.key + ", name=" + this.name + ", waitTime=" + this.waitTime + ", leaseTime="
 				+ this.leaseTime + ((this.owner != null) ? ", owner set" : "") + ", mode=" + this.mode
-				+ ((this.fair) ? ", fair" : "") + ((this.permits > 0) ? ", permits=" + this.permits : "") + "]";
+				+ ((this.fair) ? ", fair" : "") + ((this.permits > 0) ? ", permits=" + this.permits : "")
+				+ (this.minimumHold.isZero() ? "" : ", minimumHold=" + this.minimumHold)
+				+ (this.skipWhenBusy ? ", skipWhenBusy" : "") + "]";
 	}
 
 }

@@ -21,6 +21,14 @@ import java.lang.annotation.Target;
  * method, so other instances only see the data once it is committed. A nested call on the
  * same thread for a key this thread already holds enters at once.
  * <p>
+ * On a method that Spring's scheduler calls ({@code @Scheduled}), a busy lock skips the
+ * run quietly instead of throwing, and {@link #minHoldMs()} keeps instances whose
+ * schedules fire a little apart from running one tick twice: <pre class="code">
+ * &#64;Scheduled(cron = "0 *&#47;15 * * * *")
+ * &#64;Lockable(key = "report.job", minHoldMs = 60_000)
+ * public void report() { ... }
+ * </pre>
+ * <p>
  * <b>Note:</b> like every Spring proxy-based annotation, it applies only to calls made
  * through the bean's proxy: a call from another method of the same object is not locked.
  *
@@ -109,5 +117,59 @@ public @interface Lockable {
 	 * @since 1.0.0
 	 */
 	boolean keyPerElement() default false;
+
+	/**
+	 * What a call does when the lock is busy, not taken within {@link #waitTimeMs()}.
+	 * {@link OnBusy#DEFAULT} skips on a method annotated (or meta-annotated)
+	 * {@code @Scheduled}, and throws {@link LockFailedException} on any other.
+	 * @return what a call does when the lock is busy
+	 * @since 1.0.0
+	 */
+	OnBusy onBusy() default OnBusy.DEFAULT;
+
+	/**
+	 * The minimum hold in milliseconds: the lock stays held at least this long after it
+	 * was taken, even when the method returns sooner (ShedLock's {@code lockAtLeastFor}),
+	 * so that another instance whose schedule fires a little later skips that tick
+	 * instead of running it again. Set it a little shorter than the gap between two runs,
+	 * and longer than the clock and start-up differences between instances. {@code 0},
+	 * the default, releases the lock when the method returns. It may not exceed a fixed
+	 * lease ({@link #timeoutMs()}).
+	 * @return the minimum hold in milliseconds, or {@code 0} for none
+	 * @since 1.0.0
+	 */
+	int minHoldMs() default 0;
+
+	/**
+	 * What a {@link Lockable @Lockable} method does when its lock is busy.
+	 *
+	 * @since 1.0.0
+	 */
+	enum OnBusy {
+
+		/**
+		 * {@link #SKIP} on a method Spring's scheduler calls (annotated, or
+		 * meta-annotated, {@code @Scheduled}), {@link #FAIL} on any other.
+		 */
+		DEFAULT,
+
+		/**
+		 * Throw {@link LockFailedException} with the message and code of
+		 * {@link Lockable#failMsg()}.
+		 */
+		FAIL,
+
+		/**
+		 * Skip the call: the method does not run, nothing is thrown, and the call returns
+		 * {@code null}, or an empty {@link java.util.Optional} (also {@code OptionalInt},
+		 * {@code OptionalLong}, {@code OptionalDouble}) or a
+		 * {@link java.util.concurrent.CompletableFuture} completed with {@code null} for
+		 * those return types. A method that returns a primitive cannot be skipped and
+		 * fails at startup. The skip is logged at DEBUG and counted in the
+		 * {@code distributelock.acquire} metric with {@code result=skipped}.
+		 */
+		SKIP
+
+	}
 
 }

@@ -10,9 +10,10 @@ import io.micrometer.observation.docs.ObservationDocumentation;
  * <p>
  * With Micrometer's default meter handler, {@link #LOCK_ACQUISITION} gives the timer
  * {@code distributelock.acquire} (and {@code distributelock.acquire.active}, the callers
- * waiting now), and {@link #LOCK_HOLD} gives the timer {@code distributelock.hold}, the
- * long-task timer {@code distributelock.hold.active} (the locks held now) and one counter
- * per {@link LockHoldEvent event}: {@code distributelock.hold.renewed},
+ * waiting now), whose count with {@code result=skipped} is the number of skipped runs of
+ * scheduled methods, and {@link #LOCK_HOLD} gives the timer {@code distributelock.hold},
+ * the long-task timer {@code distributelock.hold.active} (the locks held now) and one
+ * counter per {@link LockHoldEvent event}: {@code distributelock.hold.renewed},
  * {@code distributelock.hold.renewal.failed} and {@code distributelock.hold.lost}.
  *
  * @since 1.0.0
@@ -94,7 +95,11 @@ public enum DistributeLockObservationDocumentation implements ObservationDocumen
 			}
 		},
 
-		/** How an attempt ended: {@code acquired}, {@code timeout} or {@code error}. */
+		/**
+		 * How an attempt ended: {@code acquired}, {@code timeout}, {@code skipped} (not
+		 * taken, and the caller skips its work, as a scheduled method does) or
+		 * {@code error}.
+		 */
 		RESULT {
 			@Override
 			public String asString() {

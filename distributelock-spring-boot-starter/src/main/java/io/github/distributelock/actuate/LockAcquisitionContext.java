@@ -53,6 +53,15 @@ public class LockAcquisitionContext extends LockObservationContext {
 		TIMEOUT,
 
 		/**
+		 * The wait time passed while another owner held the lock, and the caller skips
+		 * its work: a scheduled {@code @Lockable} method that another instance runs, or a
+		 * request {@link io.github.distributelock.LockRequest#withSkipWhenBusy(boolean)
+		 * that skips when busy}.
+		 * @since 1.0.0
+		 */
+		SKIPPED,
+
+		/**
 		 * The store failed, the thread was interrupted, or the lock service shut down.
 		 */
 		ERROR;

@@ -101,6 +101,11 @@ public class ObservationLockEventListener implements LockEventListener {
 		}
 
 		@Override
+		public void skipped() {
+			endAttempt(LockAcquisitionContext.Result.SKIPPED);
+		}
+
+		@Override
 		public void failed(Throwable failure) {
 			this.acquisition.error(failure);
 			endAttempt(LockAcquisitionContext.Result.ERROR);

@@ -68,7 +68,10 @@ final class CompletionStageLocking {
 		catch (ExecutionException ex) {
 			throw ex.getCause();
 		}
-		LockHandle held = handle.orElseThrow(() -> definition.failure(request.key()));
+		if (handle.isEmpty()) {
+			return definition.busyPolicy().busy(request.key());
+		}
+		LockHandle held = handle.get();
 		Object result;
 		try {
 			result = invocation.proceed();
@@ -98,6 +101,10 @@ final class CompletionStageLocking {
 		acquiring.whenComplete((handle, failure) -> {
 			if (failure != null) {
 				result.completeExceptionally(failure);
+			}
+			else if (handle.isEmpty() && definition.skipsWhenBusy()) {
+				definition.busyPolicy().busy(request.key());
+				result.complete(null);
 			}
 			else if (handle.isEmpty()) {
 				result.completeExceptionally(definition.failure(request.key()));

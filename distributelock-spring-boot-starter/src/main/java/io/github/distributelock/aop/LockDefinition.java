@@ -20,8 +20,8 @@ import org.springframework.util.ObjectUtils;
 
 /**
  * A {@link io.github.distributelock.Lockable @Lockable} method, checked and compiled
- * once: how to build its key from a call's arguments, how long to wait, which lease to
- * take and what to throw when the lock is not taken.
+ * once: how to build its key from a call's arguments, how long to wait, which lease and
+ * minimum hold to take, and whether to throw or skip when the lock is not taken.
  *
  * @since 1.0.0
  */
@@ -43,17 +43,19 @@ public final class LockDefinition {
 
 	private final @Nullable Duration leaseTime;
 
-	private final String failMessage;
-
 	private final boolean failOnNullField;
 
 	private final ReturnShape returnShape;
 
 	private final Kind kind;
 
+	private final Duration minimumHold;
+
+	private final BusyPolicy busyPolicy;
+
 	LockDefinition(Method method, String name, String separator, Expression[] fields, String[] fieldSources,
 			Map<String, Integer> argumentIndexByName, Duration waitTime, @Nullable Duration leaseTime,
-			String failMessage, boolean failOnNullField, ReturnShape returnShape, Kind kind) {
+			boolean failOnNullField, ReturnShape returnShape, Kind kind, Duration minimumHold, BusyPolicy busyPolicy) {
 		this.method = method;
 		this.name = name;
 		this.separator = separator;
@@ -62,10 +64,11 @@ public final class LockDefinition {
 		this.argumentIndexByName = argumentIndexByName;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
-		this.failMessage = failMessage;
 		this.failOnNullField = failOnNullField;
 		this.returnShape = returnShape;
 		this.kind = kind;
+		this.minimumHold = minimumHold;
+		this.busyPolicy = busyPolicy;
 	}
 
 	/**
@@ -122,7 +125,10 @@ public final class LockDefinition {
 			keys.add(key(values));
 		}
 		LockRequest[] parts = keys.stream().map(this::request).toArray(LockRequest[]::new);
-		return LockRequest.all(parts).withName(this.name).withWaitTime(this.waitTime);
+		return LockRequest.all(parts)
+			.withName(this.name)
+			.withWaitTime(this.waitTime)
+			.withSkipWhenBusy(this.busyPolicy.skips());
 	}
 
 	private String key(@Nullable Object[] values) {
@@ -183,9 +189,29 @@ public final class LockDefinition {
 	}
 
 	/**
-	 * What one call asks of the lock.
+	 * How long the lock stays held at least after it was taken.
+	 * @return the minimum hold, {@link Duration#ZERO} for none
+	 * @since 1.0.0
+	 */
+	public Duration minimumHold() {
+		return this.minimumHold;
+	}
+
+	/**
+	 * Whether a call whose lock is busy is skipped, rather than failed with a
+	 * {@link LockFailedException}.
+	 * @return whether a busy lock skips the call
+	 * @since 1.0.0
+	 */
+	public boolean skipsWhenBusy() {
+		return this.busyPolicy.skips();
+	}
+
+	/**
+	 * The request for the lock of one call: key, wait, lease, kind, minimum hold.
 	 * @param lockKey the call's lock key
 	 * @return the request
+	 * @since 1.0.0
 	 */
 	public LockRequest request(String lockKey) {
 		LockRequest request = LockRequest.of(lockKey)
@@ -193,7 +219,9 @@ public final class LockDefinition {
 			.withWaitTime(this.waitTime)
 			.withLeaseTime(this.leaseTime)
 			.withMode(this.kind.mode())
-			.withFair(this.kind.fair());
+			.withFair(this.kind.fair())
+			.withMinimumHold(this.minimumHold)
+			.withSkipWhenBusy(this.busyPolicy.skips());
 		return (this.kind.permits() > 0) ? request.withPermits(this.kind.permits()) : request;
 	}
 
@@ -201,8 +229,12 @@ public final class LockDefinition {
 		return this.returnShape;
 	}
 
+	BusyPolicy busyPolicy() {
+		return this.busyPolicy;
+	}
+
 	LockFailedException failure(String lockKey) {
-		return LockFailedException.of(this.failMessage, lockKey);
+		return this.busyPolicy.failure(lockKey);
 	}
 
 	/**

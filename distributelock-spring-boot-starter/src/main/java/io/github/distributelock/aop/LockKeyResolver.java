@@ -112,6 +112,18 @@ public class LockKeyResolver {
 			throw new InvalidLockableException(method, "timeoutMs is " + lockable.timeoutMs(),
 					"Use a positive lease in milliseconds, or -1 (the default) for a lease renewed while the method runs");
 		}
+		if (lockable.minHoldMs() < 0) {
+			throw new InvalidLockableException(method, "minHoldMs is " + lockable.minHoldMs(),
+					"Use 0 (the default) for no minimum hold, or a positive time in milliseconds, "
+							+ "a little shorter than the gap between two runs");
+		}
+		if (lockable.timeoutMs() > 0 && lockable.minHoldMs() > lockable.timeoutMs()) {
+			throw new InvalidLockableException(method,
+					"minHoldMs (" + lockable.minHoldMs() + ") is longer than the fixed lease timeoutMs ("
+							+ lockable.timeoutMs() + "), after which the store frees the lock anyway",
+					"Set timeoutMs to at least minHoldMs, or to -1 for a lease renewed while the method runs, "
+							+ "or shorten minHoldMs");
+		}
 		Map<String, Integer> indexByName = argumentIndexByName(method);
 		String[] sources = lockable.fields();
 		Expression[] fields = new Expression[sources.length];
@@ -120,9 +132,10 @@ public class LockKeyResolver {
 		}
 		String failMessage = lockable.failMsg().isEmpty() ? this.defaultFailMessage : lockable.failMsg();
 		Duration lease = (lockable.timeoutMs() == -1) ? null : Duration.ofMillis(lockable.timeoutMs());
+		BusyPolicy busyPolicy = BusyPolicy.of(method, lockable.onBusy(), failMessage);
 		return Optional.of(new LockDefinition(method, lockable.key(), this.separator, fields, sources, indexByName,
-				Duration.ofMillis(lockable.waitTimeMs()), lease, failMessage, this.failOnNullField,
-				ReturnShape.of(method), kind(method, lockable)));
+				Duration.ofMillis(lockable.waitTimeMs()), lease, this.failOnNullField, ReturnShape.of(method),
+				kind(method, lockable), Duration.ofMillis(lockable.minHoldMs()), busyPolicy));
 	}
 
 	private LockDefinition.Kind kind(Method method, Lockable lockable) {

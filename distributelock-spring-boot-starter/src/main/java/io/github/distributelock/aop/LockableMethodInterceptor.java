@@ -17,10 +17,11 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ClassUtils;
 
 /**
- * Runs a {@link io.github.distributelock.Lockable @Lockable} method under its lock,
- * throwing {@link LockFailedException} when the lock is not taken in time: for the
- * method's run, until the {@code CompletionStage} it returns completes, or for each
- * subscription of the reactive type it returns.
+ * Runs a {@link io.github.distributelock.Lockable @Lockable} method under its lock: for
+ * the method's run, until the {@code CompletionStage} it returns completes, or for each
+ * subscription of the reactive type it returns. When the lock is not taken in time it
+ * throws {@link LockFailedException}, or skips the call (a {@code @Scheduled} method, or
+ * {@code onBusy = SKIP}).
  *
  * @since 1.0.0
  */
@@ -86,13 +87,10 @@ public class LockableMethodInterceptor implements MethodInterceptor {
 			handle = this.lock.get().tryAcquire(request);
 		}
 		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			LockFailedException failure = definition.failure(lockKey);
-			failure.initCause(ex);
-			throw failure;
+			return definition.busyPolicy().interrupted(lockKey, ex);
 		}
 		if (handle.isEmpty()) {
-			throw definition.failure(lockKey);
+			return definition.busyPolicy().busy(lockKey);
 		}
 		try (LockHandle held = handle.get()) {
 			return invocation.proceed();

@@ -24,6 +24,12 @@ import org.springframework.core.ReactiveAdapter;
  */
 final class PublisherLocking {
 
+	/**
+	 * Ends a skipped subscription empty: a busy lock of a skipping method is no error.
+	 */
+	private static final Throwable SKIPPED = new RuntimeException("skipped: the lock is busy", null, false, false) {
+	};
+
 	private final ReactiveDistributeLock lock;
 
 	PublisherLocking(Supplier<DistributeLock> lock) {
@@ -36,13 +42,22 @@ final class PublisherLocking {
 		if (source == null) {
 			return null;
 		}
-		Supplier<Throwable> busy = () -> definition.failure(request.key());
+		boolean skips = definition.skipsWhenBusy();
+		Supplier<Throwable> busy = () -> skips ? SKIPPED : definition.failure(request.key());
 		if (adapter.isMultiValue()) {
 			Flux<?> work = Flux.from(adapter.toPublisher(source));
-			return adapter.fromPublisher(this.lock.withLock(request, (handle) -> work, busy));
+			return adapter.fromPublisher(
+					this.lock.withLock(request, (handle) -> work, busy).onErrorResume(SKIPPED::equals, (skipped) -> {
+						definition.busyPolicy().busy(request.key());
+						return Flux.empty();
+					}));
 		}
 		Mono<?> work = Mono.from(adapter.toPublisher(source));
-		return adapter.fromPublisher(this.lock.withLockMono(request, (handle) -> work, busy));
+		return adapter.fromPublisher(
+				this.lock.withLockMono(request, (handle) -> work, busy).onErrorResume(SKIPPED::equals, (skipped) -> {
+					definition.busyPolicy().busy(request.key());
+					return Mono.empty();
+				}));
 	}
 
 }

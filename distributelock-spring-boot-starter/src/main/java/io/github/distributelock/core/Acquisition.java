@@ -179,7 +179,7 @@ final class Acquisition {
 		}
 		this.queued = false;
 		HeldLock lock = new HeldLock(this.parts, this.slot, this.request.claim(), attempt.fencingToken(),
-				this.request.reentrancyOwner(), lease, this.tracker, attemptStart);
+				this.request.reentrancyOwner(), lease, this.request.minimumHold(), this.tracker, attemptStart);
 		this.slot.hold(lock);
 		try {
 			this.parts.watchdog().watch(lock);
@@ -288,7 +288,12 @@ final class Acquisition {
 
 	private void notAcquired() {
 		if (this.result.complete(null)) {
-			logWaited("Did not acquire lock '", " within ");
+			if (this.request.skipWhenBusy()) {
+				logWaited("Skipped lock '", ", held by another owner, after waiting ");
+			}
+			else {
+				logWaited("Did not acquire lock '", " within ");
+			}
 		}
 		abandon();
 	}
@@ -325,7 +330,12 @@ final class Acquisition {
 			this.tracker.failed(StoreCalls.unwrap(this.result.handle((lock, failure) -> failure).join()));
 		}
 		else if (this.result.getNow(null) == null) {
-			this.tracker.notAcquired();
+			if (this.request.skipWhenBusy()) {
+				this.tracker.skipped();
+			}
+			else {
+				this.tracker.notAcquired();
+			}
 		}
 		this.settled.complete(null);
 	}
@@ -351,9 +361,11 @@ final class Acquisition {
 	 * @param fixedLease the fixed lease, or {@code null} for one the watchdog renews
 	 * @param deadline when the caller stops waiting
 	 * @param reentrancyOwner who may re-enter the lock once taken, or {@code null}
+	 * @param minimumHold how long the lock stays in the store at least once taken
+	 * @param skipWhenBusy whether the caller skips its work if the lock is not taken
 	 */
 	record Request(LockBackend.Claim claim, @Nullable Duration fixedLease, Deadline deadline,
-			@Nullable Object reentrancyOwner) {
+			@Nullable Object reentrancyOwner, Duration minimumHold, boolean skipWhenBusy) {
 	}
 
 }

@@ -18,6 +18,11 @@ record CompositeLockTracker(List<LockTracker> trackers) implements LockTracker {
 	}
 
 	@Override
+	public void skipped() {
+		this.trackers.forEach(LockTracker::skipped);
+	}
+
+	@Override
 	public void failed(Throwable failure) {
 		this.trackers.forEach((tracker) -> tracker.failed(failure));
 	}

@@ -6,8 +6,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import io.github.distributelock.LockHandle;
 import org.apache.commons.logging.Log;
@@ -18,6 +21,11 @@ import org.jspecify.annotations.Nullable;
  * One acquisition of a key in the store by this JVM, shared by the handles of its
  * reentrant entries: the hold count, the lease, the loss, and the release in the store
  * when the last handle is closed.
+ * <p>
+ * A lock with a minimum hold that is closed before it has passed is given up in this JVM
+ * but left in the store for the rest of it: on a store with leases by an owner-checked
+ * renewal for that rest (so the lock also ends then if this JVM dies), on a store without
+ * leases by a release sent when it has passed.
  */
 final class HeldLock {
 
@@ -28,6 +36,11 @@ final class HeldLock {
 	private static final int LOST = 1;
 
 	private static final int RELEASED = 2;
+
+	private static final long MILLI_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private static final TimeoutException RENEWAL_STUCK = new TimeoutException(
+			"a renewal still waited for the store when the lease ran out");
 
 	final String key;
 
@@ -50,6 +63,11 @@ final class HeldLock {
 
 	private final long acquiredAtNanos;
 
+	/** When the minimum hold ends on {@link System#nanoTime()}; only if it has one. */
+	private final long minimumHoldEndNanos;
+
+	private final boolean hasMinimumHold;
+
 	private final AtomicInteger holds = new AtomicInteger(1);
 
 	private final AtomicInteger state = new AtomicInteger(HELD);
@@ -57,7 +75,8 @@ final class HeldLock {
 	private final List<LostListener> lostListeners = new CopyOnWriteArrayList<>();
 
 	HeldLock(Parts parts, LocalLocks.Slot slot, LockBackend.Claim claim, long fencingToken,
-			@Nullable Object reentrancyOwner, Lease lease, LockTracker tracker, long attemptStartNanos) {
+			@Nullable Object reentrancyOwner, Lease lease, Duration minimumHold, LockTracker tracker,
+			long attemptStartNanos) {
 		this.parts = parts;
 		this.slot = slot;
 		this.key = claim.key();
@@ -67,6 +86,13 @@ final class HeldLock {
 		this.lease = lease;
 		this.tracker = tracker;
 		this.acquiredAtNanos = attemptStartNanos;
+		this.hasMinimumHold = !minimumHold.isZero();
+		// Counted from when the store's answer came, so the store holds it that long at
+		// least; never past a fixed lease, which is the longest the caller wanted it.
+		long minimumHoldEnd = System.nanoTime() + Deadline.saturatedNanos(minimumHold);
+		Long leaseEnd = lease.endNanos();
+		this.minimumHoldEndNanos = (leaseEnd != null && !lease.renewed && leaseEnd - minimumHoldEnd < 0) ? leaseEnd
+				: minimumHoldEnd;
 	}
 
 	String owner() {
@@ -121,56 +147,130 @@ final class HeldLock {
 		}
 	}
 
-	/** Releases one reentrant hold; the store is released with the last one. */
+	/**
+	 * Releases one reentrant hold; the last one releases the store, or keeps the lock
+	 * there for the rest of its minimum hold.
+	 */
 	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor) {
 		return (this.holds.decrementAndGet() > 0) ? CompletableFuture.completedFuture(true)
-				: releaseAll(callerExecutor);
+				: release(callerExecutor, true);
 	}
 
 	/**
-	 * Releases the lock in the store, whatever the number of holds.
+	 * Releases the lock in the store at once, whatever the number of holds and the
+	 * minimum hold.
 	 * @param callerExecutor the thread of a caller that waits for the release anyway, or
 	 * {@code null}
 	 * @return whether it was still held; exceptionally if the store failed (the release
 	 * is retried in the background) or it was lost and losses are to be thrown
 	 */
 	CompletableFuture<Boolean> releaseAll(@Nullable Executor callerExecutor) {
+		return release(callerExecutor, false);
+	}
+
+	private CompletableFuture<Boolean> release(@Nullable Executor callerExecutor, boolean keepForMinimumHold) {
 		this.holds.set(0);
 		int previous = this.state.getAndSet(RELEASED);
 		if (previous == RELEASED) {
 			return CompletableFuture.completedFuture(false);
 		}
+		if (keepForMinimumHold && previous == HELD && minimumHoldLeftNanos() > 0) {
+			return keepForMinimumHold(callerExecutor);
+		}
 		this.parts.watchdog().unwatch(this);
+		return releaseInStore(previous, callerExecutor);
+	}
+
+	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor) {
 		LockBackend.Claim release = this.claim.on(callerExecutor);
-		Executor continuation = (callerExecutor != null) ? callerExecutor : Runnable::run;
 		return this.parts.store().release(release, this.lease.endNanos()).handleAsync((releasedInStore, failure) -> {
-			this.slot.leave(this);
 			if (failure != null) {
+				this.slot.leave(this);
 				this.tracker.releaseFailed(failure);
-				released();
+				released(0);
 				throw StoreCalls.asUnchecked(failure);
 			}
-			boolean lost = !releasedInStore || previous == LOST;
-			if (lost && previous == HELD) {
-				this.parts.losses().lost(this, "it was no longer held in the store at release");
-				notifyLost();
+			return ended(releasedInStore, previous, 0);
+		}, continuation(callerExecutor));
+	}
+
+	/**
+	 * Leaves the lock in the store for the rest of its minimum hold. The watchdog's
+	 * renewals stop first, so that none still in flight sets a longer lease after the
+	 * shorter one; one stuck on an unreachable store is waited for until the lease runs
+	 * out at most, after which the store ignores it. If the store fails, the lock is
+	 * released at once instead: better early than held for a whole lease.
+	 */
+	private CompletableFuture<Boolean> keepForMinimumHold(@Nullable Executor callerExecutor) {
+		if (this.lease.duration == null) {
+			this.slot.leave(this);
+			long left = minimumHoldLeftNanos();
+			this.parts.store().releaseLater(this.claim, left);
+			return CompletableFuture.completedFuture(ended(true, HELD, left));
+		}
+		CompletableFuture<Void> renewalsStopped = this.parts.watchdog().stopRenewing(this);
+		this.parts.store()
+			.expire(renewalsStopped, Deadline.after(Duration.ofNanos(this.lease.remainingNanos())), RENEWAL_STUCK);
+		return renewalsStopped.handleAsync((stopped, stuck) -> cutLease(callerExecutor), continuation(callerExecutor))
+			.thenCompose(Function.identity());
+	}
+
+	private CompletableFuture<Boolean> cutLease(@Nullable Executor callerExecutor) {
+		long left = minimumHoldLeftNanos();
+		long leftMillis = TimeUnit.NANOSECONDS.toMillis(left + MILLI_NANOS - 1);
+		if (left < MILLI_NANOS) {
+			// Too little to set: a lease of 0 ms would delete a Redis key at once anyway.
+			return releaseInStore(HELD, callerExecutor);
+		}
+		LockBackend.Claim renewal = this.claim.on(callerExecutor);
+		return this.parts.store().renew(renewal, Duration.ofMillis(leftMillis)).handleAsync((renewed, failure) -> {
+			if (failure == null) {
+				return CompletableFuture.completedFuture(ended(renewed, HELD, left));
 			}
-			released();
-			if (lost) {
-				this.parts.losses().lostAtRelease(this.key);
-				return false;
-			}
-			return true;
-		}, continuation);
+			logger.warn("Could not keep lock '" + this.key + "' in " + this.parts.store().name()
+					+ " for the rest of its minimum hold (" + StoreCalls.unwrap(failure).getMessage()
+					+ "); releasing it now");
+			return releaseInStore(HELD, callerExecutor);
+		}, continuation(callerExecutor)).thenCompose(Function.identity());
+	}
+
+	private long minimumHoldLeftNanos() {
+		return this.hasMinimumHold ? Math.max(0, this.minimumHoldEndNanos - System.nanoTime()) : 0;
+	}
+
+	private static Executor continuation(@Nullable Executor callerExecutor) {
+		return (callerExecutor != null) ? callerExecutor : Runnable::run;
+	}
+
+	/**
+	 * Ends the hold in this JVM once the store answered.
+	 * @param heldInStore whether the store still had the lock for this owner
+	 * @param keptNanos how much longer the store keeps it, for its minimum hold
+	 */
+	private boolean ended(boolean heldInStore, int previous, long keptNanos) {
+		this.slot.leave(this);
+		boolean lost = !heldInStore || previous == LOST;
+		if (lost && previous == HELD) {
+			this.parts.losses().lost(this, "it was no longer held in the store at release");
+			notifyLost();
+		}
+		released(lost ? 0 : keptNanos);
+		if (lost) {
+			this.parts.losses().lostAtRelease(this.key);
+			return false;
+		}
+		return true;
 	}
 
 	/** Reports the end of the hold, once, whether or not the store answered. */
-	private void released() {
+	private void released(long keptNanos) {
 		Duration held = Duration.ofNanos(System.nanoTime() - this.acquiredAtNanos);
 		this.tracker.released();
 		if (logger.isDebugEnabled()) {
+			String kept = (keptNanos > 0) ? "; the store keeps it " + TimeUnit.NANOSECONDS.toMillis(keptNanos)
+					+ " ms more, for its minimum hold" : "";
 			logger.debug("Released lock '" + this.key + "' in " + this.parts.store().name() + " after holding it "
-					+ held.toMillis() + " ms (fencing token " + this.fencingToken + ")");
+					+ held.toMillis() + " ms" + kept + " (fencing token " + this.fencingToken + ")");
 		}
 	}
 

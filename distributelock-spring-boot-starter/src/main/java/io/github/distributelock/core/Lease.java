@@ -2,8 +2,9 @@ package io.github.distributelock.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 
@@ -19,8 +20,14 @@ final class Lease {
 	/** Whether the watchdog renews it. */
 	final boolean renewed;
 
-	/** Whether a renewal is running or queued, so that ticks never stack them. */
-	final AtomicBoolean renewing = new AtomicBoolean();
+	/** Marks a lease that is renewed no more. */
+	private static final CompletableFuture<Void> STOPPED = CompletableFuture.completedFuture(null);
+
+	/**
+	 * The renewal running or queued, completed when it ends, so that ticks never stack
+	 * them; {@code null} when none runs, {@link #STOPPED} once renewals have stopped.
+	 */
+	private final AtomicReference<@Nullable CompletableFuture<Void>> renewal = new AtomicReference<>();
 
 	private volatile long endNanos;
 
@@ -40,6 +47,42 @@ final class Lease {
 	/** No lease: the lock lives as long as the client's session. */
 	static Lease session() {
 		return new Lease(null, false, 0);
+	}
+
+	/**
+	 * Starts a renewal, unless one runs or renewals have stopped.
+	 * @return completed by the caller when the renewal ends, or {@code null} if none may
+	 * start
+	 */
+	@Nullable CompletableFuture<Void> startRenewal() {
+		CompletableFuture<Void> started = new CompletableFuture<>();
+		return this.renewal.compareAndSet(null, started) ? started : null;
+	}
+
+	/** Ends a renewal that {@link #startRenewal()} started. */
+	void endRenewal(CompletableFuture<Void> renewal) {
+		this.renewal.compareAndSet(renewal, null);
+		renewal.complete(null);
+	}
+
+	/**
+	 * Stops renewals for good.
+	 * @return completes once no renewal runs any more, so that a store command sent then
+	 * is the last one to set the lease
+	 */
+	CompletableFuture<Void> stopRenewals() {
+		while (true) {
+			CompletableFuture<Void> running = this.renewal.get();
+			if (running == null) {
+				if (this.renewal.compareAndSet(null, STOPPED)) {
+					return STOPPED;
+				}
+			}
+			else {
+				// A tick that saw the lock before it was unwatched may start one more.
+				return (running == STOPPED) ? STOPPED : running.thenCompose((ended) -> stopRenewals());
+			}
+		}
 	}
 
 	boolean ranOut() {

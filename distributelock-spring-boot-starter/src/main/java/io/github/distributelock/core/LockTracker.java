@@ -2,9 +2,9 @@ package io.github.distributelock.core;
 
 /**
  * Follows one acquisition of a lock for a {@link LockEventListener}, from the first
- * attempt at the store to the release: {@link #acquired}, {@link #notAcquired} or
- * {@link #failed} once, then, if the lock was taken, any number of renewals, at most one
- * loss and one {@link #released}.
+ * attempt at the store to the release: {@link #acquired}, {@link #notAcquired},
+ * {@link #skipped} or {@link #failed} once, then, if the lock was taken, any number of
+ * renewals, at most one loss and one {@link #released}.
  * <p>
  * With the blocking API the attempt's methods are called on the thread that asked for the
  * lock; with the non-blocking API {@link #detached()} is called on that thread when the
@@ -41,6 +41,17 @@ public interface LockTracker {
 	 * The lock was not taken within the caller's wait time.
 	 */
 	default void notAcquired() {
+	}
+
+	/**
+	 * The lock was not taken within the caller's wait time, and the caller skips its work
+	 * ({@link io.github.distributelock.LockRequest#withSkipWhenBusy(boolean)}), as a
+	 * scheduled job does when another instance runs it. Told instead of
+	 * {@link #notAcquired()}, which it calls by default.
+	 * @since 1.0.0
+	 */
+	default void skipped() {
+		notAcquired();
 	}
 
 	/**

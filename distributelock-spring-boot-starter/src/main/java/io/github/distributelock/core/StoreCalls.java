@@ -94,6 +94,25 @@ final class StoreCalls {
 		});
 	}
 
+	/**
+	 * Releases the lock after {@code delayNanos}: the end of the minimum hold of a lock
+	 * in a store without leases. Until then it is one of the releases to retry, so that
+	 * the shutdown of the lock service sends it at once (the session that holds the lock
+	 * ends then anyway), and a failed attempt is retried like any release.
+	 */
+	void releaseLater(LockBackend.Claim claim, long delayNanos) {
+		ReleaseRetry release = new ReleaseRetry(claim.on(null), null);
+		release.delayed = true;
+		this.retries.add(release);
+		try {
+			schedule(() -> retryOnce(release), delayNanos);
+		}
+		catch (RejectedExecutionException ex) {
+			// The lock service is closing: release now rather than never.
+			retryOnce(release);
+		}
+	}
+
 	/** Runs {@code task} after {@code delayNanos} on the engine's scheduler. */
 	void schedule(Runnable task, long delayNanos) {
 		this.scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
@@ -223,8 +242,17 @@ final class StoreCalls {
 		releaseOnce(retry.claim).whenComplete((released, failure) -> {
 			if (failure == null) {
 				this.retries.remove(retry);
-				logger.info("Released lock '" + retry.claim.key() + "' in " + name() + " at retry " + retry.attempts
-						+ ((released) ? "" : " (it was no longer held by this owner)"));
+				if (retry.delayed && retry.attempts == 1) {
+					if (logger.isDebugEnabled()) {
+						logger.debug("Released lock '" + retry.claim.key() + "' in " + name()
+								+ " at the end of its minimum hold"
+								+ ((released) ? "" : " (it was no longer held by this owner)"));
+					}
+				}
+				else {
+					logger.info("Released lock '" + retry.claim.key() + "' in " + name() + " at retry " + retry.attempts
+							+ ((released) ? "" : " (it was no longer held by this owner)"));
+				}
 				return;
 			}
 			if (logger.isDebugEnabled()) {
@@ -268,6 +296,11 @@ final class StoreCalls {
 		long pauseNanos = FIRST_RETRY_PAUSE_NANOS;
 
 		int attempts;
+
+		/**
+		 * Whether it is the release at the end of a minimum hold, not after a failure.
+		 */
+		boolean delayed;
 
 		ReleaseRetry(LockBackend.Claim claim, @Nullable Long leaseEndNanos) {
 			this.claim = claim;

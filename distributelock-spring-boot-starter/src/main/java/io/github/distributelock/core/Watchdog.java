@@ -2,6 +2,7 @@ package io.github.distributelock.core;
 
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -101,38 +102,57 @@ final class Watchdog {
 	 */
 	private void tick() {
 		for (HeldLock lock : this.watched) {
-			if (!lock.lease.renewing.compareAndSet(false, true)) {
+			CompletableFuture<Void> renewal = lock.lease.startRenewal();
+			if (renewal == null) {
 				if (lock.lease.ranOut()) {
 					lock.markLost("its lease ran out while its renewal was still waiting for the store");
 				}
 				continue;
 			}
-			renew(lock);
+			renew(lock, renewal);
 		}
 	}
 
-	private void renew(HeldLock lock) {
+	/**
+	 * Stops renewing a lock that is kept in the store for its minimum hold.
+	 * @return completes once no renewal of it is in flight, so that the lease the caller
+	 * sets next is not overwritten
+	 */
+	CompletableFuture<Void> stopRenewing(HeldLock lock) {
+		unwatch(lock);
+		return lock.lease.stopRenewals();
+	}
+
+	private void renew(HeldLock lock, CompletableFuture<Void> renewal) {
 		long sent = System.nanoTime();
 		this.store.renew(lock.claim, this.lease).whenComplete((renewed, failure) -> {
-			lock.lease.renewing.set(false);
-			if (failure != null) {
-				if (lock.lease.ranOut()) {
-					lock.markLost("its lease ran out while renewals failed: " + failure.getMessage());
-				}
-				else {
-					logger.warn("Could not renew lock '" + lock.key + "' in " + this.store.name()
-							+ "; retrying while the lease lasts: " + failure.getMessage());
-					lock.tracker.renewalFailed(failure);
-				}
+			try {
+				renewed(lock, sent, renewed, failure);
 			}
-			else if (renewed) {
-				lock.lease.extend(sent);
-				lock.tracker.renewed();
-			}
-			else {
-				lock.markLost("the store no longer had it at renewal");
+			finally {
+				lock.lease.endRenewal(renewal);
 			}
 		});
+	}
+
+	private void renewed(HeldLock lock, long sent, @Nullable Boolean renewed, @Nullable Throwable failure) {
+		if (failure != null) {
+			if (lock.lease.ranOut()) {
+				lock.markLost("its lease ran out while renewals failed: " + failure.getMessage());
+			}
+			else {
+				logger.warn("Could not renew lock '" + lock.key + "' in " + this.store.name()
+						+ "; retrying while the lease lasts: " + failure.getMessage());
+				lock.tracker.renewalFailed(failure);
+			}
+		}
+		else if (Boolean.TRUE.equals(renewed)) {
+			lock.lease.extend(sent);
+			lock.tracker.renewed();
+		}
+		else {
+			lock.markLost("the store no longer had it at renewal");
+		}
 	}
 
 }

@@ -8,6 +8,7 @@ import java.util.List;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.DefaultDistributeLock;
@@ -70,6 +71,19 @@ class ObservationLockEventListenerTests {
 			.that()
 			.hasContextualNameEqualTo("acquire lock account")
 			.hasHighCardinalityKeyValue("lock.key", "account:42");
+	}
+
+	@Test
+	void aBusyLockThatTheCallerSkipsIsCountedAsSkipped() throws Exception {
+		DefaultDistributeLock lock = newLock(Duration.ofSeconds(30));
+		DefaultDistributeLock other = newLock(Duration.ofSeconds(30));
+		try (LockHandle held = other.tryAcquire("account:44", Duration.ZERO, null).orElseThrow()) {
+			assertThat(lock.tryAcquire(LockRequest.of("account:44").withSkipWhenBusy(true))).isEmpty();
+			assertThat(lock.tryAcquire(LockRequest.of("account:44").withSkipWhenBusy(true))).isEmpty();
+			assertThat(lock.tryAcquire(LockRequest.of("account:44"))).isEmpty();
+		}
+		assertThat(acquireTimer("skipped").count()).isEqualTo(2);
+		assertThat(acquireTimer("timeout").count()).isEqualTo(1);
 	}
 
 	@Test

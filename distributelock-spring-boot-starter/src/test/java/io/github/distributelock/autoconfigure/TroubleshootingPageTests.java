@@ -9,8 +9,11 @@ import java.util.concurrent.CompletionStage;
 
 import io.github.distributelock.LockFailedException;
 import io.github.distributelock.LockLostException;
+import io.github.distributelock.Lockable;
 import io.github.distributelock.LogLines;
 import io.github.distributelock.actuate.DistributeLockHealthIndicator;
+import io.github.distributelock.aop.InvalidLockableException;
+import io.github.distributelock.aop.LockKeyResolver;
 import io.github.distributelock.actuate.LockStoreMonitor;
 import io.github.distributelock.autoconfigure.DistributeLockProperties.StartupCheck;
 import io.github.distributelock.core.AcquireResult;
@@ -29,6 +32,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.scheduling.annotation.Scheduled;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -106,8 +110,48 @@ class TroubleshootingPageTests {
 			.getMessage());
 	}
 
+	@Test
+	void quotesTheStartupFailuresOfMinimumHoldsAndSkips() {
+		LockKeyResolver resolver = new LockKeyResolver("_", "busy|1");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> resolver.definition(BadJobs.class.getDeclaredMethod("negative"), BadJobs.class))
+			.satisfies((ex) -> assertQuoted("@Lockable on ...: " + ex.getProblem()));
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> resolver.definition(BadJobs.class.getDeclaredMethod("beyondLease"), BadJobs.class))
+			.satisfies((ex) -> assertQuoted(ex.getProblem()));
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> resolver.definition(BadJobs.class.getDeclaredMethod("skippingInt"), BadJobs.class))
+			.satisfies((ex) -> assertQuoted("@Lockable on ...: " + ex.getProblem()));
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> resolver.definition(BadJobs.class.getDeclaredMethod("scheduledBoolean"), BadJobs.class))
+			.satisfies((ex) -> assertQuoted(ex.getProblem().substring(0, ex.getProblem().indexOf("boolean") + 7)));
+	}
+
 	private static void assertQuoted(String message) {
 		assertThat(page).as("%s quotes the message", PAGE).contains("`" + message);
+	}
+
+	static class BadJobs {
+
+		@Lockable(key = "negative", minHoldMs = -1)
+		void negative() {
+		}
+
+		@Lockable(key = "beyond", minHoldMs = 60_000, timeoutMs = 10_000)
+		void beyondLease() {
+		}
+
+		@Lockable(key = "int", onBusy = Lockable.OnBusy.SKIP)
+		int skippingInt() {
+			return 1;
+		}
+
+		@Scheduled(fixedRate = 1000)
+		@Lockable(key = "boolean")
+		boolean scheduledBoolean() {
+			return true;
+		}
+
 	}
 
 	/** A store that answers or not, as the test says, with a fixed reason. */

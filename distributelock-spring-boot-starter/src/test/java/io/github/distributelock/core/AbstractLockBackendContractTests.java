@@ -20,6 +20,7 @@ import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
+import io.github.distributelock.LockRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,9 @@ import static org.awaitility.Awaitility.await;
 public abstract class AbstractLockBackendContractTests {
 
 	private static final Duration LONG_WAIT = Duration.ofSeconds(30);
+
+	/** How far the store's expiry may round down: Redis counts in whole milliseconds. */
+	private static final long CLOCK_TOLERANCE_MILLIS = 2;
 
 	private final Closeables closeables = new Closeables();
 
@@ -563,6 +567,53 @@ public abstract class AbstractLockBackendContractTests {
 			.as("a lock left in the store after %d acquisitions and %d interrupts", acquired.get(), interrupted.get())
 			.isFalse();
 		assertThat(newLock().tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+	}
+
+	@Test
+	void minimumHoldKeepsAnEarlyReleasedLockInTheStoreUntilItHasPassedAndNoLonger() throws Exception {
+		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
+		// Renewed every 100 ms, so that a renewal may be in flight at the release: it
+		// must not set the lease after the release cut it to the rest of the minimum.
+		DefaultDistributeLock holder = newLock(backend, Duration.ofMillis(300), false);
+		DefaultDistributeLock other = newLock();
+		Duration minimum = Duration.ofMillis(1500);
+		long before = System.nanoTime();
+		LockHandle handle = holder.tryAcquire(LockRequest.of(key()).withMinimumHold(minimum)).orElseThrow();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !backend.leasesExpire() || backend.renewals.get() >= 1);
+		handle.close();
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(holder.heldLocks()).isEmpty();
+		assertThat(isLockedInStore(key())).isTrue();
+		// Not reentrant any more, for the thread that held it either.
+		assertThat(holder.tryAcquire(key(), Duration.ZERO, null)).isEmpty();
+		Optional<LockHandle> next = other.tryAcquire(key(), Duration.ofSeconds(20), null);
+		long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
+		assertThat(next).as("taken when the minimum hold ended, not after a whole lease").isPresent();
+		next.get().close();
+		assertThat(waitedMillis).isGreaterThanOrEqualTo(minimum.toMillis() - CLOCK_TOLERANCE_MILLIS);
+		assertThat(holder.lostLockCount()).isZero();
+	}
+
+	@Test
+	void minimumHoldThatHasPassedReleasesAtOnce() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		LockHandle handle = lock.tryAcquire(LockRequest.of(key()).withMinimumHold(Duration.ofMillis(50))).orElseThrow();
+		// The work outlasts the minimum hold.
+		Thread.sleep(150);
+		handle.close();
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void minimumHoldDoesNotDelayTheReleaseByValueOrTheGiveBackAtShutdown() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		LockRequest request = LockRequest.of(key()).withMinimumHold(Duration.ofMinutes(5));
+		assertThat(lock.tryAcquire(request.withOwner("value-1"))).isPresent();
+		assertThat(lock.releaseLock(key(), "value-1")).isTrue();
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(lock.tryAcquire(request)).isPresent();
+		lock.close();
+		assertThat(isLockedInStore(key())).isFalse();
 	}
 
 	private Optional<LockHandle> acquireQuietly(DefaultDistributeLock lock, Duration wait) {

@@ -44,10 +44,17 @@ final class WorkerProcess implements AutoCloseable {
 	}
 
 	static WorkerProcess start(Path logDirectory, String name, List<String> options) {
+		return start(logDirectory, name, LockWorker.class, options);
+	}
+
+	/**
+	 * Starts {@code mainClass} as the worker, with {@code name=<name>} and the options.
+	 */
+	static WorkerProcess start(Path logDirectory, String name, Class<?> mainClass, List<String> options) {
 		String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 		String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
 		List<String> command = new ArrayList<>(List.of(javaBin, "-Xmx256m", "-XX:+UseSerialGC", "-cp", classpath,
-				LockWorker.class.getName(), "name=" + name));
+				mainClass.getName(), "name=" + name));
 		command.addAll(options);
 		try {
 			Process process = new ProcessBuilder(command).redirectError(logDirectory.resolve(name + ".err").toFile())
@@ -82,6 +89,13 @@ final class WorkerProcess implements AutoCloseable {
 					+ this.process.isAlive() + ")");
 		}
 		return line;
+	}
+
+	/** The lines the worker printed and the test has not taken yet, without waiting. */
+	List<String> takeLines() {
+		List<String> lines = new ArrayList<>();
+		this.output.drainTo(lines);
+		return lines;
 	}
 
 	/**

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
+import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.AbstractLockBackendContractTests;
 import io.github.distributelock.core.CountingLockBackend;
@@ -253,6 +254,19 @@ class ZooKeeperLockBackendContractTests extends AbstractLockBackendContractTests
 		finally {
 			executor.shutdownNow();
 		}
+	}
+
+	/**
+	 * Without a lease to cut, the release at the end of a minimum hold is sent by this
+	 * JVM; a shutdown sends it at once, as closing the session would remove the node.
+	 */
+	@Test
+	void minimumHoldReleaseIsSentAtShutdownWhenItComesFirst() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		lock.tryAcquire(LockRequest.of(key()).withMinimumHold(Duration.ofMinutes(5))).orElseThrow().close();
+		assertThat(isLockedInStore(key())).isTrue();
+		lock.close();
+		assertThat(isLockedInStore(key())).isFalse();
 	}
 
 	@Test

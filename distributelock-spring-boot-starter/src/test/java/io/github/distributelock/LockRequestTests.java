@@ -1,0 +1,47 @@
+package io.github.distributelock;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The settings of a {@link LockRequest} for scheduled work, and their checks.
+ */
+class LockRequestTests {
+
+	@Test
+	void minimumHoldAndSkipAreOffUnlessAskedFor() {
+		LockRequest request = LockRequest.of("report");
+		assertThat(request.minimumHold()).isZero();
+		assertThat(request.skipsWhenBusy()).isFalse();
+		LockRequest scheduled = request.withMinimumHold(Duration.ofSeconds(1)).withSkipWhenBusy(true);
+		assertThat(scheduled.minimumHold()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(scheduled.skipsWhenBusy()).isTrue();
+		assertThat(scheduled).isNotEqualTo(request)
+			.isEqualTo(LockRequest.of("report").withSkipWhenBusy(true).withMinimumHold(Duration.ofSeconds(1)))
+			.hasSameHashCodeAs(LockRequest.of("report").withSkipWhenBusy(true).withMinimumHold(Duration.ofSeconds(1)));
+		assertThat(scheduled.toString()).contains("minimumHold=PT1S").contains("skipWhenBusy");
+		assertThat(scheduled.withName("job").withWaitTime(Duration.ofMillis(5)).withOwner("v").minimumHold())
+			.isEqualTo(Duration.ofSeconds(1));
+	}
+
+	@Test
+	void aNegativeMinimumHoldOrOneLongerThanTheFixedLeaseIsRefused() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.of("k").withMinimumHold(Duration.ofMillis(-1)))
+			.withMessage("minimumHold must not be negative, was PT-0.001S; use 0 for no minimum hold");
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> LockRequest.of("k").withLeaseTime(Duration.ofSeconds(10)).withMinimumHold(Duration.ofMinutes(1)))
+			.withMessage("minimumHold (PT1M) must not be longer than the fixed leaseTime (PT10S), after which the "
+					+ "store frees the lock anyway; lengthen the lease or shorten the minimum hold");
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> LockRequest.of("k").withMinimumHold(Duration.ofMinutes(1)).withLeaseTime(Duration.ofSeconds(10)))
+			.withMessageStartingWith("minimumHold (PT1M) must not be longer than the fixed leaseTime (PT10S)");
+		assertThat(LockRequest.of("k").withMinimumHold(Duration.ofMinutes(1)).withLeaseTime(null).minimumHold())
+			.isEqualTo(Duration.ofMinutes(1));
+	}
+
+}
