@@ -52,6 +52,8 @@ final class JdbcLockRepository {
 
 	private final LockStatement release;
 
+	private final @Nullable LockStatement releaseNotify;
+
 	private final LockStatement now;
 
 	private final LockStatement purge;
@@ -70,6 +72,8 @@ final class JdbcLockRepository {
 		this.remainingLease = LockStatement.load(dialect, "remaining-lease.sql", tableName);
 		this.renew = LockStatement.load(dialect, "renew.sql", tableName);
 		this.release = LockStatement.load(dialect, "release.sql", tableName);
+		this.releaseNotify = LockStatement.exists(dialect, "release-notify.sql")
+				? LockStatement.load(dialect, "release-notify.sql", tableName) : null;
 		this.now = LockStatement.load(dialect, "now.sql", tableName);
 		this.purge = LockStatement.load(dialect, "purge.sql", tableName);
 		this.purgeCounter = LockStatement.exists(dialect, "purge-counter.sql")
@@ -82,6 +86,16 @@ final class JdbcLockRepository {
 
 	String tableName() {
 		return this.tableName;
+	}
+
+	/** The database, without a transaction-aware proxy. */
+	DataSource dataSource() {
+		return this.dataSource;
+	}
+
+	/** Whether the dialect can notify releases ({@code release-notify.sql}). */
+	boolean notifiesReleases() {
+		return this.releaseNotify != null;
 	}
 
 	/**
@@ -138,6 +152,21 @@ final class JdbcLockRepository {
 	 */
 	boolean release(String key, String owner) {
 		return execute(this.release, Map.of("key", key, "owner", owner), PreparedStatement::executeUpdate) == 1;
+	}
+
+	/**
+	 * Frees this owner's lock as {@link #release} does and, in the same statement,
+	 * notifies {@code channel} with the key.
+	 * @return whether this owner held the row with its lease still running
+	 */
+	boolean releaseNotifying(String key, String owner, String channel) {
+		LockStatement statement = this.releaseNotify;
+		if (statement == null) {
+			throw new IllegalStateException(this.dialect + " cannot notify releases");
+		}
+		Boolean notified = query(statement, Map.of("key", key, "owner", owner, "channel", channel),
+				(rs) -> Boolean.TRUE);
+		return notified != null;
 	}
 
 	/**
