@@ -362,6 +362,11 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		this.waits.pace(firstPause, longestPause, checkEvery);
 	}
 
+	/** The record of the shard list in this backend's database. */
+	JdbcLockShardRecord shardRecord() {
+		return new JdbcLockShardRecord(this.repository);
+	}
+
 	/** The listener of releases, if this backend has one, for tests. */
 	@Nullable PostgresReleaseListener releaseListener() {
 		return this.waits.listener();
