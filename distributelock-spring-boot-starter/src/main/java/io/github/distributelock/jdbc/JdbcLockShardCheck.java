@@ -101,7 +101,8 @@ final class JdbcLockShardCheck {
 			if (live > 0) {
 				throw new LockShardsChangedException("The lock shards " + this.list
 						+ " have no shard list recorded in their databases, but the lock table of shard "
-						+ this.names.get(i) + " holds " + live + " locks now: instances that use it without "
+						+ this.names.get(i) + " holds " + live + ((live == 1) ? " lock" : " locks")
+						+ " now: instances that use it without "
 						+ "these shards may be running, and keys would move to other databases while they hold locks",
 						this.names, "none");
 			}
