@@ -6,8 +6,8 @@ import io.micrometer.common.KeyValues;
 
 /**
  * The default {@link LockAcquisitionObservationConvention}: the observation
- * {@code distributelock.acquire} tagged with the backend, the lock name and, once known,
- * the result.
+ * {@code distributelock.acquire} tagged with the backend, the lock name, the shard when
+ * the backend has shards and, once known, the result.
  *
  * @since 1.0.0
  */
@@ -30,6 +30,10 @@ public class DefaultLockAcquisitionObservationConvention implements LockAcquisit
 	public KeyValues getLowCardinalityKeyValues(LockAcquisitionContext context) {
 		KeyValues keyValues = KeyValues.of(LowCardinalityKeyNames.BACKEND.withValue(context.getBackend()),
 				LowCardinalityKeyNames.LOCK_NAME.withValue(context.getLockName()));
+		String shard = context.getShard();
+		if (shard != null) {
+			keyValues = keyValues.and(LowCardinalityKeyNames.SHARD.withValue(shard));
+		}
 		LockAcquisitionContext.Result result = context.getResult();
 		// Known only at the end, so the long-task timer of waiting callers has no result.
 		return (result != null) ? keyValues.and(LowCardinalityKeyNames.RESULT.withValue(result.tagValue())) : keyValues;

@@ -6,8 +6,8 @@ import io.micrometer.common.KeyValues;
 
 /**
  * The default {@link LockHoldObservationConvention}: the observation
- * {@code distributelock.hold} tagged with the backend, the lock name and, once released,
- * the outcome.
+ * {@code distributelock.hold} tagged with the backend, the lock name, the shard when the
+ * backend has shards and, once released, the outcome.
  *
  * @since 1.0.0
  */
@@ -30,6 +30,10 @@ public class DefaultLockHoldObservationConvention implements LockHoldObservation
 	public KeyValues getLowCardinalityKeyValues(LockHoldContext context) {
 		KeyValues keyValues = KeyValues.of(LowCardinalityKeyNames.BACKEND.withValue(context.getBackend()),
 				LowCardinalityKeyNames.LOCK_NAME.withValue(context.getLockName()));
+		String shard = context.getShard();
+		if (shard != null) {
+			keyValues = keyValues.and(LowCardinalityKeyNames.SHARD.withValue(shard));
+		}
 		if (!context.isReleased()) {
 			// Known only at the end, so the long-task timer of held locks has no outcome.
 			return keyValues;

@@ -21,6 +21,8 @@ public class LockAcquisitionContext extends Observation.Context {
 
 	private volatile @Nullable Result result;
 
+	private volatile @Nullable String shard;
+
 	/**
 	 * Creates a context.
 	 * @param lockKey the full lock key
@@ -56,6 +58,23 @@ public class LockAcquisitionContext extends Observation.Context {
 	 */
 	public String getBackend() {
 		return this.backend;
+	}
+
+	/**
+	 * The shard that holds the lock, when the backend spreads its keys over several
+	 * stores.
+	 * @return the shard's name, or {@code null} if the backend has no shards
+	 */
+	public @Nullable String getShard() {
+		return this.shard;
+	}
+
+	/**
+	 * Sets the shard that holds the lock.
+	 * @param shard the shard's name
+	 */
+	public void setShard(@Nullable String shard) {
+		this.shard = shard;
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.distributelock.actuate;
 
 import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link Observation.Context} of one held lock, from its acquisition to its release.
@@ -16,6 +17,8 @@ public class LockHoldContext extends Observation.Context {
 	private final String backend;
 
 	private final long fencingToken;
+
+	private volatile @Nullable String shard;
 
 	private volatile boolean lost;
 
@@ -66,6 +69,23 @@ public class LockHoldContext extends Observation.Context {
 	 */
 	public long getFencingToken() {
 		return this.fencingToken;
+	}
+
+	/**
+	 * The shard that holds the lock, when the backend spreads its keys over several
+	 * stores.
+	 * @return the shard's name, or {@code null} if the backend has no shards
+	 */
+	public @Nullable String getShard() {
+		return this.shard;
+	}
+
+	/**
+	 * Sets the shard that holds the lock.
+	 * @param shard the shard's name
+	 */
+	public void setShard(@Nullable String shard) {
+		this.shard = shard;
 	}
 
 	/**

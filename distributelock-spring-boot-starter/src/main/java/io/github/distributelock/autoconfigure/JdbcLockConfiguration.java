@@ -20,6 +20,7 @@ import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.context.annotation.Bean;
 import org.springframework.dao.DataAccessException;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.util.ClassUtils;
 
@@ -30,6 +31,7 @@ import org.springframework.util.ClassUtils;
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(JdbcTemplate.class)
 @ConditionalOnProperty(name = "distributelock.type", havingValue = "jdbc")
+@Import(ShardedJdbcLockConfiguration.class)
 class JdbcLockConfiguration {
 
 	private static final String EMBEDDED_DATABASE_CONNECTION = "org.springframework.boot.jdbc.EmbeddedDatabaseConnection";
@@ -53,7 +55,7 @@ class JdbcLockConfiguration {
 		return backend;
 	}
 
-	private static JdbcLockBackend createBackend(DataSource dataSource, DistributeLockProperties.Jdbc jdbc) {
+	static JdbcLockBackend createBackend(DataSource dataSource, DistributeLockProperties.Jdbc jdbc) {
 		Duration retention = jdbc.getReleasedRowRetention();
 		if (retention.isNegative() || retention.isZero()) {
 			throw new DistributeLockConfigurationException(
@@ -73,7 +75,8 @@ class JdbcLockConfiguration {
 						.toList()) + ", or remove it so that the dialect is " + "detected from the database.");
 		}
 		try {
-			return new JdbcLockBackend(dataSource, jdbc.getTableName(), dialect, Clock.systemUTC(), retention);
+			return new JdbcLockBackend(dataSource, jdbc.getTableName(), dialect, Clock.systemUTC(), retention,
+					jdbc.isReleaseNotifications());
 		}
 		catch (LockDialectMismatchException ex) {
 			throw new DistributeLockConfigurationException(ex.getMessage() + ".",
@@ -122,8 +125,7 @@ class JdbcLockConfiguration {
 		}
 	}
 
-	private static boolean shouldCreateSchema(DistributeLockProperties.SchemaInitializationMode mode,
-			DataSource dataSource) {
+	static boolean shouldCreateSchema(DistributeLockProperties.SchemaInitializationMode mode, DataSource dataSource) {
 		return switch (mode) {
 			case ALWAYS -> true;
 			case NEVER -> false;

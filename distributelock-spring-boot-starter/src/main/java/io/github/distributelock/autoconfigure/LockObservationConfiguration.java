@@ -3,6 +3,8 @@ package io.github.distributelock.autoconfigure;
 import io.github.distributelock.actuate.LockAcquisitionObservationConvention;
 import io.github.distributelock.actuate.LockHoldObservationConvention;
 import io.github.distributelock.actuate.ObservationLockEventListener;
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.ShardedLockBackend;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -25,9 +27,11 @@ class LockObservationConfiguration {
 	@ConditionalOnMissingBean
 	ObservationLockEventListener observationLockEventListener(ObjectProvider<ObservationRegistry> registry,
 			ObjectProvider<LockAcquisitionObservationConvention> acquisitionConvention,
-			ObjectProvider<LockHoldObservationConvention> holdConvention) {
+			ObjectProvider<LockHoldObservationConvention> holdConvention, ObjectProvider<LockBackend> backend) {
+		// A backend with shards has each observation tagged with the shard of its lock.
+		ShardedLockBackend shards = (backend.getIfUnique() instanceof ShardedLockBackend sharded) ? sharded : null;
 		return new ObservationLockEventListener(registry.getIfUnique(() -> ObservationRegistry.NOOP),
-				acquisitionConvention.getIfUnique(), holdConvention.getIfUnique());
+				acquisitionConvention.getIfUnique(), holdConvention.getIfUnique(), shards);
 	}
 
 }
