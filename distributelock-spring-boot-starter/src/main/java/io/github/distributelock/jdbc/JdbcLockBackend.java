@@ -9,7 +9,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -85,11 +84,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 
 	private final JdbcLockRepository repository;
 
-	private final Duration releasedRowRetention;
-
-	private final long purgePeriodNanos;
-
-	private final AtomicLong nextPurgeNanos;
+	private final ReleasedRowPurge purge;
 
 	/**
 	 * Runs the statements of callers that must not block (the non-blocking API, the
@@ -180,16 +175,11 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 */
 	public JdbcLockBackend(DataSource dataSource, String tableName, @Nullable String dialect, Clock clock,
 			Duration releasedRowRetention, boolean releaseNotifications) {
-		if (releasedRowRetention.isNegative() || releasedRowRetention.isZero()) {
-			throw new IllegalArgumentException(
-					"The released-row retention must be positive, but is " + releasedRowRetention);
-		}
-		this.releasedRowRetention = releasedRowRetention;
-		this.purgePeriodNanos = TimeUnit.MILLISECONDS.toNanos(releasedRowRetention.toMillis());
-		this.nextPurgeNanos = new AtomicLong(System.nanoTime() + this.purgePeriodNanos);
+		ReleasedRowPurge.requirePositive(releasedRowRetention);
 		boolean named = dialect != null && !dialect.isBlank();
 		JdbcLockDialect lockDialect = named ? JdbcLockDialect.named(dialect) : JdbcLockDialect.detect(dataSource);
 		this.repository = new JdbcLockRepository(dataSource, lockDialect, tableName);
+		this.purge = new ReleasedRowPurge(this.repository, releasedRowRetention);
 		this.statements = new ThreadPoolExecutor(STATEMENT_THREADS, STATEMENT_THREADS, 30, TimeUnit.SECONDS,
 				new LinkedBlockingQueue<>(), (task) -> {
 					Thread thread = new Thread(task, "distributelock-jdbc");
@@ -245,7 +235,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * @return the retention
 	 */
 	public Duration releasedRowRetention() {
-		return this.releasedRowRetention;
+		return this.purge.retention();
 	}
 
 	/**
@@ -255,7 +245,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * @return how many rows were deleted
 	 */
 	public int deleteReleasedRows() {
-		return this.repository.purge(this.releasedRowRetention.toMillis());
+		return this.purge.deleteNow();
 	}
 
 	/**
@@ -319,29 +309,9 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		return run(claim, () -> {
 			boolean released = (channel != null) ? this.repository.releaseNotifying(key, claim.owner(), channel)
 					: this.repository.release(key, claim.owner());
-			deleteReleasedRowsWhenDue(key);
+			this.purge.afterRelease(key);
 			return released;
 		});
-	}
-
-	private void deleteReleasedRowsWhenDue(String key) {
-		long due = this.nextPurgeNanos.get();
-		long now = System.nanoTime();
-		if (now - due < 0 || !this.nextPurgeNanos.compareAndSet(due, now + this.purgePeriodNanos)) {
-			return;
-		}
-		try {
-			int deleted = deleteReleasedRows();
-			if (logger.isDebugEnabled()) {
-				logger.debug("Deleted " + deleted + " lock rows free for longer than "
-						+ this.releasedRowRetention.toMillis() + " ms from " + tableName());
-			}
-		}
-		catch (RuntimeException ex) {
-			// The release itself succeeded; the rows are only deleted later.
-			logger.warn("Could not delete the free lock rows of " + tableName() + " after releasing '" + key
-					+ "'; a later release tries again", ex);
-		}
 	}
 
 	/**

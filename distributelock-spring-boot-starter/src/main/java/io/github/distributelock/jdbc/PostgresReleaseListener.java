@@ -274,7 +274,20 @@ final class PostgresReleaseListener implements AutoCloseable {
 		Set<Runnable> wakes = this.waiters.remove(key);
 		if (wakes != null) {
 			this.wakeUps.addAndGet(wakes.size());
-			wakes.forEach(Runnable::run);
+			wake(key, wakes);
+		}
+	}
+
+	/** Wakes waiters, each on its own executor; one whose executor stopped is skipped. */
+	private static void wake(String key, Set<Runnable> wakes) {
+		for (Runnable wake : wakes) {
+			try {
+				wake.run();
+			}
+			catch (RuntimeException ex) {
+				// Its lock service is shutting down, which ends its wait anyway.
+				logger.debug("Could not wake a waiter for lock '" + key + "'", ex);
+			}
 		}
 	}
 
@@ -304,7 +317,7 @@ final class PostgresReleaseListener implements AutoCloseable {
 		for (String key : this.waiters.keySet()) {
 			Set<Runnable> wakes = this.waiters.remove(key);
 			if (wakes != null) {
-				wakes.forEach(Runnable::run);
+				wake(key, wakes);
 			}
 		}
 	}
