@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.benchmarks.harness.CommandCounter;
 import io.github.distributelock.benchmarks.harness.ContendedHarness;
+import io.github.distributelock.benchmarks.harness.HandOffHarness;
 import io.github.distributelock.benchmarks.harness.InterleavedHarness;
 import io.github.distributelock.benchmarks.harness.Libraries;
 import io.github.distributelock.benchmarks.harness.LoadAverage;
@@ -18,6 +19,7 @@ import io.github.distributelock.benchmarks.harness.PartLoad;
 import io.github.distributelock.benchmarks.harness.QuietGate;
 import io.github.distributelock.benchmarks.harness.RunInfo;
 import io.github.distributelock.benchmarks.harness.ScaleHarness;
+import io.github.distributelock.benchmarks.harness.ShardsHarness;
 import io.github.distributelock.benchmarks.harness.Settings;
 import io.github.distributelock.benchmarks.harness.UncontendedBenchmark;
 import io.github.distributelock.benchmarks.library.Endpoints;
@@ -42,10 +44,11 @@ import tools.jackson.databind.json.JsonMapper;
  * repository's root.
  * <p>
  * Options: {@code --quick} (a short run that checks everything works),
- * {@code --parts=uncontended,interleaved,commands,contended,scale} (only these parts; the
- * page is written from whatever results exist), {@code --libraries=a,b} and
- * {@code --jvms=1} or {@code --jvms=2} (only these libraries and contended shapes: a row
- * run, whose results go to {@code target/benchmark-rows} and the log, never to the page),
+ * {@code --parts=uncontended,interleaved,commands,contended,scale,jdbc-shards,jdbc-handoff}
+ * (only these parts; the page is written from whatever results exist, except for a run of
+ * only the JDBC rows, which is a row run), {@code --libraries=a,b} and {@code --jvms=1}
+ * or {@code --jvms=2} (only these libraries and contended shapes: a row run, whose
+ * results go to {@code target/benchmark-rows} and the log, never to the page),
  * {@code --rounds=N} (rounds of the interleaved and contended parts),
  * {@code --quiet-below=L} and {@code --quiet-wait=S} (wait up to S seconds for the
  * 1-minute load average to fall below L before starting: 1 and 300 by default, 0 s for
@@ -61,7 +64,11 @@ public final class BenchmarkMain {
 
 	static final Path DOCS = Path.of("docs");
 
-	private static final List<String> PARTS = List.of("uncontended", "interleaved", "commands", "contended", "scale");
+	private static final List<String> PARTS = List.of("uncontended", "interleaved", "commands", "contended", "scale",
+			"jdbc-shards", "jdbc-handoff");
+
+	/** The parts of the JDBC rows, whose run alone is a row run. */
+	private static final Set<String> JDBC_ROWS = Set.of("jdbc-shards", "jdbc-handoff");
 
 	private static final ObjectMapper json = JsonMapper.builder().build();
 
@@ -78,7 +85,8 @@ public final class BenchmarkMain {
 		List<Integer> jvmCounts = list(arguments, "--jvms", List.of("1", "2")).stream().map(Integer::valueOf).toList();
 		check(libraries, parts, jvmCounts);
 		boolean rowRun = arguments.stream()
-			.anyMatch((arg) -> arg.startsWith("--libraries=") || arg.startsWith("--jvms="));
+			.anyMatch((arg) -> arg.startsWith("--libraries=") || arg.startsWith("--jvms="))
+				|| JDBC_ROWS.containsAll(parts);
 		Path results = rowRun ? ROWS : RESULTS;
 		if (!Files.isDirectory(Path.of("distributelock-benchmarks"))) {
 			throw new IllegalStateException("Run from the repository's root, where distributelock-benchmarks/ is");
@@ -110,6 +118,10 @@ public final class BenchmarkMain {
 			part("scale", parts, loads,
 					() -> write(results, "scale.json", new ScaleHarness(endpoints, settings, results.resolve("scale"))
 						.run(only(Libraries.scale(), libraries))));
+			part("jdbc-shards", parts, loads, () -> write(results, "jdbc-shards.json",
+					new ShardsHarness(endpoints, settings, results.resolve("jdbc-shards")).run()));
+			part("jdbc-handoff", parts, loads, () -> write(results, "jdbc-handoff.json",
+					new HandOffHarness(endpoints, settings, results.resolve("jdbc-handoff")).run()));
 			long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
 			write(results, "run.json",
 					new RunInfo(date, settings.quick() ? "quick" : "full", settings, RunInfo.describeMachine(),

@@ -39,6 +39,10 @@ abstract class AbstractLockObservationConvention<C extends LockObservationContex
 	public KeyValues getLowCardinalityKeyValues(C context) {
 		KeyValues keyValues = KeyValues.of(LowCardinalityKeyNames.BACKEND.withValue(context.getBackend()),
 				LowCardinalityKeyNames.LOCK_NAME.withValue(context.getLockName()));
+		String shard = context.getShard();
+		if (shard != null) {
+			keyValues = keyValues.and(LowCardinalityKeyNames.SHARD.withValue(shard));
+		}
 		// Known only at the end, so the long-task timer of the running observations
 		// (callers waiting, locks held) has no such tag.
 		KeyValue end = endKeyValue(context);

@@ -2,6 +2,9 @@ package io.github.distributelock.actuate;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -11,7 +14,9 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
  * Reports whether the lock store answers, with the backend's name and the time one round
- * trip took: up when the store answered, down with the failure when it did not.
+ * trip took: up when the store answered, down with the failure when it did not. A backend
+ * with shards is up when every shard answered, and its details give each shard's status,
+ * with its round trip or its error.
  * <p>
  * It logs changes, not probes: one WARN (without a stack trace) when the store stops
  * answering, one INFO when it answers again; the stack trace of each failed probe is
@@ -40,6 +45,9 @@ public class DistributeLockHealthIndicator implements HealthIndicator {
 	public Health health() {
 		LockStoreMonitor.Result result = this.probe.check();
 		Health.Builder builder = new Health.Builder().withDetail("backend", this.probe.backendName());
+		if (!result.shards().isEmpty()) {
+			builder.withDetail("shards", shards(result.shards()));
+		}
 		RuntimeException failure = result.failure();
 		if (failure != null) {
 			if (result.wentDown()) {
@@ -51,12 +59,24 @@ public class DistributeLockHealthIndicator implements HealthIndicator {
 		if (result.cameBack()) {
 			logger.info("Lock store " + this.probe.store() + " is available again.");
 		}
-		return builder.up()
-			.withDetail("roundTripMs",
-					BigDecimal.valueOf(result.roundTrip().toNanos())
-						.divide(NANOS_PER_MILLI, 3, RoundingMode.HALF_UP)
-						.doubleValue())
-			.build();
+		return builder.up().withDetail("roundTripMs", millis(result.roundTrip())).build();
+	}
+
+	private static Map<String, Object> shards(Map<String, LockStoreMonitor.ShardCheck> shards) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		shards.forEach((name, check) -> {
+			RuntimeException failure = check.failure();
+			details.put(name,
+					(failure != null)
+							? Map.of("status", "DOWN", "error",
+									failure.getClass().getName() + ": " + LockStoreMonitor.Result.message(failure))
+							: Map.of("status", "UP", "roundTripMs", millis(check.roundTrip())));
+		});
+		return details;
+	}
+
+	private static double millis(Duration duration) {
+		return BigDecimal.valueOf(duration.toNanos()).divide(NANOS_PER_MILLI, 3, RoundingMode.HALF_UP).doubleValue();
 	}
 
 }

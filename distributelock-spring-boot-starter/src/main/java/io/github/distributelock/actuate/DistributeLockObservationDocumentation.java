@@ -33,7 +33,7 @@ public enum DistributeLockObservationDocumentation implements ObservationDocumen
 		@Override
 		public KeyName[] getLowCardinalityKeyNames() {
 			return new KeyName[] { LowCardinalityKeyNames.BACKEND, LowCardinalityKeyNames.LOCK_NAME,
-					LowCardinalityKeyNames.RESULT };
+					LowCardinalityKeyNames.SHARD, LowCardinalityKeyNames.RESULT };
 		}
 
 		@Override
@@ -56,7 +56,7 @@ public enum DistributeLockObservationDocumentation implements ObservationDocumen
 		@Override
 		public KeyName[] getLowCardinalityKeyNames() {
 			return new KeyName[] { LowCardinalityKeyNames.BACKEND, LowCardinalityKeyNames.LOCK_NAME,
-					LowCardinalityKeyNames.OUTCOME };
+					LowCardinalityKeyNames.SHARD, LowCardinalityKeyNames.OUTCOME };
 		}
 
 		@Override
@@ -92,6 +92,18 @@ public enum DistributeLockObservationDocumentation implements ObservationDocumen
 			@Override
 			public String asString() {
 				return "lock.name";
+			}
+		},
+
+		/**
+		 * The shard that holds the lock, only when the backend spreads its keys over
+		 * several stores (JDBC with {@code distributelock.jdbc.shards}): its name, such
+		 * as the name of its {@code DataSource} bean.
+		 */
+		SHARD {
+			@Override
+			public String asString() {
+				return "shard";
 			}
 		},
 

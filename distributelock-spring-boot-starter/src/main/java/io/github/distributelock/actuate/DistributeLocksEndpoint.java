@@ -9,6 +9,7 @@ import java.util.List;
 
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.HeldLockInfo;
+import io.github.distributelock.core.ShardedLockBackend;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -59,8 +60,10 @@ public class DistributeLocksEndpoint {
 		List<HeldLockDescriptor> held = new ArrayList<>();
 		for (DefaultDistributeLock lock : this.locks) {
 			String backend = lock.backend().name();
+			ShardedLockBackend shards = (lock.backend() instanceof ShardedLockBackend sharded) ? sharded : null;
 			for (HeldLockInfo info : lock.heldLocks()) {
-				held.add(HeldLockDescriptor.of(backend, info, showOwners));
+				held.add(HeldLockDescriptor.of(backend, (shards != null) ? shards.shardOf(info.key()) : null, info,
+						showOwners));
 			}
 		}
 		held.sort(Comparator.comparing(HeldLockDescriptor::since));
@@ -81,6 +84,8 @@ public class DistributeLocksEndpoint {
 	 *
 	 * @param key the lock key
 	 * @param backend the backend that holds it
+	 * @param shard the shard of the backend that holds it, or {@code null} when the
+	 * backend has no shards
 	 * @param owner the owner token in the store, or
 	 * {@value SanitizableData#SANITIZED_VALUE} when it is not shown
 	 * @param since when it was acquired
@@ -94,13 +99,14 @@ public class DistributeLocksEndpoint {
 	 * @param thread the name of the thread that took it, or {@code null} for a lock owned
 	 * by a caller's value
 	 */
-	public record HeldLockDescriptor(String key, String backend, String owner, Instant since, @Nullable Long leaseMs,
-			boolean renewed, @Nullable Instant leaseExpiresAt, long fencingToken, @Nullable String thread) {
+	public record HeldLockDescriptor(String key, String backend, @Nullable String shard, String owner, Instant since,
+			@Nullable Long leaseMs, boolean renewed, @Nullable Instant leaseExpiresAt, long fencingToken,
+			@Nullable String thread) {
 
-		static HeldLockDescriptor of(String backend, HeldLockInfo info, boolean showOwner) {
+		static HeldLockDescriptor of(String backend, @Nullable String shard, HeldLockInfo info, boolean showOwner) {
 			Duration lease = info.lease();
 			String owner = showOwner ? info.owner() : SanitizableData.SANITIZED_VALUE;
-			return new HeldLockDescriptor(info.key(), backend, owner, info.since(),
+			return new HeldLockDescriptor(info.key(), backend, shard, owner, info.since(),
 					(lease != null) ? lease.toMillis() : null, info.renewed(), info.leaseExpiresAt(),
 					info.fencingToken(), info.thread());
 		}

@@ -1,6 +1,7 @@
 package io.github.distributelock.actuate;
 
 import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link Observation.Context} of one held lock, from its acquisition to its release.

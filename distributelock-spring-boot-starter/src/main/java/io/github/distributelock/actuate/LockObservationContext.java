@@ -1,5 +1,7 @@
 package io.github.distributelock.actuate;
 
+import org.jspecify.annotations.Nullable;
+
 import io.micrometer.observation.Observation;
 
 /**
@@ -14,6 +16,8 @@ public abstract class LockObservationContext extends Observation.Context {
 	private final String lockKey;
 
 	private final String lockName;
+
+	private volatile @Nullable String shard;
 
 	private final String backend;
 
@@ -52,6 +56,23 @@ public abstract class LockObservationContext extends Observation.Context {
 	 */
 	public String getBackend() {
 		return this.backend;
+	}
+
+	/**
+	 * The shard that holds the lock, when the backend spreads its keys over several
+	 * stores.
+	 * @return the shard's name, or {@code null} if the backend has no shards
+	 */
+	public @Nullable String getShard() {
+		return this.shard;
+	}
+
+	/**
+	 * Sets the shard that holds the lock.
+	 * @param shard the shard's name
+	 */
+	public void setShard(@Nullable String shard) {
+		this.shard = shard;
 	}
 
 }

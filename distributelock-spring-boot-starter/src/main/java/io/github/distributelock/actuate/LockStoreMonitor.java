@@ -1,10 +1,16 @@
 package io.github.distributelock.actuate;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockStoreProbe;
+import io.github.distributelock.core.ShardedLockBackend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -57,29 +63,66 @@ public class LockStoreMonitor {
 	}
 
 	/**
-	 * Makes one round trip to the store. A failure is logged at DEBUG with its stack
-	 * trace; reporting it otherwise is the caller's choice.
+	 * Makes one round trip to the store, or to each of its shards when the backend is a
+	 * {@link ShardedLockBackend}. A failure is logged at DEBUG with its stack trace;
+	 * reporting it otherwise is the caller's choice.
 	 * @return whether the store answered, and what the previous probe found
 	 */
 	public Result check() {
 		long start = System.nanoTime();
+		Map<String, ShardCheck> shards = Map.of();
 		RuntimeException failure = null;
-		try {
-			if (!(this.backend instanceof LockStoreProbe probe)) {
-				throw new IllegalStateException("The " + this.backend.name() + " lock backend has no probe; "
-						+ "implement " + LockStoreProbe.class.getName() + " to check its store");
-			}
-			probe.probe();
+		if (this.backend instanceof ShardedLockBackend sharded) {
+			shards = checkEach(sharded);
+			failure = shardsDown(shards);
 		}
-		catch (RuntimeException ex) {
-			failure = ex;
+		else {
+			failure = probe(this.backend, this.backend.name());
 		}
 		Duration roundTrip = Duration.ofNanos(System.nanoTime() - start);
 		State previous = this.state.getAndSet((failure != null) ? State.DOWN : State.UP);
 		if (failure != null && logger.isDebugEnabled()) {
 			logger.debug("Lock store " + store() + " failed its probe", failure);
 		}
-		return new Result(failure, roundTrip, previous);
+		return new Result(failure, roundTrip, previous, shards);
+	}
+
+	private static @Nullable RuntimeException probe(Object store, String name) {
+		try {
+			if (!(store instanceof LockStoreProbe probe)) {
+				throw new IllegalStateException("The " + name + " lock backend has no probe; implement "
+						+ LockStoreProbe.class.getName() + " to check its store");
+			}
+			probe.probe();
+			return null;
+		}
+		catch (RuntimeException ex) {
+			return ex;
+		}
+	}
+
+	private static Map<String, ShardCheck> checkEach(ShardedLockBackend sharded) {
+		Map<String, ShardCheck> shards = new LinkedHashMap<>();
+		sharded.shardProbes().forEach((name, probe) -> {
+			long start = System.nanoTime();
+			RuntimeException failure = probe(probe, name);
+			shards.put(name, new ShardCheck(failure, Duration.ofNanos(System.nanoTime() - start)));
+		});
+		return Collections.unmodifiableMap(shards);
+	}
+
+	private static @Nullable RuntimeException shardsDown(Map<String, ShardCheck> shards) {
+		List<String> down = new ArrayList<>();
+		RuntimeException failure = null;
+		for (Map.Entry<String, ShardCheck> shard : shards.entrySet()) {
+			RuntimeException shardFailure = shard.getValue().failure();
+			if (shardFailure != null) {
+				down.add(shard.getKey() + " (" + Result.message(shardFailure) + ")");
+				failure = (failure != null) ? failure : shardFailure;
+			}
+		}
+		return (failure != null) ? new IllegalStateException("Lock shards down: " + String.join(", ", down), failure)
+				: null;
 	}
 
 	/**
@@ -110,8 +153,21 @@ public class LockStoreMonitor {
 	 * @param failure why the store did not answer, or {@code null} if it did
 	 * @param roundTrip how long the probe took
 	 * @param previous what the probe before this one found
+	 * @param shards what each shard's probe found, by the shard's name, when the backend
+	 * has shards; empty otherwise
 	 */
-	public record Result(@Nullable RuntimeException failure, Duration roundTrip, State previous) {
+	public record Result(@Nullable RuntimeException failure, Duration roundTrip, State previous,
+			Map<String, ShardCheck> shards) {
+
+		/**
+		 * The outcome of one probe of a store without shards.
+		 * @param failure why the store did not answer, or {@code null} if it did
+		 * @param roundTrip how long the probe took
+		 * @param previous what the probe before this one found
+		 */
+		public Result(@Nullable RuntimeException failure, Duration roundTrip, State previous) {
+			this(failure, roundTrip, previous, Map.of());
+		}
 
 		/**
 		 * Whether the store answered.
@@ -154,12 +210,22 @@ public class LockStoreMonitor {
 			return (cause == failure || message.contains(causeMessage)) ? message : message + " (" + causeMessage + ")";
 		}
 
-		private static String message(Throwable ex) {
+		static String message(Throwable ex) {
 			String message = ex.getMessage();
 			// One line, as the callers log it without the stack trace.
 			return (message != null && !message.isBlank()) ? message.strip().replaceAll("\\s*\\R\\s*", " ")
 					: ex.getClass().getName();
 		}
+
+	}
+
+	/**
+	 * What the probe of one shard found.
+	 *
+	 * @param failure why the shard did not answer, or {@code null} if it did
+	 * @param roundTrip how long its probe took
+	 */
+	public record ShardCheck(@Nullable RuntimeException failure, Duration roundTrip) {
 
 	}
 

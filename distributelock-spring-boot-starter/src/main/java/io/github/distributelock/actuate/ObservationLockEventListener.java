@@ -3,6 +3,7 @@ package io.github.distributelock.actuate;
 import io.github.distributelock.actuate.DistributeLockObservationDocumentation.LockHoldEvent;
 import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.LockTracker;
+import io.github.distributelock.core.ShardedLockBackend;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -24,6 +25,8 @@ public class ObservationLockEventListener implements LockEventListener {
 
 	private final @Nullable LockHoldObservationConvention holdConvention;
 
+	private final @Nullable ShardedLockBackend shards;
+
 	/**
 	 * Creates a listener with the default conventions.
 	 * @param registry the observation registry
@@ -42,9 +45,26 @@ public class ObservationLockEventListener implements LockEventListener {
 	public ObservationLockEventListener(ObservationRegistry registry,
 			@Nullable LockAcquisitionObservationConvention acquisitionConvention,
 			@Nullable LockHoldObservationConvention holdConvention) {
+		this(registry, acquisitionConvention, holdConvention, null);
+	}
+
+	/**
+	 * Creates a listener that also tags each observation with the shard of its lock.
+	 * @param registry the observation registry
+	 * @param acquisitionConvention names and tags attempts, or {@code null} for the
+	 * default
+	 * @param holdConvention names and tags held locks, or {@code null} for the default
+	 * @param shards the backend whose shards hold the locks, or {@code null} if it has
+	 * none
+	 * @since 1.0.0
+	 */
+	public ObservationLockEventListener(ObservationRegistry registry,
+			@Nullable LockAcquisitionObservationConvention acquisitionConvention,
+			@Nullable LockHoldObservationConvention holdConvention, @Nullable ShardedLockBackend shards) {
 		this.registry = registry;
 		this.acquisitionConvention = acquisitionConvention;
 		this.holdConvention = holdConvention;
+		this.shards = shards;
 	}
 
 	@Override
@@ -53,6 +73,9 @@ public class ObservationLockEventListener implements LockEventListener {
 			return LockTracker.NONE;
 		}
 		LockAcquisitionContext context = new LockAcquisitionContext(key, name, backend);
+		if (this.shards != null) {
+			context.setShard(this.shards.shardOf(key));
+		}
 		Observation observation = DistributeLockObservationDocumentation.LOCK_ACQUISITION
 			.observation(this.acquisitionConvention, DefaultLockAcquisitionObservationConvention.INSTANCE,
 					() -> context, this.registry)
@@ -87,6 +110,7 @@ public class ObservationLockEventListener implements LockEventListener {
 			// Started after the attempt's scope closed, so it is the attempt's sibling.
 			LockHoldContext context = new LockHoldContext(this.acquisitionContext.getLockKey(),
 					this.acquisitionContext.getLockName(), this.acquisitionContext.getBackend(), fencingToken);
+			context.setShard(this.acquisitionContext.getShard());
 			this.holdContext = context;
 			this.hold = DistributeLockObservationDocumentation.LOCK_HOLD
 				.observation(ObservationLockEventListener.this.holdConvention,

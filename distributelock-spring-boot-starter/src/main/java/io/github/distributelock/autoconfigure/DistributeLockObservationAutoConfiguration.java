@@ -4,6 +4,8 @@ import io.github.distributelock.DistributeLock;
 import io.github.distributelock.actuate.LockAcquisitionObservationConvention;
 import io.github.distributelock.actuate.LockHoldObservationConvention;
 import io.github.distributelock.actuate.ObservationLockEventListener;
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.ShardedLockBackend;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -29,9 +31,11 @@ public final class DistributeLockObservationAutoConfiguration {
 	@ConditionalOnMissingBean
 	ObservationLockEventListener observationLockEventListener(ObservationRegistry registry,
 			ObjectProvider<LockAcquisitionObservationConvention> acquisitionConvention,
-			ObjectProvider<LockHoldObservationConvention> holdConvention) {
+			ObjectProvider<LockHoldObservationConvention> holdConvention, ObjectProvider<LockBackend> backend) {
+		// A backend with shards has each observation tagged with the shard of its lock.
+		ShardedLockBackend shards = (backend.getIfUnique() instanceof ShardedLockBackend sharded) ? sharded : null;
 		return new ObservationLockEventListener(registry, acquisitionConvention.getIfAvailable(),
-				holdConvention.getIfAvailable());
+				holdConvention.getIfAvailable(), shards);
 	}
 
 }

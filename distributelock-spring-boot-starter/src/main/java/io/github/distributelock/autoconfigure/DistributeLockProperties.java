@@ -1,6 +1,8 @@
 package io.github.distributelock.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.jdbc.JdbcLockBackend;
@@ -357,6 +359,30 @@ public class DistributeLockProperties {
 		 */
 		private Duration releasedRowRetention = JdbcLockBackend.Defaults.RELEASED_ROW_RETENTION;
 
+		/**
+		 * Whether, on PostgreSQL, a release notifies the waiters of other instances
+		 * (NOTIFY) and waiters are woken by one LISTEN connection per instance, borrowed
+		 * from the DataSource while the instance has waiters, instead of polling. Other
+		 * databases always poll.
+		 */
+		private boolean releaseNotifications = true;
+
+		/**
+		 * Names of the DataSource beans whose databases hold the lock table as shards, in
+		 * order: each lock key lives in the database its hash picks (CRC32 of the key's
+		 * UTF-8 bytes modulo the number of shards). Each database records the list, and a
+		 * start with another list is refused unless shards-changed-drained is set.
+		 */
+		private List<String> shards = new ArrayList<>();
+
+		/**
+		 * Whether to accept, and record, a shard list that differs from the one the
+		 * databases recorded, because no lock is held under the old list any more (every
+		 * instance stopped, or its locks released). Changing the list moves keys to other
+		 * databases.
+		 */
+		private boolean shardsChangedDrained;
+
 		public String getTableName() {
 			return this.tableName;
 		}
@@ -387,6 +413,30 @@ public class DistributeLockProperties {
 
 		public void setReleasedRowRetention(Duration releasedRowRetention) {
 			this.releasedRowRetention = releasedRowRetention;
+		}
+
+		public boolean isReleaseNotifications() {
+			return this.releaseNotifications;
+		}
+
+		public void setReleaseNotifications(boolean releaseNotifications) {
+			this.releaseNotifications = releaseNotifications;
+		}
+
+		public List<String> getShards() {
+			return this.shards;
+		}
+
+		public void setShards(List<String> shards) {
+			this.shards = shards;
+		}
+
+		public boolean isShardsChangedDrained() {
+			return this.shardsChangedDrained;
+		}
+
+		public void setShardsChangedDrained(boolean shardsChangedDrained) {
+			this.shardsChangedDrained = shardsChangedDrained;
 		}
 
 	}

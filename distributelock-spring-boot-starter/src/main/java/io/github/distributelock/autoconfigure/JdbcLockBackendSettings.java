@@ -21,10 +21,13 @@ public final class JdbcLockBackendSettings {
 
 	private Duration releasedRowRetention;
 
+	private boolean releaseNotifications;
+
 	JdbcLockBackendSettings(DistributeLockProperties.Jdbc properties) {
 		this.tableName = properties.getTableName();
 		this.dialect = properties.getDialect();
 		this.releasedRowRetention = properties.getReleasedRowRetention();
+		this.releaseNotifications = properties.isReleaseNotifications();
 	}
 
 	/**
@@ -78,6 +81,23 @@ public final class JdbcLockBackendSettings {
 	 */
 	public void setReleasedRowRetention(Duration releasedRowRetention) {
 		this.releasedRowRetention = releasedRowRetention;
+	}
+
+	/**
+	 * Whether a release on PostgreSQL notifies the waiters of every instance
+	 * ({@code NOTIFY}), which then wake at once instead of at their next poll.
+	 * @return whether releases notify
+	 */
+	public boolean isReleaseNotifications() {
+		return this.releaseNotifications;
+	}
+
+	/**
+	 * Sets whether a release on PostgreSQL notifies the waiters of every instance.
+	 * @param releaseNotifications whether releases notify
+	 */
+	public void setReleaseNotifications(boolean releaseNotifications) {
+		this.releaseNotifications = releaseNotifications;
 	}
 
 }

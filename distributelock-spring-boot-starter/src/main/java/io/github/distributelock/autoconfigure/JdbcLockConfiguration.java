@@ -20,6 +20,7 @@ import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.context.annotation.Bean;
 import org.springframework.dao.DataAccessException;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.util.ClassUtils;
 
@@ -30,6 +31,7 @@ import org.springframework.util.ClassUtils;
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(JdbcTemplate.class)
 @ConditionalOnProperty(name = "distributelock.type", havingValue = "jdbc")
+@Import(ShardedJdbcLockConfiguration.class)
 class JdbcLockConfiguration {
 
 	private static final String EMBEDDED_DATABASE_CONNECTION = "org.springframework.boot.jdbc.EmbeddedDatabaseConnection";
@@ -55,7 +57,7 @@ class JdbcLockConfiguration {
 		return backend;
 	}
 
-	private static JdbcLockBackend createBackend(DataSource dataSource, JdbcLockBackendSettings settings) {
+	static JdbcLockBackend createBackend(DataSource dataSource, JdbcLockBackendSettings settings) {
 		Duration retention = settings.getReleasedRowRetention();
 		if (retention.isNegative() || retention.isZero()) {
 			throw new DistributeLockConfigurationException(
@@ -75,7 +77,8 @@ class JdbcLockConfiguration {
 						.toList()) + ", or remove it so that the dialect is " + "detected from the database.");
 		}
 		try {
-			return new JdbcLockBackend(dataSource, settings.getTableName(), dialect, Clock.systemUTC(), retention);
+			return new JdbcLockBackend(dataSource, settings.getTableName(), dialect, Clock.systemUTC(), retention,
+					settings.isReleaseNotifications());
 		}
 		catch (LockDialectMismatchException ex) {
 			throw new DistributeLockConfigurationException(ex.getMessage() + ".",
@@ -124,8 +127,7 @@ class JdbcLockConfiguration {
 		}
 	}
 
-	private static boolean shouldCreateSchema(DistributeLockProperties.SchemaInitializationMode mode,
-			DataSource dataSource) {
+	static boolean shouldCreateSchema(DistributeLockProperties.SchemaInitializationMode mode, DataSource dataSource) {
 		return switch (mode) {
 			case ALWAYS -> true;
 			case NEVER -> false;

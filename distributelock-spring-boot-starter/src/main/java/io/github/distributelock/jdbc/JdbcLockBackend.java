@@ -7,10 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -36,8 +34,10 @@ import org.springframework.dao.DuplicateKeyException;
  * has none, from an {@code AUTO_INCREMENT} counter table). Every operation runs on a
  * connection of its own and is committed at once: no connection and no transaction is
  * held while a lock is held, and a crashed holder's row is simply taken over once its
- * lease has run out. Waiters poll the row with exponential back-off and jitter, as a
- * table has no release notification.
+ * lease has run out. On PostgreSQL a release notifies ({@code pg_notify}) and waiters are
+ * woken by one {@code LISTEN}ing connection per backend; on the other databases, and on
+ * PostgreSQL while that connection is down, waiters poll the row with exponential
+ * back-off and jitter, as a table has no release notification.
  * <p>
  * JDBC blocks, so a statement runs on the thread of a caller that waits for it anyway
  * (the blocking API) and otherwise on a pool of {@value #STATEMENT_THREADS} threads of
@@ -76,10 +76,6 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 
 	private static final Log logger = LogFactory.getLog(JdbcLockBackend.class);
 
-	private static final long FIRST_POLL_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-
-	private static final long LONGEST_POLL_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
-
 	/** The threads of the pool that runs statements for callers that must not block. */
 	static final int STATEMENT_THREADS = 4;
 
@@ -88,17 +84,18 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 
 	private final JdbcLockRepository repository;
 
-	private final Duration releasedRowRetention;
-
-	private final long purgePeriodNanos;
-
-	private final AtomicLong nextPurgeNanos;
+	private final ReleasedRowPurge purge;
 
 	/**
 	 * Runs the statements of callers that must not block (the non-blocking API, the
 	 * watchdog, background retries): bounded, as every statement holds a connection.
 	 */
 	private final ThreadPoolExecutor statements;
+
+	private final JdbcReleaseWaits waits;
+
+	/** Where releases are notified, or {@code null} if they are not. */
+	private final @Nullable String releaseChannel;
 
 	/**
 	 * Creates a backend on the table {@code distributelock}, with the dialect detected
@@ -151,16 +148,38 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 */
 	public JdbcLockBackend(DataSource dataSource, String tableName, @Nullable String dialect, Clock clock,
 			Duration releasedRowRetention) {
-		if (releasedRowRetention.isNegative() || releasedRowRetention.isZero()) {
-			throw new IllegalArgumentException(
-					"The released-row retention must be positive, but is " + releasedRowRetention);
-		}
-		this.releasedRowRetention = releasedRowRetention;
-		this.purgePeriodNanos = TimeUnit.MILLISECONDS.toNanos(releasedRowRetention.toMillis());
-		this.nextPurgeNanos = new AtomicLong(System.nanoTime() + this.purgePeriodNanos);
+		this(dataSource, tableName, dialect, clock, releasedRowRetention, true);
+	}
+
+	/**
+	 * Creates a backend, choosing whether releases are notified on PostgreSQL.
+	 * @param dataSource the application's database
+	 * @param tableName the lock table, a plain identifier optionally qualified by a
+	 * schema; its sequence (on MySQL, its counter table) is named {@code <tableName>_seq}
+	 * @param dialect the SQL dialect (one of {@link #supportedDialects()}), or
+	 * {@code null} to detect it from the connection's metadata
+	 * @param clock the application's clock; leases never use it, it is only compared with
+	 * the database clock once, to report a skew
+	 * @param releasedRowRetention how long the row of a released (or expired) lock is
+	 * kept before it is deleted
+	 * @param releaseNotifications whether, on PostgreSQL, a release notifies the channel
+	 * of the lock table and waiters are woken by a {@code LISTEN}ing connection (borrowed
+	 * from {@code dataSource} while this backend has waiters, and for a minute after)
+	 * instead of polling; ignored on the other databases, which always poll
+	 * @throws UnsupportedLockDatabaseException if the database is not supported
+	 * @throws LockDialectMismatchException if the dialect is given and does not serve the
+	 * database; a database that cannot be reached is not checked
+	 * @throws IllegalArgumentException if the table name is not a plain identifier, the
+	 * dialect is unknown, or the retention is not positive
+	 * @since 1.0.0
+	 */
+	public JdbcLockBackend(DataSource dataSource, String tableName, @Nullable String dialect, Clock clock,
+			Duration releasedRowRetention, boolean releaseNotifications) {
+		ReleasedRowPurge.requirePositive(releasedRowRetention);
 		boolean named = dialect != null && !dialect.isBlank();
 		JdbcLockDialect lockDialect = named ? JdbcLockDialect.named(dialect) : JdbcLockDialect.detect(dataSource);
 		this.repository = new JdbcLockRepository(dataSource, lockDialect, tableName);
+		this.purge = new ReleasedRowPurge(this.repository, releasedRowRetention);
 		this.statements = new ThreadPoolExecutor(STATEMENT_THREADS, STATEMENT_THREADS, 30, TimeUnit.SECONDS,
 				new LinkedBlockingQueue<>(), (task) -> {
 					Thread thread = new Thread(task, "distributelock-jdbc");
@@ -168,6 +187,12 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 					return thread;
 				});
 		this.statements.allowCoreThreadTimeOut(true);
+		this.releaseChannel = (releaseNotifications && this.repository.notifiesReleases())
+				? PostgresReleaseListener.channel(this.repository.tableName()) : null;
+		this.waits = new JdbcReleaseWaits(this.repository, this.statements,
+				(this.releaseChannel != null && PostgresLockDialect.hasDriver())
+						? new PostgresReleaseListener(this.repository.dataSource(), this.repository.tableName())
+						: null);
 		// A named dialect is checked against the database, unless it cannot be reached
 		// (then the clock cannot be read either).
 		if (!named || lockDialect.checkFits(dataSource)) {
@@ -210,7 +235,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * @return the retention
 	 */
 	public Duration releasedRowRetention() {
-		return this.releasedRowRetention;
+		return this.purge.retention();
 	}
 
 	/**
@@ -220,7 +245,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * @return how many rows were deleted
 	 */
 	public int deleteReleasedRows() {
-		return this.repository.purge(this.releasedRowRetention.toMillis());
+		return this.purge.deleteNow();
 	}
 
 	/**
@@ -232,13 +257,27 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		this.repository.createSchema();
 	}
 
+	/**
+	 * Whether releases notify waiters through PostgreSQL's {@code LISTEN}/{@code NOTIFY}.
+	 * @return whether waiters are woken by notifications rather than by polling
+	 * @since 1.0.0
+	 */
+	public boolean notifiesReleases() {
+		return this.releaseChannel != null;
+	}
+
 	@Override
 	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
 		requireStorable(claim.key(), MAX_KEY_LENGTH, "lock key");
 		requireStorable(claim.owner(), MAX_OWNER_LENGTH, "owner");
 		return run(claim, () -> {
+			// Recorded before the statement, so that the wait after it misses no
+			// notification.
+			Object hint = this.waits.hint();
 			try {
-				return this.repository.acquire(claim.key(), claim.owner(), leaseMillis(lease));
+				AcquireResult attempt = this.repository.acquire(claim.key(), claim.owner(), leaseMillis(lease));
+				return (attempt.acquired() || hint == null) ? attempt
+						: AcquireResult.heldByAnother(attempt.holderLeaseRemaining(), hint);
 			}
 			catch (DuplicateKeyException | ConcurrencyFailureException ex) {
 				// Another owner inserted or changed the row while this statement ran, and
@@ -248,7 +287,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 					logger.debug(
 							"Lock '" + claim.key() + "' was taken concurrently by another owner: " + ex.getMessage());
 				}
-				return AcquireResult.heldByAnother(null);
+				return AcquireResult.heldByAnother(null, hint);
 			}
 		});
 	}
@@ -266,66 +305,41 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 			// Refused by tryAcquire, so never stored: there is nothing to release.
 			return CompletableFuture.completedFuture(false);
 		}
+		String channel = this.releaseChannel;
 		return run(claim, () -> {
-			boolean released = this.repository.release(key, claim.owner());
-			deleteReleasedRowsWhenDue(key);
+			boolean released = (channel != null) ? this.repository.releaseNotifying(key, claim.owner(), channel)
+					: this.repository.release(key, claim.owner());
+			this.purge.afterRelease(key);
 			return released;
 		});
 	}
 
-	private void deleteReleasedRowsWhenDue(String key) {
-		long due = this.nextPurgeNanos.get();
-		long now = System.nanoTime();
-		if (now - due < 0 || !this.nextPurgeNanos.compareAndSet(due, now + this.purgePeriodNanos)) {
-			return;
-		}
-		try {
-			int deleted = deleteReleasedRows();
-			if (logger.isDebugEnabled()) {
-				logger.debug("Deleted " + deleted + " lock rows free for longer than "
-						+ this.releasedRowRetention.toMillis() + " ms from " + tableName());
-			}
-		}
-		catch (RuntimeException ex) {
-			// The release itself succeeded; the rows are only deleted later.
-			logger.warn("Could not delete the free lock rows of " + tableName() + " after releasing '" + key
-					+ "'; a later release tries again", ex);
-		}
-	}
-
 	/**
-	 * Polls the lock's row until it is gone or its lease has run out, or the deadline
-	 * comes. A table has no release notification, so the polls are paced by an
-	 * exponential back-off from 5 ms to 200 ms with jitter (so that waiters of several
-	 * instances spread out); no thread waits between polls.
+	 * Completes when the key's release is notified (PostgreSQL, while the backend's
+	 * {@code LISTEN}ing connection is up; the row is also read every second in case the
+	 * releasing instance does not notify), or when polling the row finds it gone or its
+	 * lease run out (the other databases, and PostgreSQL while nobody listens: an
+	 * exponential back-off from 5 ms to 200 ms with jitter, so that waiters of several
+	 * instances spread out), or at the deadline. No thread waits in between.
 	 */
 	@Override
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
-		CompletableFuture<Void> released = new CompletableFuture<>();
-		poll(claim, deadline, FIRST_POLL_PAUSE_NANOS, released);
-		return released;
+		return this.waits.await(claim, lastAttempt, deadline);
 	}
 
-	private void poll(Claim claim, Deadline deadline, long pause, CompletableFuture<Void> released) {
-		if (released.isDone()) {
-			return;
-		}
-		run(claim, () -> this.repository.remainingLeaseMillis(claim.key())).whenComplete((remaining, failure) -> {
-			if (failure != null) {
-				released.completeExceptionally(failure);
-			}
-			else if (remaining == null || remaining <= 0 || deadline.hasPassed()) {
-				released.complete(null);
-			}
-			else {
-				long jittered = pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
-				long next = Math.min(pause * 2, LONGEST_POLL_PAUSE_NANOS);
-				Executor executor = (claim.callerExecutor() != null) ? claim.callerExecutor() : this.statements;
-				Executor delayed = CompletableFuture.delayedExecutor(Math.min(jittered, deadline.remainingNanos()),
-						TimeUnit.NANOSECONDS, executor);
-				delayed.execute(() -> poll(claim, deadline, next, released));
-			}
-		});
+	/** Paces polling, and the checks of notified waits, for tests. */
+	void pace(Duration firstPause, Duration longestPause, Duration checkEvery) {
+		this.waits.pace(firstPause, longestPause, checkEvery);
+	}
+
+	/** The record of the shard list in this backend's database. */
+	JdbcLockShardRecord shardRecord() {
+		return new JdbcLockShardRecord(this.repository);
+	}
+
+	/** The listener of releases, if this backend has one, for tests. */
+	@Nullable PostgresReleaseListener releaseListener() {
+		return this.waits.listener();
 	}
 
 	/**
@@ -337,10 +351,15 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	}
 
 	/**
-	 * Stops the pool that runs statements for callers that must not block.
+	 * Stops the pool that runs statements for callers that must not block, and the
+	 * listener of releases.
 	 */
 	@Override
 	public void close() {
+		PostgresReleaseListener listener = this.waits.listener();
+		if (listener != null) {
+			listener.close();
+		}
 		this.statements.shutdown();
 	}
 

@@ -52,6 +52,8 @@ final class JdbcLockRepository {
 
 	private final LockStatement release;
 
+	private final @Nullable LockStatement releaseNotify;
+
 	private final LockStatement now;
 
 	private final LockStatement purge;
@@ -70,6 +72,8 @@ final class JdbcLockRepository {
 		this.remainingLease = LockStatement.load(dialect, "remaining-lease.sql", tableName);
 		this.renew = LockStatement.load(dialect, "renew.sql", tableName);
 		this.release = LockStatement.load(dialect, "release.sql", tableName);
+		this.releaseNotify = LockStatement.exists(dialect, "release-notify.sql")
+				? LockStatement.load(dialect, "release-notify.sql", tableName) : null;
 		this.now = LockStatement.load(dialect, "now.sql", tableName);
 		this.purge = LockStatement.load(dialect, "purge.sql", tableName);
 		this.purgeCounter = LockStatement.exists(dialect, "purge-counter.sql")
@@ -82,6 +86,16 @@ final class JdbcLockRepository {
 
 	String tableName() {
 		return this.tableName;
+	}
+
+	/** The database, without a transaction-aware proxy. */
+	DataSource dataSource() {
+		return this.dataSource;
+	}
+
+	/** Whether the dialect can notify releases ({@code release-notify.sql}). */
+	boolean notifiesReleases() {
+		return this.releaseNotify != null;
 	}
 
 	/**
@@ -141,6 +155,21 @@ final class JdbcLockRepository {
 	}
 
 	/**
+	 * Frees this owner's lock as {@link #release} does and, in the same statement,
+	 * notifies {@code channel} with the key.
+	 * @return whether this owner held the row with its lease still running
+	 */
+	boolean releaseNotifying(String key, String owner, String channel) {
+		LockStatement statement = this.releaseNotify;
+		if (statement == null) {
+			throw new IllegalStateException(this.dialect + " cannot notify releases");
+		}
+		Boolean notified = query(statement, Map.of("key", key, "owner", owner, "channel", channel),
+				(rs) -> Boolean.TRUE);
+		return notified != null;
+	}
+
+	/**
 	 * Deletes the rows that have been free for longer than {@code retentionMillis}.
 	 * @return how many rows were deleted
 	 */
@@ -163,10 +192,14 @@ final class JdbcLockRepository {
 
 	/** Creates the sequence and the table unless they exist. */
 	void createSchema() {
-		String script = LockStatement.text(this.dialect, "schema.sql", this.tableName);
-		onOwnConnection("create the lock table", (connection) -> {
+		runScript(LockStatement.text(this.dialect, "schema.sql", this.tableName), "create the lock table");
+	}
+
+	/** Runs a script of statements that end with semicolons, and commits it. */
+	void runScript(String script, String task) {
+		onOwnConnection(task, (connection) -> {
 			ScriptUtils.executeSqlScript(connection,
-					new ByteArrayResource(script.getBytes(StandardCharsets.UTF_8), "distributelock schema"));
+					new ByteArrayResource(script.getBytes(StandardCharsets.UTF_8), "distributelock: " + task));
 			if (!connection.getAutoCommit()) {
 				connection.commit();
 			}
@@ -174,7 +207,36 @@ final class JdbcLockRepository {
 		});
 	}
 
-	private <T> @Nullable T query(LockStatement statement, Map<String, ?> values, RowReader<T> reader) {
+	/** Runs a statement that changes rows, committed at once. */
+	int update(LockStatement statement, Map<String, ?> values) {
+		return execute(statement, values, PreparedStatement::executeUpdate);
+	}
+
+	/** Runs a statement, of any kind, committed at once. */
+	void run(LockStatement statement, Map<String, ?> values) {
+		execute(statement, values, PreparedStatement::execute);
+	}
+
+	/**
+	 * Runs statements on one connection in one transaction, and reads the first row of
+	 * the last one.
+	 */
+	<T> @Nullable T queryAfter(List<LockStatement> statements, Map<String, ?> values, RowReader<T> reader) {
+		LockStatement last = statements.get(statements.size() - 1);
+		return onOwnConnection(last.name(), (connection) -> committed(connection, statements.size() > 1, () -> {
+			for (LockStatement statement : statements.subList(0, statements.size() - 1)) {
+				try (PreparedStatement ps = prepare(connection, statement, values)) {
+					ps.executeUpdate();
+				}
+			}
+			try (PreparedStatement ps = prepare(connection, last, values); ResultSet rs = ps.executeQuery()) {
+				return rs.next() ? reader.read(rs) : null;
+			}
+		}));
+	}
+
+	/** Runs a query, committed at once, and reads its first row. */
+	<T> @Nullable T query(LockStatement statement, Map<String, ?> values, RowReader<T> reader) {
 		return execute(statement, values, (ps) -> {
 			try (ResultSet rs = ps.executeQuery()) {
 				return rs.next() ? reader.read(rs) : null;
@@ -300,7 +362,7 @@ final class JdbcLockRepository {
 	}
 
 	@FunctionalInterface
-	private interface RowReader<T> {
+	interface RowReader<T> {
 
 		T read(ResultSet resultSet) throws SQLException;
 

@@ -34,6 +34,9 @@ final class LockStatement {
 	private static final Pattern TABLE_NAME = Pattern
 		.compile("(?:[A-Za-z_][A-Za-z0-9_]{0,58}\\.)?[A-Za-z_][A-Za-z0-9_]{0,58}");
 
+	/** The folder of the statements every dialect shares. */
+	private static final String SHARED = "shards";
+
 	private static final Pattern STATEMENT_END = Pattern.compile(";[ \\t]*$", Pattern.MULTILINE);
 
 	private final String name;
@@ -49,10 +52,20 @@ final class LockStatement {
 	}
 
 	static LockStatement load(JdbcLockDialect dialect, String file, String tableName) {
-		List<LockStatement> statements = loadAll(dialect, file, tableName);
+		return single(loadAll(dialect, file, tableName), dialect.name(), file);
+	}
+
+	/**
+	 * A statement every dialect shares, from the folder {@value #SHARED}.
+	 */
+	static LockStatement loadShared(String file, String tableName) {
+		return single(parse(SHARED, file, tableName), SHARED, file);
+	}
+
+	private static LockStatement single(List<LockStatement> statements, String folder, String file) {
 		if (statements.size() != 1) {
 			throw new IllegalStateException(
-					dialect + "/" + file + " holds " + statements.size() + " statements where one is expected");
+					folder + "/" + file + " holds " + statements.size() + " statements where one is expected");
 		}
 		return statements.get(0);
 	}
@@ -62,21 +75,25 @@ final class LockStatement {
 	 * end of a line.
 	 */
 	static List<LockStatement> loadAll(JdbcLockDialect dialect, String file, String tableName) {
+		return parse(dialect.name(), file, tableName);
+	}
+
+	private static List<LockStatement> parse(String folder, String file, String tableName) {
 		// The header comments tell readers of the file what the statements do; the
 		// database does not need them.
-		String text = text(dialect, file, tableName).lines()
+		String text = text(resource(folder, file), tableName).lines()
 			.filter((line) -> !line.stripLeading().startsWith("--"))
 			.collect(Collectors.joining("\n"));
 		return Arrays.stream(STATEMENT_END.split(text))
 			.map(String::strip)
 			.filter((statement) -> !statement.isEmpty())
-			.map((statement) -> new LockStatement(dialect.name() + "/" + file, statement))
+			.map((statement) -> new LockStatement(folder + "/" + file, statement))
 			.toList();
 	}
 
 	/** Whether the dialect has a resource of that name. */
 	static boolean exists(JdbcLockDialect dialect, String file) {
-		return resource(dialect, file).exists();
+		return resource(dialect.name(), file).exists();
 	}
 
 	/**
@@ -84,18 +101,28 @@ final class LockStatement {
 	 * names put in.
 	 */
 	static String text(JdbcLockDialect dialect, String file, String tableName) {
-		Resource resource = resource(dialect, file);
+		return text(resource(dialect.name(), file), tableName);
+	}
+
+	/** The text of a shared resource with the table names put in. */
+	static String sharedText(String file, String tableName) {
+		return text(resource(SHARED, file), tableName);
+	}
+
+	private static String text(Resource resource, String tableName) {
 		try {
 			String template = StreamUtils.copyToString(resource.getInputStream(), StandardCharsets.UTF_8);
-			return template.replace("${table}", tableName).replace("${sequence}", sequenceName(tableName));
+			return template.replace("${table}", tableName)
+				.replace("${sequence}", sequenceName(tableName))
+				.replace("${shards}", shardsTableName(tableName));
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read " + resource, ex);
 		}
 	}
 
-	private static Resource resource(JdbcLockDialect dialect, String file) {
-		return new ClassPathResource(dialect.name() + "/" + file, LockStatement.class);
+	private static Resource resource(String folder, String file) {
+		return new ClassPathResource(folder + "/" + file, LockStatement.class);
 	}
 
 	static String validTableName(String tableName) {
@@ -110,6 +137,11 @@ final class LockStatement {
 
 	static String sequenceName(String tableName) {
 		return tableName + "_seq";
+	}
+
+	/** The table that records the shard list in each database of a sharded lock table. */
+	static String shardsTableName(String tableName) {
+		return tableName + "_shards";
 	}
 
 	/** The statement with a {@code ?} for each parameter. */

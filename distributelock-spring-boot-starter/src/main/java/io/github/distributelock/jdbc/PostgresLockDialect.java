@@ -2,6 +2,8 @@ package io.github.distributelock.jdbc;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.ClassUtils;
+
 /**
  * PostgreSQL: {@code INSERT ... ON CONFLICT ... DO UPDATE ... WHERE} inside a
  * data-modifying {@code WITH}, so one statement both tries and reads the holder's lease.
@@ -26,6 +28,14 @@ final class PostgresLockDialect extends JdbcLockDialect {
 	@Override
 	boolean matches(String productName, String productVersion) {
 		return "PostgreSQL".equalsIgnoreCase(productName);
+	}
+
+	/**
+	 * Whether PostgreSQL's JDBC driver, whose connections can wait for notifications, is
+	 * on the classpath.
+	 */
+	static boolean hasDriver() {
+		return ClassUtils.isPresent("org.postgresql.PGConnection", PostgresLockDialect.class.getClassLoader());
 	}
 
 	/**

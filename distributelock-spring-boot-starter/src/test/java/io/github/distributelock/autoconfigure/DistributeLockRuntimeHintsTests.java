@@ -46,12 +46,16 @@ class DistributeLockRuntimeHintsTests {
 			.map((resource) -> resource.substring((PACKAGE + "jdbc/").length()).split("/"))
 			.collect(Collectors.groupingBy((path) -> path[0], TreeMap::new,
 					Collectors.mapping((path) -> path[1], Collectors.toCollection(TreeSet::new))));
+		// The statements of the shard list are shared by every dialect.
+		assertThat(statementsByDialect.remove("shards")).contains("schema.sql", "read.sql");
 		assertThat(statementsByDialect).containsOnlyKeys("h2", "mariadb", "mysql", "postgresql");
-		// MySQL also trims the counter table its fencing tokens come from.
+		// MySQL also trims the counter table its fencing tokens come from; PostgreSQL
+		// also has a release that notifies the waiters of other instances.
 		assertThat(statementsByDialect.get("mysql")).contains("purge-counter.sql");
-		assertThat(statementsByDialect.values())
-			.allSatisfy((statements) -> assertThat(statements).containsAll(statementsByDialect.get("postgresql"))
-				.isSubsetOf(union(statementsByDialect.get("postgresql"), "purge-counter.sql")));
+		assertThat(statementsByDialect.get("postgresql")).contains("release-notify.sql");
+		Set<String> common = new TreeSet<>(statementsByDialect.get("h2"));
+		assertThat(statementsByDialect.values()).allSatisfy((statements) -> assertThat(statements).containsAll(common)
+			.isSubsetOf(union(union(common, "purge-counter.sql"), "release-notify.sql")));
 		assertThat(resources)
 			.allSatisfy((resource) -> assertThat(RuntimeHintsPredicates.resource().forResource(resource))
 				.as("runtime hint for %s", resource)

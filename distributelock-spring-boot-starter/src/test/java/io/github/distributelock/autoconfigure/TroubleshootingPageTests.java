@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 
 import io.github.distributelock.LockFailedException;
@@ -16,10 +17,13 @@ import io.github.distributelock.aop.InvalidLockableException;
 import io.github.distributelock.aop.LockKeyResolver;
 import io.github.distributelock.actuate.LockStoreMonitor;
 import io.github.distributelock.autoconfigure.DistributeLockProperties.StartupCheck;
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockStoreProbe;
+import io.github.distributelock.jdbc.JdbcLockBackend;
 import io.github.distributelock.jdbc.LockDialectMismatchException;
 import io.github.distributelock.jdbc.UnsupportedLockDatabaseException;
 import org.junit.jupiter.api.BeforeAll;
@@ -125,6 +129,41 @@ class TroubleshootingPageTests {
 		assertThatExceptionOfType(InvalidLockableException.class)
 			.isThrownBy(() -> resolver.definition(BadJobs.class.getDeclaredMethod("scheduledBoolean"), BadJobs.class))
 			.satisfies((ex) -> assertQuoted(ex.getProblem().substring(0, ex.getProblem().indexOf("boolean") + 7)));
+	}
+
+	@Test
+	void quotesTheStartupFailuresOfJdbcShards() {
+		String run = UUID.randomUUID().toString();
+		try (HikariDataSource ds1 = new HikariDataSource()) {
+			ds1.setJdbcUrl("jdbc:h2:mem:ds1-" + run + ";DB_CLOSE_DELAY=-1");
+			JdbcLockBackend unsharded = new JdbcLockBackend(ds1);
+			unsharded.createSchema();
+			for (int i = 0; i < 3; i++) {
+				assertThat(Backends.tryAcquire(unsharded, "held." + i, "owner", Duration.ofMinutes(1)).acquired())
+					.isTrue();
+			}
+			ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+				.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+				.withUserConfiguration(ShardedJdbcLockAutoConfigurationTests.ThreeDatabases.class)
+				.withPropertyValues("distributelock.type=jdbc", "test.run=" + run);
+			assertStartupFailureQuoted(contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1,ds2"));
+			for (int i = 0; i < 3; i++) {
+				assertThat(Backends.release(unsharded, "held." + i, "owner")).isTrue();
+			}
+			assertStartupFailureQuoted(contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1,dsx"));
+			assertStartupFailureQuoted(contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1,ds2,ds1"));
+			assertStartupFailureQuoted(contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1",
+					"distributelock.jdbc.table-name=" + "x".repeat(57)));
+			contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1,ds2")
+				.run((context) -> assertThat(context).hasNotFailed());
+			assertStartupFailureQuoted(contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1,ds2,ds3"));
+		}
+	}
+
+	private static void assertStartupFailureQuoted(ApplicationContextRunner contextRunner) {
+		contextRunner.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+			.isInstanceOfSatisfying(DistributeLockConfigurationException.class,
+					(ex) -> assertQuoted(ex.getDescription().replace("x".repeat(57), "x"))));
 	}
 
 	private static void assertQuoted(String message) {

@@ -78,6 +78,7 @@ public final class Report {
 		tables.commands();
 		tables.contended();
 		tables.scale();
+		JdbcTables.write(this.results, this.page);
 		if (Files.exists(NOTES)) {
 			this.page.line("## Analysis");
 			this.page.line();

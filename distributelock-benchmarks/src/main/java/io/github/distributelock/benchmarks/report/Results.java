@@ -37,6 +37,12 @@ final class Results {
 
 	final List<JsonNode> scale = new ArrayList<>();
 
+	/** The JDBC shards row ({@code jdbc-shards.json}), if it ran. */
+	@Nullable JsonNode jdbcShards;
+
+	/** The JDBC hand-off rows ({@code jdbc-handoff.json}), if they ran. */
+	@Nullable JsonNode jdbcHandOff;
+
 	@Nullable JsonNode run;
 
 	static Results load(Path directory) throws IOException {
@@ -76,6 +82,8 @@ final class Results {
 			addAll(results.contended, contended.path("results"));
 		}
 		addAll(results.scale, read(directory.resolve("scale.json")));
+		results.jdbcShards = read(directory.resolve("jdbc-shards.json"));
+		results.jdbcHandOff = read(directory.resolve("jdbc-handoff.json"));
 		results.run = read(directory.resolve("run.json"));
 		return results;
 	}

@@ -1,0 +1,140 @@
+package io.github.distributelock.jdbc;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Deadline;
+import io.github.distributelock.core.LockBackend.Claim;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a waiter of the JDBC backend learns that a key may be free: woken by a PostgreSQL
+ * notification while the backend's {@link PostgresReleaseListener} listens, and otherwise
+ * by polling the row with exponential back-off and jitter (a table has no release
+ * notification). A notified wait still reads the row every {@link #checkEveryNanos}, so
+ * that a release by an instance that does not notify (notifications off, or an earlier
+ * version) is seen within that time. No thread waits between polls.
+ */
+final class JdbcReleaseWaits {
+
+	private final JdbcLockRepository repository;
+
+	private final Executor statements;
+
+	private final @Nullable PostgresReleaseListener listener;
+
+	private volatile long firstPauseNanos = TimeUnit.MILLISECONDS.toNanos(5);
+
+	private volatile long longestPauseNanos = TimeUnit.MILLISECONDS.toNanos(200);
+
+	private volatile long checkEveryNanos = TimeUnit.SECONDS.toNanos(1);
+
+	JdbcReleaseWaits(JdbcLockRepository repository, Executor statements, @Nullable PostgresReleaseListener listener) {
+		this.repository = repository;
+		this.statements = statements;
+		this.listener = listener;
+	}
+
+	/** Paces the polls, and the checks of notified waits, for tests. */
+	void pace(Duration firstPause, Duration longestPause, Duration checkEvery) {
+		this.firstPauseNanos = firstPause.toNanos();
+		this.longestPauseNanos = longestPause.toNanos();
+		this.checkEveryNanos = checkEvery.toNanos();
+	}
+
+	@Nullable PostgresReleaseListener listener() {
+		return this.listener;
+	}
+
+	/** What an attempt records before it runs, for the wait that may follow it. */
+	@Nullable Object hint() {
+		return (this.listener != null) ? this.listener.generation() : null;
+	}
+
+	CompletableFuture<Void> await(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		CompletableFuture<Void> released = new CompletableFuture<>();
+		PostgresReleaseListener listening = this.listener;
+		if (listening != null && lastAttempt.hint() instanceof Long since && listening.listening()) {
+			awaitNotification(listening, claim, since, deadline, released);
+		}
+		else {
+			poll(claim, deadline, this.firstPauseNanos, released);
+		}
+		return released;
+	}
+
+	private void awaitNotification(PostgresReleaseListener listening, Claim claim, long since, Deadline deadline,
+			CompletableFuture<Void> released) {
+		Executor executor = executor(claim);
+		// Run off the listener's thread, which only receives.
+		Runnable wake = () -> executor.execute(() -> released.complete(null));
+		if (!listening.register(claim.key(), since, wake)) {
+			wake.run();
+			return;
+		}
+		released.whenComplete((done, failure) -> listening.unregister(claim.key(), wake));
+		check(claim, deadline, released);
+	}
+
+	/**
+	 * Reads the row at the deadline, or sooner every {@link #checkEveryNanos}, while the
+	 * notification has not come.
+	 */
+	private void check(Claim claim, Deadline deadline, CompletableFuture<Void> released) {
+		long pause = Math.min(this.checkEveryNanos, deadline.remainingNanos());
+		CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS, executor(claim)).execute(() -> {
+			if (released.isDone()) {
+				return;
+			}
+			if (deadline.hasPassed()) {
+				released.complete(null);
+				return;
+			}
+			run(claim, () -> this.repository.remainingLeaseMillis(claim.key())).whenComplete((remaining, failure) -> {
+				if (failure != null) {
+					released.completeExceptionally(failure);
+				}
+				else if (remaining == null || remaining <= 0) {
+					released.complete(null);
+				}
+				else {
+					check(claim, deadline, released);
+				}
+			});
+		});
+	}
+
+	private void poll(Claim claim, Deadline deadline, long pause, CompletableFuture<Void> released) {
+		if (released.isDone()) {
+			return;
+		}
+		run(claim, () -> this.repository.remainingLeaseMillis(claim.key())).whenComplete((remaining, failure) -> {
+			if (failure != null) {
+				released.completeExceptionally(failure);
+			}
+			else if (remaining == null || remaining <= 0 || deadline.hasPassed()) {
+				released.complete(null);
+			}
+			else {
+				long jittered = pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
+				long next = Math.min(pause * 2, this.longestPauseNanos);
+				Executor delayed = CompletableFuture.delayedExecutor(Math.min(jittered, deadline.remainingNanos()),
+						TimeUnit.NANOSECONDS, executor(claim));
+				delayed.execute(() -> poll(claim, deadline, next, released));
+			}
+		});
+	}
+
+	private <T> CompletableFuture<T> run(Claim claim, java.util.function.Supplier<T> statement) {
+		return CompletableFuture.supplyAsync(statement, executor(claim));
+	}
+
+	private Executor executor(Claim claim) {
+		return (claim.callerExecutor() != null) ? claim.callerExecutor() : this.statements;
+	}
+
+}

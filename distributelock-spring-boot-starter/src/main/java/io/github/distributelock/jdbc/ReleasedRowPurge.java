@@ -1,0 +1,74 @@
+package io.github.distributelock.jdbc;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Deletes the rows of locks free for longer than the retention, from one of the releases
+ * of an instance at most once per retention period: the release that finds the period
+ * over runs the purge after its own statement, so that it never delays the release's
+ * answer by more than one {@code DELETE}.
+ */
+final class ReleasedRowPurge {
+
+	private static final Log logger = LogFactory.getLog(ReleasedRowPurge.class);
+
+	private final JdbcLockRepository repository;
+
+	private final Duration retention;
+
+	private final long periodNanos;
+
+	private final AtomicLong nextNanos;
+
+	ReleasedRowPurge(JdbcLockRepository repository, Duration retention) {
+		this.repository = repository;
+		this.retention = retention;
+		this.periodNanos = TimeUnit.MILLISECONDS.toNanos(retention.toMillis());
+		this.nextNanos = new AtomicLong(System.nanoTime() + this.periodNanos);
+	}
+
+	/** Checks a retention before anything reaches the database. */
+	static void requirePositive(Duration retention) {
+		if (retention.isNegative() || retention.isZero()) {
+			throw new IllegalArgumentException("The released-row retention must be positive, but is " + retention);
+		}
+	}
+
+	Duration retention() {
+		return this.retention;
+	}
+
+	/** Deletes the rows free for longer than the retention now. */
+	int deleteNow() {
+		return this.repository.purge(this.retention.toMillis());
+	}
+
+	/**
+	 * Deletes them if this instance's period is over, after the release of {@code key}.
+	 */
+	void afterRelease(String key) {
+		long due = this.nextNanos.get();
+		long now = System.nanoTime();
+		if (now - due < 0 || !this.nextNanos.compareAndSet(due, now + this.periodNanos)) {
+			return;
+		}
+		try {
+			int deleted = deleteNow();
+			if (logger.isDebugEnabled()) {
+				logger.debug("Deleted " + deleted + " lock rows free for longer than " + this.retention.toMillis()
+						+ " ms from " + this.repository.tableName());
+			}
+		}
+		catch (RuntimeException ex) {
+			// The release itself succeeded; the rows are only deleted later.
+			logger.warn("Could not delete the free lock rows of " + this.repository.tableName() + " after releasing '"
+					+ key + "'; a later release tries again", ex);
+		}
+	}
+
+}

@@ -1,0 +1,231 @@
+package io.github.distributelock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import io.github.distributelock.Closeables;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LogLines;
+import io.github.distributelock.core.CountingLockBackend;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockEventListener;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Waiters on PostgreSQL are woken by the release's {@code NOTIFY}, received by one
+ * {@code LISTEN}ing connection per backend, in another instance (another connection pool)
+ * than the holder's. Polling is made so slow here (a minute) that only the notification
+ * can explain a hand-off within seconds; the holder's lease (30 s, renewed) is far longer
+ * too.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class PostgresReleaseNotificationTests {
+
+	private static final Duration SLOW = Duration.ofMinutes(1);
+
+	/** Far below the slow poll and the holder's lease, far above a hand-off. */
+	private static final long WOKEN_WITHIN_MILLIS = 15_000;
+
+	private static JdbcTestDatabase database;
+
+	private final Closeables closeables = new Closeables();
+
+	private final ExecutorService callers = Executors.newCachedThreadPool();
+
+	@BeforeAll
+	static void startDatabase() {
+		database = JdbcTestDatabase.start("postgresql");
+	}
+
+	@AfterAll
+	static void stopDatabase() throws Exception {
+		if (database != null) {
+			database.close();
+		}
+	}
+
+	@AfterEach
+	void closeAll() throws Exception {
+		this.callers.shutdownNow();
+		this.closeables.close();
+	}
+
+	@Test
+	void waiterInAnotherInstanceIsWokenByTheReleaseLongBeforeItWouldPoll() throws Exception {
+		String key = "notified.'; NOTIFY other; --\"ü." + System.nanoTime();
+		DefaultDistributeLock holder = newLock(backend(database.newDataSource()));
+		JdbcLockBackend waiterBackend = backend(database.newDataSource());
+		waiterBackend.pace(SLOW, SLOW, SLOW);
+		PostgresReleaseListener listener = listening(waiterBackend);
+		long wakeUps = listener.wakeUps();
+		assertThat(handOffMillis(holder, waiterBackend, key)).isLessThan(WOKEN_WITHIN_MILLIS);
+		assertThat(listener.wakeUps()).isGreaterThan(wakeUps);
+	}
+
+	@Test
+	void listenerComesBackAfterItsConnectionIsKilledAndWaitersPollMeanwhile(CapturedOutput output) throws Exception {
+		String key = "reconnect." + System.nanoTime();
+		DefaultDistributeLock holder = newLock(backend(database.newDataSource()));
+		ListenerBlocker waiterDataSource = new ListenerBlocker(database.newDataSource());
+		JdbcLockBackend waiterBackend = backend(waiterDataSource);
+		PostgresReleaseListener listener = listening(waiterBackend);
+		Integer killed = listener.backendPid();
+		assertThat(killed).isNotNull();
+		waiterDataSource.refuseListener = true;
+		terminate(killed);
+		await().atMost(Duration.ofSeconds(20)).until(() -> !listener.listening());
+		// Nobody listens now: the waiter polls, as fast as by default.
+		long wakeUps = listener.wakeUps();
+		assertThat(handOffMillis(holder, waiterBackend, key)).isLessThan(WOKEN_WITHIN_MILLIS);
+		assertThat(listener.wakeUps()).isEqualTo(wakeUps);
+		assertThat(LogLines.containing(output, "LISTEN connection")).singleElement()
+			.asString()
+			.contains("WARN", "Lost or could not open the LISTEN connection for the releases of lock table "
+					+ "distributelock, so waiters poll the table until it is back");
+		waiterDataSource.refuseListener = false;
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> listener.listening() && listener.backendPid() != null
+					&& !killed.equals(listener.backendPid()));
+		waiterBackend.pace(SLOW, SLOW, SLOW);
+		assertThat(handOffMillis(holder, waiterBackend, key)).isLessThan(WOKEN_WITHIN_MILLIS);
+		assertThat(listener.wakeUps()).isGreaterThan(wakeUps);
+		assertThat(LogLines.containing(output, "LISTEN connection")).hasSize(2)
+			.last()
+			.asString()
+			.contains("INFO", "Listening again on the LISTEN connection for the releases of lock table distributelock");
+	}
+
+	@Test
+	void releaseByAnInstanceThatDoesNotNotifyIsSeenByTheWaitersCheck() throws Exception {
+		String key = "silent." + System.nanoTime();
+		JdbcLockBackend silent = track(
+				new JdbcLockBackend(track(database.newDataSource()), JdbcLockBackend.DEFAULT_TABLE_NAME, null,
+						Clock.systemUTC(), JdbcLockBackend.DEFAULT_RELEASED_ROW_RETENTION, false));
+		assertThat(silent.notifiesReleases()).isFalse();
+		JdbcLockBackend waiterBackend = backend(database.newDataSource());
+		waiterBackend.pace(SLOW, SLOW, Duration.ofMillis(200));
+		PostgresReleaseListener listener = listening(waiterBackend);
+		long wakeUps = listener.wakeUps();
+		assertThat(handOffMillis(newLock(silent), waiterBackend, key)).isLessThan(WOKEN_WITHIN_MILLIS);
+		assertThat(listener.wakeUps()).isEqualTo(wakeUps);
+	}
+
+	@Test
+	void channelOfALongTableNameIsShortenedToAnIdentifier() {
+		String table = "s".repeat(59) + "." + "t".repeat(59);
+		String channel = PostgresReleaseListener.channel(table);
+		assertThat(channel).hasSize(PostgresReleaseListener.LONGEST_CHANNEL)
+			.startsWith("s".repeat(54))
+			.isEqualTo(PostgresReleaseListener.channel(table))
+			.isNotEqualTo(PostgresReleaseListener.channel("s".repeat(59) + "." + "t".repeat(58) + "u"));
+		assertThat(PostgresReleaseListener.channel("locks.distributelock")).isEqualTo("locks.distributelock");
+	}
+
+	/**
+	 * The holder takes the key, the waiter waits for it in the store, the holder
+	 * releases: how long after the release the waiter had it.
+	 */
+	private long handOffMillis(DefaultDistributeLock holder, JdbcLockBackend waiterBackend, String key)
+			throws Exception {
+		CountingLockBackend counting = CountingLockBackend.of(waiterBackend);
+		DefaultDistributeLock waiter = newLock(counting);
+		LockHandle held = holder.tryAcquire(key, Duration.ZERO, null).orElseThrow();
+		CompletableFuture<Optional<LockHandle>> waiting = CompletableFuture.supplyAsync(() -> {
+			try {
+				return waiter.tryAcquire(key, Duration.ofMinutes(2), null);
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}, this.callers);
+		assertThat(counting.waiting.await(20, TimeUnit.SECONDS)).isTrue();
+		long released = System.nanoTime();
+		held.close();
+		Optional<LockHandle> acquired = waiting.get(3, TimeUnit.MINUTES);
+		long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
+		assertThat(acquired).isPresent();
+		acquired.get().close();
+		return millis;
+	}
+
+	/** The backend's listener, once it listens. */
+	private static PostgresReleaseListener listening(JdbcLockBackend backend) {
+		PostgresReleaseListener listener = backend.releaseListener();
+		assertThat(listener).isNotNull();
+		await().atMost(Duration.ofSeconds(20)).until(listener::listening);
+		return listener;
+	}
+
+	private static void terminate(int pid) {
+		Boolean terminated = database.jdbcTemplate()
+			.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, pid);
+		assertThat(terminated).isTrue();
+	}
+
+	private JdbcLockBackend backend(DataSource dataSource) {
+		if (dataSource instanceof AutoCloseable closeable) {
+			track(closeable);
+		}
+		JdbcLockBackend backend = track(new JdbcLockBackend(dataSource));
+		assertThat(backend.notifiesReleases()).isTrue();
+		return backend;
+	}
+
+	private DefaultDistributeLock newLock(io.github.distributelock.core.LockBackend backend) {
+		return track(new DefaultDistributeLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false,
+				LockEventListener.NONE, null));
+	}
+
+	private <T extends AutoCloseable> T track(T closeable) {
+		this.closeables.add(closeable);
+		return closeable;
+	}
+
+	/**
+	 * A pool whose connections the listener's thread can be refused, so that it stays
+	 * down while the lock statements go on.
+	 */
+	private static final class ListenerBlocker extends DelegatingDataSource implements AutoCloseable {
+
+		volatile boolean refuseListener;
+
+		ListenerBlocker(DataSource pool) {
+			super(pool);
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			if (this.refuseListener && Thread.currentThread().getName().equals("distributelock-jdbc-listen")) {
+				throw new SQLException("refused by the test");
+			}
+			return super.getConnection();
+		}
+
+		@Override
+		public void close() throws Exception {
+			((AutoCloseable) obtainTargetDataSource()).close();
+		}
+
+	}
+
+}
