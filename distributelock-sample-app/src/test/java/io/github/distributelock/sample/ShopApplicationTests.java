@@ -193,12 +193,13 @@ class ShopApplicationTests {
 		// Tagged by the @Lockable keys, never by a product id or a token.
 		assertThat(prometheus)
 			.containsPattern("distributelock_acquire_seconds_count\\{backend=\"redis\",error=\"none\","
-					+ "lock_name=\"order.addOder\",result=\"acquired\"} [1-9]")
+					+ "lock_kind=\"exclusive\",lock_name=\"order.addOder\",result=\"acquired\"} [1-9]")
 			.containsPattern("distributelock_acquire_seconds_count\\{backend=\"redis\",error=\"none\","
-					+ "lock_name=\"product.minusStock\",result=\"acquired\"} [1-9]")
+					+ "lock_kind=\"exclusive\",lock_name=\"product.minusStock\",result=\"acquired\"} [1-9]")
 			.containsPattern("distributelock_hold_seconds_count\\{backend=\"redis\",error=\"none\","
-					+ "lock_name=\"product.minusStock\",outcome=\"released\"} [1-9]")
-			.contains("distributelock_hold_active_seconds_count{backend=\"redis\",lock_name=\"order.addOder\"} 0")
+					+ "lock_kind=\"exclusive\",lock_name=\"product.minusStock\",outcome=\"released\"} [1-9]")
+			.contains(
+					"distributelock_hold_active_seconds_count{backend=\"redis\",lock_kind=\"exclusive\",lock_name=\"order.addOder\"} 0")
 			.doesNotContain("observed-token")
 			.doesNotContain("minusStock_" + PRODUCT_ID);
 	}

@@ -38,7 +38,8 @@ abstract class AbstractLockObservationConvention<C extends LockObservationContex
 	@Override
 	public KeyValues getLowCardinalityKeyValues(C context) {
 		KeyValues keyValues = KeyValues.of(LowCardinalityKeyNames.BACKEND.withValue(context.getBackend()),
-				LowCardinalityKeyNames.LOCK_NAME.withValue(context.getLockName()));
+				LowCardinalityKeyNames.LOCK_NAME.withValue(context.getLockName()),
+				LowCardinalityKeyNames.LOCK_KIND.withValue(context.getKind()));
 		String shard = context.getShard();
 		if (shard != null) {
 			keyValues = keyValues.and(LowCardinalityKeyNames.SHARD.withValue(shard));

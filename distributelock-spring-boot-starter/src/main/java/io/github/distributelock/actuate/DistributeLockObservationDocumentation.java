@@ -33,7 +33,7 @@ public enum DistributeLockObservationDocumentation implements ObservationDocumen
 		@Override
 		public KeyName[] getLowCardinalityKeyNames() {
 			return new KeyName[] { LowCardinalityKeyNames.BACKEND, LowCardinalityKeyNames.LOCK_NAME,
-					LowCardinalityKeyNames.SHARD, LowCardinalityKeyNames.RESULT };
+					LowCardinalityKeyNames.LOCK_KIND, LowCardinalityKeyNames.SHARD, LowCardinalityKeyNames.RESULT };
 		}
 
 		@Override
@@ -56,7 +56,7 @@ public enum DistributeLockObservationDocumentation implements ObservationDocumen
 		@Override
 		public KeyName[] getLowCardinalityKeyNames() {
 			return new KeyName[] { LowCardinalityKeyNames.BACKEND, LowCardinalityKeyNames.LOCK_NAME,
-					LowCardinalityKeyNames.SHARD, LowCardinalityKeyNames.OUTCOME };
+					LowCardinalityKeyNames.LOCK_KIND, LowCardinalityKeyNames.SHARD, LowCardinalityKeyNames.OUTCOME };
 		}
 
 		@Override
@@ -92,6 +92,17 @@ public enum DistributeLockObservationDocumentation implements ObservationDocumen
 			@Override
 			public String asString() {
 				return "lock.name";
+			}
+		},
+
+		/**
+		 * The kind of lock: {@code exclusive}, {@code fair}, {@code read}, {@code write}
+		 * or {@code permits}.
+		 */
+		LOCK_KIND {
+			@Override
+			public String asString() {
+				return "lock.kind";
 			}
 		},
 

@@ -98,17 +98,21 @@ public class DistributeLocksEndpoint {
 	 * @param fencingToken the fencing token of the acquisition
 	 * @param thread the name of the thread that took it, or {@code null} for a lock owned
 	 * by a caller's value
+	 * @param kind the kind of lock: {@code exclusive}, {@code fair}, {@code read},
+	 * {@code write} or {@code permits}
+	 * @param permits the permits held, {@code 1} for every kind but {@code permits}
+	 * @param holds how many times this owner holds it: above {@code 1} when re-entered
 	 */
 	public record HeldLockDescriptor(String key, String backend, @Nullable String shard, String owner, Instant since,
 			@Nullable Long leaseMs, boolean renewed, @Nullable Instant leaseExpiresAt, long fencingToken,
-			@Nullable String thread) {
+			@Nullable String thread, String kind, int permits, int holds) {
 
 		static HeldLockDescriptor of(String backend, @Nullable String shard, HeldLockInfo info, boolean showOwner) {
 			Duration lease = info.lease();
 			String owner = showOwner ? info.owner() : SanitizableData.SANITIZED_VALUE;
 			return new HeldLockDescriptor(info.key(), backend, shard, owner, info.since(),
 					(lease != null) ? lease.toMillis() : null, info.renewed(), info.leaseExpiresAt(),
-					info.fencingToken(), info.thread());
+					info.fencingToken(), info.thread(), info.kind(), info.permits(), info.holds());
 		}
 
 	}

@@ -19,6 +19,8 @@ public abstract class LockObservationContext extends Observation.Context {
 
 	private volatile @Nullable String shard;
 
+	private volatile String kind = "exclusive";
+
 	private final String backend;
 
 	/**
@@ -56,6 +58,23 @@ public abstract class LockObservationContext extends Observation.Context {
 	 */
 	public String getBackend() {
 		return this.backend;
+	}
+
+	/**
+	 * The kind of lock: {@code exclusive}, {@code fair}, {@code read}, {@code write} or
+	 * {@code permits}.
+	 * @return the kind
+	 */
+	public String getKind() {
+		return this.kind;
+	}
+
+	/**
+	 * Sets the kind of lock.
+	 * @param kind the kind
+	 */
+	public void setKind(String kind) {
+		this.kind = kind;
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.distributelock.actuate;
 
 import io.github.distributelock.actuate.DistributeLockObservationDocumentation.LockHoldEvent;
 import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.core.LockKind;
 import io.github.distributelock.core.LockTracker;
 import io.github.distributelock.core.ShardedLockBackend;
 import io.micrometer.observation.Observation;
@@ -69,10 +70,16 @@ public class ObservationLockEventListener implements LockEventListener {
 
 	@Override
 	public LockTracker acquiring(String key, String name, String backend) {
+		return acquiring(key, name, backend, LockKind.EXCLUSIVE);
+	}
+
+	@Override
+	public LockTracker acquiring(String key, String name, String backend, LockKind kind) {
 		if (this.registry.isNoop()) {
 			return LockTracker.NONE;
 		}
 		LockAcquisitionContext context = new LockAcquisitionContext(key, name, backend);
+		context.setKind(kind.tag());
 		if (this.shards != null) {
 			context.setShard(this.shards.shardOf(key));
 		}
@@ -111,6 +118,7 @@ public class ObservationLockEventListener implements LockEventListener {
 			LockHoldContext context = new LockHoldContext(this.acquisitionContext.getLockKey(),
 					this.acquisitionContext.getLockName(), this.acquisitionContext.getBackend(), fencingToken);
 			context.setShard(this.acquisitionContext.getShard());
+			context.setKind(this.acquisitionContext.getKind());
 			this.holdContext = context;
 			this.hold = DistributeLockObservationDocumentation.LOCK_HOLD
 				.observation(ObservationLockEventListener.this.holdConvention,

@@ -8,11 +8,13 @@ import java.util.List;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.MemoryLockBackend;
 import io.github.distributelock.redis.EmbeddedRedis;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
@@ -84,6 +86,26 @@ class ObservationLockEventListenerTests {
 		}
 		assertThat(acquireTimer("skipped").count()).isEqualTo(2);
 		assertThat(acquireTimer("timeout").count()).isEqualTo(1);
+	}
+
+	@Test
+	void theKindOfLockIsATagOfTheAcquisitionAndTheHold() throws Exception {
+		DefaultDistributeLock lock = new DefaultDistributeLock(new MemoryLockBackend(), Duration.ofSeconds(30), false,
+				new ObservationLockEventListener(this.observations), null);
+		this.closeables.add(lock);
+		lock.tryAcquire(LockRequest.of("account:45").withMode(LockMode.READ)).orElseThrow().close();
+		lock.tryAcquire(LockRequest.of("account:45").withPermits(3)).orElseThrow().close();
+		lock.tryAcquire(LockRequest.of("account:46")).orElseThrow().close();
+		for (String kind : List.of("read", "permits", "exclusive")) {
+			assertThat(this.meters.get("distributelock.acquire")
+				.tags("lock.name", "account", "lock.kind", kind, "result", "acquired")
+				.timer()
+				.count()).as(kind).isEqualTo(1);
+			assertThat(this.meters.get("distributelock.hold")
+				.tags("lock.name", "account", "lock.kind", kind, "outcome", "released")
+				.timer()
+				.count()).as(kind).isEqualTo(1);
+		}
 	}
 
 	@Test

@@ -74,6 +74,9 @@ class DistributeLockActuatorWebTests {
 				assertThat(both.<Boolean>read("$.locks[1].renewed")).isFalse();
 				assertThat(locks.<Number>read("$.locks[0].fencingToken").longValue()).isEqualTo(handle.fencingToken());
 				assertThat(locks.<String>read("$.locks[0].thread")).isEqualTo(Thread.currentThread().getName());
+				assertThat(locks.<String>read("$.locks[0].kind")).isEqualTo("exclusive");
+				assertThat(locks.<Number>read("$.locks[0].permits").intValue()).isEqualTo(1);
+				assertThat(locks.<Number>read("$.locks[0].holds").intValue()).isEqualTo(1);
 			}
 			DocumentContext health = JsonPath.parse(get(port, "/actuator/health"));
 			assertThat(health.<String>read("$.components.distributeLock.status")).isEqualTo("UP");
@@ -82,10 +85,11 @@ class DistributeLockActuatorWebTests {
 				.isPositive();
 			String prometheus = get(port, "/actuator/prometheus");
 			assertThat(prometheus).containsPattern(
-					"distributelock_acquire_seconds_count\\{backend=\"redis\",error=\"none\",lock_name=\"web\",result=\"acquired\"} 2")
+					"distributelock_acquire_seconds_count\\{backend=\"redis\",error=\"none\",lock_kind=\"exclusive\",lock_name=\"web\",result=\"acquired\"} 2")
 				.containsPattern(
-						"distributelock_hold_seconds_count\\{backend=\"redis\",error=\"none\",lock_name=\"web\",outcome=\"released\"} 2")
-				.contains("distributelock_hold_active_seconds_count{backend=\"redis\",lock_name=\"web\"} 0")
+						"distributelock_hold_seconds_count\\{backend=\"redis\",error=\"none\",lock_kind=\"exclusive\",lock_name=\"web\",outcome=\"released\"} 2")
+				.contains(
+						"distributelock_hold_active_seconds_count{backend=\"redis\",lock_kind=\"exclusive\",lock_name=\"web\"} 0")
 				.doesNotContain("42\"");
 		}
 	}
