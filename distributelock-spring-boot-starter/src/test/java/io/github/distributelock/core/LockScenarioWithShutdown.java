@@ -1,6 +1,10 @@
 package io.github.distributelock.core;
 
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+
 import io.github.distributelock.DistributeLockException;
+import io.github.distributelock.LockRequest;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.ThreadIdGen;
@@ -23,6 +27,27 @@ public class LockScenarioWithShutdown extends LockOperations {
 	private volatile @Nullable String violation;
 
 	public LockScenarioWithShutdown() throws InterruptedException, ReflectiveOperationException {
+		// The refusals of a closed lock service, and the exceptions they complete futures
+		// with, are first met here on one thread, not by the scenario's threads.
+		DefaultDistributeLock closed = new DefaultDistributeLock(new MemoryLockBackend(), Duration.ofHours(1), false,
+				LockEventListener.NONE, new InlineScheduler());
+		closed.close();
+		acquireAsyncRefused(closed);
+		try {
+			closed.tryAcquire(LockRequest.of("warm-up"));
+		}
+		catch (DistributeLockException ex) {
+			// Refused, as expected.
+		}
+	}
+
+	private static void acquireAsyncRefused(DefaultDistributeLock closed) {
+		try {
+			closed.tryAcquireAsync(LockRequest.of("warm-up")).join();
+		}
+		catch (CompletionException ex) {
+			// Refused, as expected.
+		}
 	}
 
 	@Operation
