@@ -6,18 +6,14 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.LockKind;
 import io.github.distributelock.core.LockLossListener;
 import io.github.distributelock.core.LockStoreProbe;
 import io.github.distributelock.core.SessionLockBackend;
@@ -27,7 +23,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
@@ -74,23 +69,17 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 	/** Attempts to create a node whose container parent the server has just removed. */
 	private static final int CREATE_ATTEMPTS = 3;
 
-	/** How many times a release or ownership check waits for a dropped connection. */
-	private static final int RECONNECTION_RETRIES = 3;
-
 	private final CuratorFramework client;
 
 	private final ZooKeeperLockPaths paths;
 
+	private final ZooKeeperSession session;
+
+	private final ZooKeeperKindLocks kinds;
+
 	private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
 
 	private final ConnectionStateListener connectionStateListener = (client, state) -> connectionStateChanged(state);
-
-	/** Ends the waits whose deadline came before a release. */
-	private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor((task) -> {
-		Thread thread = new Thread(task, "distributelock-zookeeper-timeouts");
-		thread.setDaemon(true);
-		return thread;
-	});
 
 	/**
 	 * Creates a backend whose lock nodes live under {@code /locks}.
@@ -108,6 +97,8 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 	public ZooKeeperLockBackend(CuratorFramework client, String root) {
 		this.client = client;
 		this.paths = new ZooKeeperLockPaths(root);
+		this.session = new ZooKeeperSession(client, this.paths);
+		this.kinds = new ZooKeeperKindLocks(this.session, name());
 		client.getConnectionStateListenable().addListener(this.connectionStateListener);
 	}
 
@@ -118,9 +109,12 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 
 	@Override
 	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+		if (claim.kind().type() != LockKind.Type.EXCLUSIVE) {
+			return this.kinds.tryAcquire(claim);
+		}
 		String path = this.paths.lockPath(claim.key());
 		CompletableFuture<AcquireResult> result = new CompletableFuture<>();
-		create(path, claim.owner().getBytes(StandardCharsets.UTF_8), 1, result);
+		create(claim, path, claim.owner().getBytes(StandardCharsets.UTF_8), 1, result);
 		return result;
 	}
 
@@ -128,13 +122,13 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 	 * Creates the lock node, uncompressed whatever the client's settings, as the owner is
 	 * the wire format, with the client's ACL provider.
 	 */
-	private void create(String path, byte[] owner, int attempt, CompletableFuture<AcquireResult> result) {
+	private void create(Claim claim, String path, byte[] owner, int attempt, CompletableFuture<AcquireResult> result) {
 		try {
 			this.client.create()
 				.uncompressed()
 				.storingStatIn(new Stat())
 				.withMode(CreateMode.EPHEMERAL)
-				.inBackground((curator, event) -> created(path, owner, attempt, event, result))
+				.inBackground((curator, event) -> created(claim, path, owner, attempt, event, result))
 				.forPath(path, owner);
 		}
 		catch (Exception ex) {
@@ -142,7 +136,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 		}
 	}
 
-	private void created(String path, byte[] owner, int attempt, CuratorEvent event,
+	private void created(Claim claim, String path, byte[] owner, int attempt, CuratorEvent event,
 			CompletableFuture<AcquireResult> result) {
 		KeeperException.Code outcome = KeeperException.Code.get(event.getResultCode());
 		if (outcome == KeeperException.Code.OK) {
@@ -151,16 +145,16 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 		else if (outcome == KeeperException.Code.NODEEXISTS) {
 			// Curator retries a create whose answer was lost with the connection, and the
 			// retry finds the node the first request made: that one is ours.
-			ownNode(path, owner, result);
+			ownNode(claim, path, owner, attempt, result);
 		}
 		else if (outcome == KeeperException.Code.NONODE && attempt < CREATE_ATTEMPTS) {
 			// No root yet, or the server removed it as an empty container just now.
-			createRoot().whenComplete((done, failure) -> {
+			this.session.createRoot().whenComplete((done, failure) -> {
 				if (failure != null) {
 					result.completeExceptionally(failure);
 				}
 				else {
-					create(path, owner, attempt + 1, result);
+					create(claim, path, owner, attempt + 1, result);
 				}
 			});
 		}
@@ -169,8 +163,11 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 		}
 	}
 
-	/** Acquired if the existing node is this owner's and of this session. */
-	private void ownNode(String path, byte[] owner, CompletableFuture<AcquireResult> result) {
+	/**
+	 * Acquired if the existing node is this owner's and of this session; a node of no
+	 * session is the queue of the other kinds of lock.
+	 */
+	private void ownNode(Claim claim, String path, byte[] owner, int attempt, CompletableFuture<AcquireResult> result) {
 		String fullPath = fixForNamespace(path);
 		zooKeeper(result)
 			.ifPresent((zooKeeper) -> zooKeeper.getData(fullPath, false, (code, name, context, data, stat) -> {
@@ -178,6 +175,16 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 				if (outcome == KeeperException.Code.OK && Arrays.equals(data, owner)
 						&& stat.getEphemeralOwner() == zooKeeper.getSessionId()) {
 					result.complete(AcquireResult.acquired(stat.getCzxid()));
+				}
+				else if (outcome == KeeperException.Code.OK && stat.getEphemeralOwner() == 0) {
+					this.kinds.plainMetQueue(claim, fullPath, () -> {
+						if (attempt < CREATE_ATTEMPTS) {
+							create(claim, path, owner, attempt + 1, result);
+						}
+						else {
+							result.complete(AcquireResult.heldByAnother(null));
+						}
+					}, result);
 				}
 				else if (outcome == KeeperException.Code.OK || outcome == KeeperException.Code.NONODE) {
 					result.complete(AcquireResult.heldByAnother(null));
@@ -188,36 +195,16 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 			}, null));
 	}
 
-	private CompletableFuture<Void> createRoot() {
-		CompletableFuture<Void> created = new CompletableFuture<>();
-		try {
-			this.client.create()
-				.creatingParentContainersIfNeeded()
-				.withMode(CreateMode.CONTAINER)
-				.inBackground((curator, event) -> {
-					KeeperException.Code outcome = KeeperException.Code.get(event.getResultCode());
-					if (outcome == KeeperException.Code.OK || outcome == KeeperException.Code.NODEEXISTS) {
-						created.complete(null);
-					}
-					else {
-						created.completeExceptionally(KeeperException.create(outcome, event.getPath()));
-					}
-				})
-				.forPath(this.paths.root());
-		}
-		catch (Exception ex) {
-			created.completeExceptionally(ex);
-		}
-		return created;
-	}
-
 	/**
 	 * Whether the lock node still carries this owner: there is no lease to extend, and
 	 * the engine does not renew the locks of a session.
 	 */
 	@Override
 	public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
-		return retriedOnReconnection(() -> ownedOnOneSession(claim), RECONNECTION_RETRIES);
+		if (claim.kind().type() != LockKind.Type.EXCLUSIVE) {
+			return this.kinds.owned(claim);
+		}
+		return this.session.retriedOnReconnection(() -> ownedOnOneSession(claim));
 	}
 
 	private CompletableFuture<Boolean> ownedOnOneSession(Claim claim) {
@@ -243,7 +230,10 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 	 */
 	@Override
 	public CompletionStage<Boolean> release(Claim claim) {
-		return retriedOnReconnection(() -> releaseOnOneSession(claim), RECONNECTION_RETRIES);
+		if (claim.kind().type() != LockKind.Type.EXCLUSIVE) {
+			return this.kinds.release(claim);
+		}
+		return this.session.retriedOnReconnection(() -> releaseOnOneSession(claim));
 	}
 
 	private CompletableFuture<Boolean> releaseOnOneSession(Claim claim) {
@@ -281,10 +271,15 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 
 	@Override
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		if (claim.kind().type() != LockKind.Type.EXCLUSIVE
+				|| lastAttempt.hint() instanceof ZooKeeperKindLocks.QueueWait) {
+			// A queue node's waiter, or a plain waiter that found the key's queue.
+			return this.kinds.awaitRelease(claim, lastAttempt, deadline);
+		}
 		String path = fixForNamespace(this.paths.lockPath(claim.key()));
 		CompletableFuture<Void> released = new CompletableFuture<>();
 		zooKeeper(released).ifPresent((zooKeeper) -> new ZooKeeperReleaseWatcher(zooKeeper, path, claim.key(), released)
-			.watch(this.timeouts, deadline));
+			.watch(this.session.timeouts(), deadline));
 		return released;
 	}
 
@@ -321,7 +316,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 	@Override
 	public void close() {
 		this.client.getConnectionStateListenable().removeListener(this.connectionStateListener);
-		this.timeouts.shutdownNow();
+		this.session.close();
 	}
 
 	private void connectionStateChanged(ConnectionState state) {
@@ -356,57 +351,15 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 	}
 
 	/**
-	 * Runs {@code operation} again when it failed because the connection dropped, once
-	 * the client is connected again (within its connection timeout), as Curator's own
-	 * retries would: each run reads and writes on one handle, so one session.
-	 */
-	private <T> CompletableFuture<T> retriedOnReconnection(Supplier<CompletableFuture<T>> operation, int retries) {
-		return operation.get().exceptionallyCompose((failure) -> {
-			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-					? failure.getCause() : failure;
-			if (retries > 0 && cause instanceof KeeperException.ConnectionLossException) {
-				return connected().thenCompose((connected) -> retriedOnReconnection(operation, retries - 1));
-			}
-			return CompletableFuture.failedFuture(failure);
-		});
-	}
-
-	/** Completes when the client is connected, or fails after its connection timeout. */
-	private CompletableFuture<Void> connected() {
-		CompletableFuture<Void> connected = new CompletableFuture<>();
-		ConnectionStateListener listener = (curator, state) -> {
-			if (state.isConnected()) {
-				connected.complete(null);
-			}
-		};
-		this.client.getConnectionStateListenable().addListener(listener);
-		connected.whenComplete((done, failure) -> this.client.getConnectionStateListenable().removeListener(listener));
-		if (this.client.getZookeeperClient().isConnected()) {
-			connected.complete(null);
-		}
-		else {
-			this.timeouts.schedule(() -> connected.completeExceptionally(new KeeperException.ConnectionLossException()),
-					this.client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS);
-		}
-		return connected;
-	}
-
-	/**
 	 * The handle of the client's current session, or empty with {@code result} failed
 	 * when the client has none.
 	 */
 	private Optional<ZooKeeper> zooKeeper(CompletableFuture<?> result) {
-		try {
-			return Optional.of(this.client.getZookeeperClient().getZooKeeper());
-		}
-		catch (Exception ex) {
-			result.completeExceptionally(ex);
-			return Optional.empty();
-		}
+		return Optional.ofNullable(this.session.handle(result));
 	}
 
 	private String fixForNamespace(String path) {
-		return ZKPaths.fixForNamespace(this.client.getNamespace(), path);
+		return this.session.fixForNamespace(path);
 	}
 
 }
