@@ -3,13 +3,12 @@ package io.github.distributelock.zookeeper;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
+import io.github.distributelock.zookeeper.ZooKeeperKindClaims.QueuedNode;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Conflict;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Hold;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Listing;
@@ -23,7 +22,6 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The fair, read/write and permit locks on ZooKeeper, after Curator's
@@ -71,26 +69,24 @@ final class ZooKeeperKindLocks {
 
 	private final ZooKeeperKindReleases releases;
 
-	/** The node of each claim this backend has in a queue, by key and then owner. */
-	private final ConcurrentHashMap<String, ConcurrentHashMap<String, QueuedNode>> nodes = new ConcurrentHashMap<>();
+	private final ZooKeeperKindClaims claims = new ZooKeeperKindClaims();
 
-	ZooKeeperKindLocks(ZooKeeperSession session, String backend) {
+	ZooKeeperKindLocks(ZooKeeperSession session, ZooKeeperKindReleases releases, String backend) {
 		this.session = session;
+		this.releases = releases;
 		this.backend = backend;
-		this.releases = new ZooKeeperKindReleases(session);
 	}
 
 	CompletableFuture<AcquireResult> tryAcquire(Claim claim) {
 		String path = this.session.paths().lockPath(claim.key());
 		CompletableFuture<AcquireResult> result = new CompletableFuture<>();
-		QueuedNode node = node(claim);
+		QueuedNode node = this.claims.node(claim);
 		if (node == null) {
 			create(claim, path, 1, result);
 		}
 		else if (node.admitted && node.sessionId == this.session.sessionId()) {
-			// A watch saw the deletion that let this node in, and the node lives as long
-			// as
-			// this session: no need to list the queue.
+			// A watch saw the deletion that let this node in, and the node lives as
+			// long as this session: no need to list the queue.
 			result.complete(AcquireResult.acquired(node.token));
 		}
 		else {
@@ -101,7 +97,7 @@ final class ZooKeeperKindLocks {
 
 	private void create(Claim claim, String path, int attempt, CompletableFuture<AcquireResult> result) {
 		String prefix = ZooKeeperKindNode.prefix(claim.kind(), claim.owner(), this.session.sessionId());
-		if (this.nodes.containsKey(claim.key())) {
+		if (this.claims.queued(claim.key())) {
 			// Another claim of this backend is queued: the queue exists.
 			createNode(claim, path, prefix, attempt, result);
 		}
@@ -140,7 +136,7 @@ final class ZooKeeperKindLocks {
 			List<CuratorTransactionResult> results = event.getOpResults();
 			String name = ZKPaths.getNodeFromPath(results.get(1).getResultPath());
 			long token = results.get(2).getResultStat().getMzxid();
-			remember(claim, new QueuedNode(name, token, this.session.sessionId()));
+			this.claims.remember(claim, new QueuedNode(name, token, this.session.sessionId()));
 			result.complete(AcquireResult.acquired(token));
 		}
 		else if (outcome == KeeperException.Code.NODEEXISTS) {
@@ -190,7 +186,7 @@ final class ZooKeeperKindLocks {
 			Stat stat = event.getStat();
 			QueuedNode node = new QueuedNode(ZKPaths.getNodeFromPath(event.getName()), stat.getCzxid(),
 					stat.getEphemeralOwner());
-			remember(claim, node);
+			this.claims.remember(claim, node);
 			list(claim, path, node, attempt, result);
 		}
 		else if (outcome == KeeperException.Code.NONODE) {
@@ -202,11 +198,11 @@ final class ZooKeeperKindLocks {
 			// A plain holder: a fair claim waits for it (without a place in a queue); the
 			// other kinds are another family.
 			if (claim.kind().type() == LockKind.Type.FAIR) {
-				result.complete(AcquireResult.heldByAnother(null,
-						new QueueWait(List.of(this.session.fixForNamespace(path)), null, null)));
+				result.complete(
+						AcquireResult.heldByAnother(null, ZooKeeperWait.forNode(this.session.fixForNamespace(path))));
 			}
 			else {
-				result.completeExceptionally(conflict(claim, LockKind.EXCLUSIVE, null));
+				result.completeExceptionally(ZooKeeperKindNode.conflict(claim, LockKind.EXCLUSIVE, "", this.backend));
 			}
 		}
 		else {
@@ -216,8 +212,7 @@ final class ZooKeeperKindLocks {
 
 	private static boolean tooManyAttempts(String path, int attempt, CompletableFuture<AcquireResult> result) {
 		if (attempt > CREATE_ATTEMPTS) {
-			// The queue keeps disappearing under this claim: the engine tries again
-			// later.
+			// The queue keeps disappearing: the engine tries again later.
 			result.completeExceptionally(new KeeperException.NoNodeException(path));
 			return true;
 		}
@@ -235,7 +230,7 @@ final class ZooKeeperKindLocks {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
 			if (outcome == KeeperException.Code.NONODE) {
 				// The node went with an earlier session, and its queue with it.
-				forget(claim, node);
+				this.claims.forgetIf(claim, node);
 				create(claim, path, attempt + 1, result);
 				return;
 			}
@@ -250,18 +245,18 @@ final class ZooKeeperKindLocks {
 			}
 			else if (listing.decision() instanceof Wait wait) {
 				List<String> watched = wait.watched().stream().map((child) -> queue + "/" + child).toList();
-				result.complete(AcquireResult.heldByAnother(null, new QueueWait(watched,
+				result.complete(AcquireResult.heldByAnother(null, new ZooKeeperWait(watched,
 						(wait.watchQueue()) ? queue : null, (wait.deletionAdmits()) ? node : null)));
 			}
 			else if (listing.decision() instanceof Conflict conflict) {
-				forget(claim, node);
+				this.claims.forgetIf(claim, node);
 				this.releases.delete(queue, node.name)
-					.whenComplete((deleted, failure) -> result
-						.completeExceptionally(conflict(claim, conflict.heldAs(), conflict.node())));
+					.whenComplete((deleted, failure) -> result.completeExceptionally(
+							ZooKeeperKindNode.conflict(claim, conflict.heldAs(), conflict.node(), this.backend)));
 			}
 			else {
 				// The node is gone: it went with an earlier session.
-				forget(claim, node);
+				this.claims.forgetIf(claim, node);
 				create(claim, path, attempt + 1, result);
 			}
 		}, null);
@@ -274,7 +269,7 @@ final class ZooKeeperKindLocks {
 	 */
 	CompletableFuture<Boolean> release(Claim claim) {
 		String queue = this.session.fixForNamespace(this.session.paths().lockPath(claim.key()));
-		QueuedNode node = forget(claim, null);
+		QueuedNode node = this.claims.forget(claim);
 		if (node != null) {
 			return this.session.retriedOnReconnection(() -> this.releases.delete(queue, node.name));
 		}
@@ -284,7 +279,7 @@ final class ZooKeeperKindLocks {
 
 	/** Whether the claim's node is still in its queue, on this session. */
 	CompletableFuture<Boolean> owned(Claim claim) {
-		QueuedNode node = node(claim);
+		QueuedNode node = this.claims.node(claim);
 		if (node == null) {
 			return CompletableFuture.completedFuture(false);
 		}
@@ -294,132 +289,14 @@ final class ZooKeeperKindLocks {
 
 	/** Waits on the nodes the claim's last attempt named. */
 	CompletableFuture<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
-		CompletableFuture<Void> released = new CompletableFuture<>();
-		ZooKeeper zooKeeper = this.session.handle(released);
-		if (zooKeeper == null) {
-			return released;
+		if (lastAttempt.hint() instanceof ZooKeeperWait wait) {
+			return wait.await(this.session, claim.key(), deadline);
 		}
-		if (!(lastAttempt.hint() instanceof QueueWait wait)) {
-			released.complete(null);
-			return released;
-		}
-		QueuedNode admitted = wait.admitted();
-		Runnable onDeletion = (admitted != null) ? () -> admitted.admitted = true : null;
-		new ZooKeeperReleaseWatcher(zooKeeper, wait.paths(), wait.queue(), claim.key(), released, onDeletion)
-			.watch(this.session.timeouts(), deadline);
-		return released;
-	}
-
-	/**
-	 * Answers a plain attempt that found a queue at the path of its lock node: a queue of
-	 * fair claims is waited for (its last node, and the queue itself), another kind is a
-	 * conflict, and an empty queue, which a crash or a race left behind, is deleted so
-	 * that the attempt can create its node.
-	 */
-	void plainMetQueue(Claim claim, String queue, Runnable createAgain, CompletableFuture<AcquireResult> result) {
-		ZooKeeper zooKeeper = this.session.handle(result);
-		if (zooKeeper == null) {
-			return;
-		}
-		zooKeeper.getChildren(queue, false, (code, name, context, children) -> {
-			KeeperException.Code outcome = KeeperException.Code.get(code);
-			if (outcome == KeeperException.Code.NONODE) {
-				createAgain.run();
-			}
-			else if (outcome != KeeperException.Code.OK) {
-				result.completeExceptionally(KeeperException.create(outcome, queue));
-			}
-			else if (ZooKeeperKindQueue.forPlain(children) instanceof Wait wait) {
-				result.complete(AcquireResult.heldByAnother(null,
-						new QueueWait(List.of(queue, queue + "/" + wait.watched().get(0)), null, null)));
-			}
-			else if (ZooKeeperKindQueue.forPlain(children) instanceof Conflict conflict) {
-				result.completeExceptionally(conflict(claim, conflict.heldAs(), conflict.node()));
-			}
-			else {
-				this.releases.deleteEmptyQueue(queue).whenComplete((deleted, failure) -> {
-					if (Boolean.TRUE.equals(deleted)) {
-						createAgain.run();
-					}
-					else {
-						result.complete(AcquireResult.heldByAnother(null, new QueueWait(List.of(queue), null, null)));
-					}
-				});
-			}
-		}, null);
-	}
-
-	private LockKindConflictException conflict(Claim claim, @Nullable LockKind heldAs, @Nullable String node) {
-		String held = (heldAs != null) ? "as " + ZooKeeperKindNode.describe(heldAs) + " lock"
-				: "through the node '" + node + "', which distributelock did not create,";
-		return new LockKindConflictException("Lock '" + claim.key() + "' is held in ZooKeeper " + held
-				+ " and was asked for as " + ZooKeeperKindNode.describe(claim.kind()) + " lock; a key is locked as "
-				+ "one kind at a time (exclusive or fair, read/write, or permits of one count). Use another key, or "
-				+ "the same kind.", claim.key(), this.backend);
-	}
-
-	private @Nullable QueuedNode node(Claim claim) {
-		ConcurrentHashMap<String, QueuedNode> owners = this.nodes.get(claim.key());
-		return (owners != null) ? owners.get(claim.owner()) : null;
-	}
-
-	private void remember(Claim claim, QueuedNode node) {
-		this.nodes.compute(claim.key(), (key, owners) -> {
-			ConcurrentHashMap<String, QueuedNode> remembered = (owners != null) ? owners : new ConcurrentHashMap<>();
-			remembered.put(claim.owner(), node);
-			return remembered;
-		});
-	}
-
-	/** Forgets the claim's node, or only {@code expected} if given; returns it. */
-	private @Nullable QueuedNode forget(Claim claim, @Nullable QueuedNode expected) {
-		QueuedNode[] forgotten = new QueuedNode[1];
-		this.nodes.computeIfPresent(claim.key(), (key, owners) -> {
-			if (expected == null) {
-				forgotten[0] = owners.remove(claim.owner());
-			}
-			else if (owners.remove(claim.owner(), expected)) {
-				forgotten[0] = expected;
-			}
-			return (owners.isEmpty()) ? null : owners;
-		});
-		return forgotten[0];
+		return CompletableFuture.completedFuture(null);
 	}
 
 	private static byte[] owner(Claim claim) {
 		return claim.owner().getBytes(StandardCharsets.UTF_8);
-	}
-
-	/**
-	 * A claim's node in a queue.
-	 */
-	static final class QueuedNode {
-
-		final String name;
-
-		final long token;
-
-		final long sessionId;
-
-		/** Whether a watched deletion let the node in. */
-		volatile boolean admitted;
-
-		QueuedNode(String name, long token, long sessionId) {
-			this.name = name;
-			this.token = token;
-			this.sessionId = sessionId;
-		}
-
-	}
-
-	/**
-	 * What a waiter watches, carried from its attempt to its wait.
-	 *
-	 * @param paths the nodes whose deletion may let it in, as the handle sees them
-	 * @param queue the queue whose every change to watch, or {@code null}
-	 * @param admitted the node that the deletion of any of them lets in, or {@code null}
-	 */
-	record QueueWait(List<String> paths, @Nullable String queue, @Nullable QueuedNode admitted) {
 	}
 
 }

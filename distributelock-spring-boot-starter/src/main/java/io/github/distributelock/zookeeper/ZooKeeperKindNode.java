@@ -5,6 +5,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
+import io.github.distributelock.LockKindConflictException;
+import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
 import org.jspecify.annotations.Nullable;
 
@@ -92,6 +94,21 @@ record ZooKeeperKindNode(String name, @Nullable LockKind kind, String prefix, lo
 			case PERMITS -> "a " + kind.permits() + "-permit";
 			default -> "a " + kind.tag();
 		};
+	}
+
+	/**
+	 * The failure of a claim that found the key held as another kind.
+	 * @param heldAs the kind found, or {@code null} for a node this library did not
+	 * create
+	 * @param node the node found
+	 */
+	static LockKindConflictException conflict(Claim claim, @Nullable LockKind heldAs, String node, String backend) {
+		String held = (heldAs != null) ? "as " + describe(heldAs) + " lock"
+				: "through the node '" + node + "', which distributelock did not create,";
+		return new LockKindConflictException("Lock '" + claim.key() + "' is held in ZooKeeper " + held
+				+ " and was asked for as " + describe(claim.kind()) + " lock; a key is locked as one kind at a time "
+				+ "(exclusive or fair, read/write, or permits of one count). Use another key, or the same kind.",
+				claim.key(), backend);
 	}
 
 	private static int family(LockKind kind) {
