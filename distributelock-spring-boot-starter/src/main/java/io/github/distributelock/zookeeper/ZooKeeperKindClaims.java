@@ -1,5 +1,8 @@
 package io.github.distributelock.zookeeper;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.distributelock.core.LockBackend.Claim;
@@ -13,7 +16,22 @@ import org.jspecify.annotations.Nullable;
  */
 final class ZooKeeperKindClaims {
 
+	/**
+	 * How many keys {@link #queueSeen} remembers, the least recently used forgotten
+	 * first.
+	 */
+	private static final int SEEN_KEYS = 1024;
+
 	private final ConcurrentHashMap<String, ConcurrentHashMap<String, QueuedNode>> nodes = new ConcurrentHashMap<>();
+
+	private final Map<String, Boolean> seenQueued = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
+
+		@Override
+		protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+			return size() > SEEN_KEYS;
+		}
+
+	});
 
 	@Nullable QueuedNode node(Claim claim) {
 		ConcurrentHashMap<String, QueuedNode> owners = this.nodes.get(claim.key());
@@ -21,10 +39,23 @@ final class ZooKeeperKindClaims {
 	}
 
 	/**
-	 * Whether a claim of this backend has a node in the key's queue, so the queue exists.
+	 * Whether the key's queue likely exists: a claim of this backend has a node in it, or
+	 * this backend's last look found the queue with others in it.
 	 */
-	boolean queued(String key) {
-		return this.nodes.containsKey(key);
+	boolean queueLikely(String key) {
+		return this.nodes.containsKey(key) || this.seenQueued.containsKey(key);
+	}
+
+	/**
+	 * Records whether the key's queue exists with others in it, as a request just saw.
+	 */
+	void queueSeen(String key, boolean queued) {
+		if (queued) {
+			this.seenQueued.put(key, Boolean.TRUE);
+		}
+		else {
+			this.seenQueued.remove(key);
+		}
 	}
 
 	void remember(Claim claim, QueuedNode node) {
@@ -33,6 +64,12 @@ final class ZooKeeperKindClaims {
 			remembered.put(claim.owner(), node);
 			return remembered;
 		});
+	}
+
+	/** Whether another claim of this backend has a node after {@code node}. */
+	boolean hasNodeAfter(Claim claim, QueuedNode node) {
+		ConcurrentHashMap<String, QueuedNode> owners = this.nodes.get(claim.key());
+		return owners != null && owners.values().stream().anyMatch((other) -> other.sequence > node.sequence);
 	}
 
 	/** Forgets the claim's node, whichever it is; returns it. */
@@ -72,6 +109,8 @@ final class ZooKeeperKindClaims {
 		/** The session of the node, which it lives as long as. */
 		final long sessionId;
 
+		final long sequence;
+
 		/**
 		 * Whether a watch saw the deletion that lets the node in: no node can come before
 		 * it since, as sequence numbers only grow.
@@ -82,6 +121,7 @@ final class ZooKeeperKindClaims {
 			this.name = name;
 			this.token = token;
 			this.sessionId = sessionId;
+			this.sequence = ZooKeeperKindNode.parse(name).sequence();
 		}
 
 	}

@@ -10,6 +10,7 @@ import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
 import io.github.distributelock.zookeeper.ZooKeeperKindClaims.QueuedNode;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Conflict;
+import io.github.distributelock.zookeeper.ZooKeeperKindReleases.Deleted;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Hold;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Listing;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Wait;
@@ -97,8 +98,9 @@ final class ZooKeeperKindLocks {
 
 	private void create(Claim claim, String path, int attempt, CompletableFuture<AcquireResult> result) {
 		String prefix = ZooKeeperKindNode.prefix(claim.kind(), claim.owner(), this.session.sessionId());
-		if (this.claims.queued(claim.key())) {
-			// Another claim of this backend is queued: the queue exists.
+		if (this.claims.queueLikely(claim.key())) {
+			// Another claim of this backend is queued, or was lately: creating the queue
+			// would fail, and a failed write costs the ensemble a transaction too.
 			createNode(claim, path, prefix, attempt, result);
 		}
 		else {
@@ -109,7 +111,7 @@ final class ZooKeeperKindLocks {
 	/** Creates the queue with the claim's node in it, which then holds the lock. */
 	private void createQueue(Claim claim, String path, String prefix, int attempt,
 			CompletableFuture<AcquireResult> result) {
-		if (tooManyAttempts(path, attempt, result)) {
+		if (tooManyAttempts(attempt, result)) {
 			return;
 		}
 		CuratorFramework client = this.session.client();
@@ -141,6 +143,7 @@ final class ZooKeeperKindLocks {
 		}
 		else if (outcome == KeeperException.Code.NODEEXISTS) {
 			// A queue, or a plain holder.
+			this.claims.queueSeen(claim.key(), true);
 			createNode(claim, path, prefix, attempt, result);
 		}
 		else if (outcome == KeeperException.Code.NONODE) {
@@ -162,7 +165,7 @@ final class ZooKeeperKindLocks {
 	/** Adds the claim's node to the queue, then lists the queue. */
 	private void createNode(Claim claim, String path, String prefix, int attempt,
 			CompletableFuture<AcquireResult> result) {
-		if (tooManyAttempts(path, attempt, result)) {
+		if (tooManyAttempts(attempt, result)) {
 			return;
 		}
 		try {
@@ -191,6 +194,7 @@ final class ZooKeeperKindLocks {
 		}
 		else if (outcome == KeeperException.Code.NONODE) {
 			// The last member removed the queue just now.
+			this.claims.queueSeen(claim.key(), false);
 			createQueue(claim, path, ZooKeeperKindNode.prefix(claim.kind(), claim.owner(), this.session.sessionId()),
 					attempt + 1, result);
 		}
@@ -210,10 +214,14 @@ final class ZooKeeperKindLocks {
 		}
 	}
 
-	private static boolean tooManyAttempts(String path, int attempt, CompletableFuture<AcquireResult> result) {
+	/**
+	 * Whether the queue came and went under this attempt too often: others take and leave
+	 * the key meanwhile, so it is busy, and the engine tries again at once while its
+	 * caller waits.
+	 */
+	private static boolean tooManyAttempts(int attempt, CompletableFuture<AcquireResult> result) {
 		if (attempt > CREATE_ATTEMPTS) {
-			// The queue keeps disappearing: the engine tries again later.
-			result.completeExceptionally(new KeeperException.NoNodeException(path));
+			result.complete(AcquireResult.heldByAnother(null));
 			return true;
 		}
 		return false;
@@ -271,7 +279,15 @@ final class ZooKeeperKindLocks {
 		String queue = this.session.fixForNamespace(this.session.paths().lockPath(claim.key()));
 		QueuedNode node = this.claims.forget(claim);
 		if (node != null) {
-			return this.session.retriedOnReconnection(() -> this.releases.delete(queue, node.name));
+			// A later node of this backend keeps the queue: no need to read it first.
+			boolean othersBehind = this.claims.hasNodeAfter(claim, node);
+			return this.session.retriedOnReconnection(() -> this.releases.delete(queue, node.name, othersBehind))
+				.thenApply((deleted) -> {
+					if (deleted != Deleted.NOTHING) {
+						this.claims.queueSeen(claim.key(), deleted == Deleted.NODE);
+					}
+					return deleted != Deleted.NOTHING;
+				});
 		}
 		String ownerId = ZooKeeperKindNode.ownerId(claim.owner());
 		return this.session.retriedOnReconnection(() -> this.releases.deleteOwned(queue, ownerId));

@@ -33,27 +33,40 @@ final class ZooKeeperKindReleases {
 
 	/**
 	 * Deletes the node {@code name} of {@code queue} (as the handle sees it).
-	 * @return whether it was there
+	 * @return what was deleted
 	 */
-	CompletableFuture<Boolean> delete(String queue, String name) {
-		CompletableFuture<Boolean> deleted = new CompletableFuture<>();
+	CompletableFuture<Deleted> delete(String queue, String name) {
+		return delete(queue, name, false);
+	}
+
+	/**
+	 * Deletes the node {@code name} of {@code queue} (as the handle sees it).
+	 * @param othersBehind whether other nodes are known to follow it, so that the queue
+	 * stays: the delete is sent at once, without reading the queue first
+	 * @return what was deleted
+	 */
+	CompletableFuture<Deleted> delete(String queue, String name, boolean othersBehind) {
+		CompletableFuture<Deleted> deleted = new CompletableFuture<>();
 		ZooKeeper zooKeeper = this.session.handle(deleted);
 		if (zooKeeper == null) {
 			return deleted;
 		}
 		String node = queue + "/" + name;
+		if (othersBehind) {
+			deleteNode(zooKeeper, queue, node, deleted);
+			return deleted;
+		}
 		zooKeeper.exists(queue, false, (code, path, context, stat) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
 			if (outcome == KeeperException.Code.NONODE) {
-				deleted.complete(false);
+				deleted.complete(Deleted.NOTHING);
 			}
 			else if (outcome != KeeperException.Code.OK) {
 				deleted.completeExceptionally(KeeperException.create(outcome, queue));
 			}
 			else if (stat.getNumChildren() <= 1) {
-				// Our node alone: the queue goes with it. Its version is not checked, as
-				// the
-				// transaction deletes our node first, which only this queue can hold.
+				// Our node alone: the queue goes with it. Its version is not checked,
+				// as the transaction deletes our node first, which only this queue holds.
 				zooKeeper.multi(List.of(Op.delete(node, -1), Op.delete(queue, -1)),
 						(multiCode, multiPath, multiContext, results) -> {
 							KeeperException.Code multiOutcome = KeeperException.Code.get(multiCode);
@@ -62,7 +75,7 @@ final class ZooKeeperKindReleases {
 								deleteNode(zooKeeper, queue, node, deleted);
 							}
 							else {
-								completeDeleted(multiOutcome, node, deleted);
+								completeDeleted(multiOutcome, node, Deleted.QUEUE, deleted);
 							}
 						}, null);
 			}
@@ -73,10 +86,10 @@ final class ZooKeeperKindReleases {
 		return deleted;
 	}
 
-	private void deleteNode(ZooKeeper zooKeeper, String queue, String node, CompletableFuture<Boolean> deleted) {
+	private void deleteNode(ZooKeeper zooKeeper, String queue, String node, CompletableFuture<Deleted> deleted) {
 		zooKeeper.delete(node, -1, (code, path, context) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
-			completeDeleted(outcome, node, deleted);
+			completeDeleted(outcome, node, Deleted.NODE, deleted);
 			if (outcome == KeeperException.Code.OK) {
 				// The others may have left at the same time, each seeing the rest: the
 				// one
@@ -86,12 +99,13 @@ final class ZooKeeperKindReleases {
 		}, null);
 	}
 
-	private static void completeDeleted(KeeperException.Code outcome, String node, CompletableFuture<Boolean> deleted) {
+	private static void completeDeleted(KeeperException.Code outcome, String node, Deleted done,
+			CompletableFuture<Deleted> deleted) {
 		if (outcome == KeeperException.Code.OK) {
-			deleted.complete(true);
+			deleted.complete(done);
 		}
 		else if (outcome == KeeperException.Code.NONODE) {
-			deleted.complete(false);
+			deleted.complete(Deleted.NOTHING);
 		}
 		else {
 			deleted.completeExceptionally(KeeperException.create(outcome, node));
@@ -120,7 +134,8 @@ final class ZooKeeperKindReleases {
 				CompletableFuture<Boolean> all = CompletableFuture.completedFuture(false);
 				for (String child : children) {
 					if (ZooKeeperKindNode.parse(child).ownedBy(ownerId)) {
-						all = all.thenCompose((earlier) -> delete(queue, child).thenApply((one) -> one || earlier));
+						all = all.thenCompose((earlier) -> delete(queue, child)
+							.thenApply((one) -> one != Deleted.NOTHING || earlier));
 					}
 				}
 				all.whenComplete((one, failure) -> {
@@ -215,6 +230,20 @@ final class ZooKeeperKindReleases {
 		if (deleted != null) {
 			deleted.complete(free);
 		}
+	}
+
+	/** What a delete of a node deleted. */
+	enum Deleted {
+
+		/** Nothing: the node was gone. */
+		NOTHING,
+
+		/** The node; others stayed in the queue. */
+		NODE,
+
+		/** The node, the queue's last, and the queue with it. */
+		QUEUE
+
 	}
 
 }
