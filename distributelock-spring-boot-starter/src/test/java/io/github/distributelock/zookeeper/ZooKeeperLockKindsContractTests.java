@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.LockMode;
@@ -17,6 +18,7 @@ import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -126,6 +128,21 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 	}
 
 	@Test
+	void fencingTokensGrowAcrossEveryKindOfOneKey() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		List<LockRequest> kinds = List.of(LockRequest.of(key()), LockRequest.of(key()).withFair(true),
+				LockRequest.of(key()).withMode(LockMode.WRITE), LockRequest.of(key()).withMode(LockMode.READ),
+				LockRequest.of(key()).withPermits(3), LockRequest.of(key()));
+		long last = 0;
+		for (LockRequest kind : kinds) {
+			try (LockHandle held = lock.tryAcquire(kind).orElseThrow()) {
+				assertThat(held.fencingToken()).isGreaterThan(last);
+				last = held.fencingToken();
+			}
+		}
+	}
+
+	@Test
 	void aWaiterWhoseSessionEndsLeavesTheQueueAndTheOthersKeepTheirOrder() throws Exception {
 		String path = PATHS.lockPath(key());
 		LockHandle held = newLock().tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
@@ -229,6 +246,30 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 			waiter.close();
 			backend.close();
 		}
+	}
+
+	@Test
+	void namespacedClientsKeepTheirQueuesInTheirNamespace() throws Exception {
+		String path = "/app" + PATHS.lockPath(key());
+		LockRequest two = LockRequest.of(key()).withPermits(2);
+		try (Closeables closeables = new Closeables()) {
+			DefaultDistributeLock one = namespacedLock(closeables);
+			DefaultDistributeLock other = namespacedLock(closeables);
+			try (LockHandle first = one.tryAcquire(two).orElseThrow();
+					LockHandle second = other.tryAcquire(two).orElseThrow()) {
+				assertThat(children(path)).hasSize(2).allMatch((name) -> name.startsWith("permits2-"));
+				assertThat(stat(PATHS.lockPath(key()))).isNull();
+			}
+			assertThat(stat(path)).isNull();
+		}
+	}
+
+	private static DefaultDistributeLock namespacedLock(Closeables closeables) throws Exception {
+		CuratorFramework client = EmbeddedZooKeeper.newClient(
+				CuratorFrameworkFactory.builder().connectString(server.getConnectString()).namespace("app"),
+				SESSION_TIMEOUT);
+		ZooKeeperLockBackend backend = closeables.add(new ClientClosingBackend(client));
+		return closeables.add(new DefaultDistributeLock(backend));
 	}
 
 	/** The last zxid of the server, from its {@code srvr} report. */
