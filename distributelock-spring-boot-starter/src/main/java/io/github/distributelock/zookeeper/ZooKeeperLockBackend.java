@@ -1,19 +1,10 @@
 package io.github.distributelock.zookeeper;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
@@ -24,14 +15,8 @@ import io.github.distributelock.core.SessionLockBackend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * A {@link LockBackend} on ZooKeeper through Apache Curator: the lock is an ephemeral
@@ -40,6 +25,14 @@ import org.apache.zookeeper.data.Stat;
  * creation zxid ({@code czxid}), which only grows. Waiters set a watch on the node and
  * are woken by its deletion. The root and any missing parents are container nodes, which
  * the server removes once they are empty.
+ * <p>
+ * The fair, read/write and permit locks queue at the same path instead: a container node
+ * with one ephemeral sequential node per claim, ordered by arrival, whose lowest nodes
+ * hold (after Curator's {@code InterProcessMutex}, {@code InterProcessReadWriteLock} and
+ * {@code InterProcessSemaphoreV2}). One path holds either a plain node or a queue, so
+ * these kinds and the plain lock, of this library or of the original starter, exclude
+ * each other; a queue of another kind than the one asked for fails the attempt with a
+ * {@link io.github.distributelock.LockKindConflictException}.
  * <p>
  * A lock lives exactly as long as the client's ZooKeeper session: there is no lease to
  * renew, so this is a {@link SessionLockBackend}, the lease passed to {@link #tryAcquire}
@@ -71,26 +64,19 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 
 	private static final Log logger = LogFactory.getLog(ZooKeeperLockBackend.class);
 
-	/** Attempts to create a node whose container parent the server has just removed. */
-	private static final int CREATE_ATTEMPTS = 3;
-
-	/** How many times a release or ownership check waits for a dropped connection. */
-	private static final int RECONNECTION_RETRIES = 3;
-
 	private final CuratorFramework client;
 
 	private final ZooKeeperLockPaths paths;
 
+	private final ZooKeeperSession session;
+
+	private final ZooKeeperPlainLocks plain;
+
+	private final ZooKeeperKindLocks kinds;
+
 	private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
 
 	private final ConnectionStateListener connectionStateListener = (client, state) -> connectionStateChanged(state);
-
-	/** Ends the waits whose deadline came before a release. */
-	private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor((task) -> {
-		Thread thread = new Thread(task, "distributelock-zookeeper-timeouts");
-		thread.setDaemon(true);
-		return thread;
-	});
 
 	/**
 	 * Creates a backend whose lock nodes live under {@code /locks}.
@@ -108,6 +94,10 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 	public ZooKeeperLockBackend(CuratorFramework client, String root) {
 		this.client = client;
 		this.paths = new ZooKeeperLockPaths(root);
+		this.session = new ZooKeeperSession(client, this.paths);
+		ZooKeeperKindReleases releases = new ZooKeeperKindReleases(this.session);
+		this.plain = new ZooKeeperPlainLocks(this.session, releases, name());
+		this.kinds = new ZooKeeperKindLocks(this.session, releases, name());
 		client.getConnectionStateListenable().addListener(this.connectionStateListener);
 	}
 
@@ -118,174 +108,32 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 
 	@Override
 	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
-		String path = this.paths.lockPath(claim.key());
-		CompletableFuture<AcquireResult> result = new CompletableFuture<>();
-		create(path, claim.owner().getBytes(StandardCharsets.UTF_8), 1, result);
-		return result;
+		return (ZooKeeperPlainLocks.plain(claim)) ? this.plain.tryAcquire(claim) : this.kinds.tryAcquire(claim);
 	}
 
 	/**
-	 * Creates the lock node, uncompressed whatever the client's settings, as the owner is
-	 * the wire format, with the client's ACL provider.
-	 */
-	private void create(String path, byte[] owner, int attempt, CompletableFuture<AcquireResult> result) {
-		try {
-			this.client.create()
-				.uncompressed()
-				.storingStatIn(new Stat())
-				.withMode(CreateMode.EPHEMERAL)
-				.inBackground((curator, event) -> created(path, owner, attempt, event, result))
-				.forPath(path, owner);
-		}
-		catch (Exception ex) {
-			result.completeExceptionally(ex);
-		}
-	}
-
-	private void created(String path, byte[] owner, int attempt, CuratorEvent event,
-			CompletableFuture<AcquireResult> result) {
-		KeeperException.Code outcome = KeeperException.Code.get(event.getResultCode());
-		if (outcome == KeeperException.Code.OK) {
-			result.complete(AcquireResult.acquired(event.getStat().getCzxid()));
-		}
-		else if (outcome == KeeperException.Code.NODEEXISTS) {
-			// Curator retries a create whose answer was lost with the connection, and the
-			// retry finds the node the first request made: that one is ours.
-			ownNode(path, owner, result);
-		}
-		else if (outcome == KeeperException.Code.NONODE && attempt < CREATE_ATTEMPTS) {
-			// No root yet, or the server removed it as an empty container just now.
-			createRoot().whenComplete((done, failure) -> {
-				if (failure != null) {
-					result.completeExceptionally(failure);
-				}
-				else {
-					create(path, owner, attempt + 1, result);
-				}
-			});
-		}
-		else {
-			result.completeExceptionally(KeeperException.create(outcome, event.getPath()));
-		}
-	}
-
-	/** Acquired if the existing node is this owner's and of this session. */
-	private void ownNode(String path, byte[] owner, CompletableFuture<AcquireResult> result) {
-		String fullPath = fixForNamespace(path);
-		zooKeeper(result)
-			.ifPresent((zooKeeper) -> zooKeeper.getData(fullPath, false, (code, name, context, data, stat) -> {
-				KeeperException.Code outcome = KeeperException.Code.get(code);
-				if (outcome == KeeperException.Code.OK && Arrays.equals(data, owner)
-						&& stat.getEphemeralOwner() == zooKeeper.getSessionId()) {
-					result.complete(AcquireResult.acquired(stat.getCzxid()));
-				}
-				else if (outcome == KeeperException.Code.OK || outcome == KeeperException.Code.NONODE) {
-					result.complete(AcquireResult.heldByAnother(null));
-				}
-				else {
-					result.completeExceptionally(KeeperException.create(outcome, fullPath));
-				}
-			}, null));
-	}
-
-	private CompletableFuture<Void> createRoot() {
-		CompletableFuture<Void> created = new CompletableFuture<>();
-		try {
-			this.client.create()
-				.creatingParentContainersIfNeeded()
-				.withMode(CreateMode.CONTAINER)
-				.inBackground((curator, event) -> {
-					KeeperException.Code outcome = KeeperException.Code.get(event.getResultCode());
-					if (outcome == KeeperException.Code.OK || outcome == KeeperException.Code.NODEEXISTS) {
-						created.complete(null);
-					}
-					else {
-						created.completeExceptionally(KeeperException.create(outcome, event.getPath()));
-					}
-				})
-				.forPath(this.paths.root());
-		}
-		catch (Exception ex) {
-			created.completeExceptionally(ex);
-		}
-		return created;
-	}
-
-	/**
-	 * Whether the lock node still carries this owner: there is no lease to extend, and
-	 * the engine does not renew the locks of a session.
+	 * Whether the lock's node still exists for this owner on this session: there is no
+	 * lease to extend, and the engine does not renew the locks of a session.
 	 */
 	@Override
 	public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
-		return retriedOnReconnection(() -> ownedOnOneSession(claim), RECONNECTION_RETRIES);
-	}
-
-	private CompletableFuture<Boolean> ownedOnOneSession(Claim claim) {
-		String path = fixForNamespace(this.paths.lockPath(claim.key()));
-		byte[] expected = claim.owner().getBytes(StandardCharsets.UTF_8);
-		CompletableFuture<Boolean> owned = new CompletableFuture<>();
-		zooKeeper(owned).ifPresent((zooKeeper) -> zooKeeper.getData(path, false, (code, name, context, data, stat) -> {
-			KeeperException.Code outcome = KeeperException.Code.get(code);
-			if (outcome == KeeperException.Code.OK || outcome == KeeperException.Code.NONODE) {
-				owned.complete(Arrays.equals(data, expected) && stat != null
-						&& stat.getEphemeralOwner() == zooKeeper.getSessionId());
-			}
-			else {
-				owned.completeExceptionally(KeeperException.create(outcome, path));
-			}
-		}, null));
-		return owned;
+		return (ZooKeeperPlainLocks.plain(claim)) ? this.plain.owned(claim) : this.kinds.owned(claim);
 	}
 
 	/**
-	 * Deletes the lock node if it carries this owner: reads the owner and the version,
-	 * then deletes that version, both on one ZooKeeper handle, so one session.
+	 * Deletes the lock's node if it is this owner's: a plain node after reading its owner
+	 * and version on the same session, a queue node by its name (which holds the owner),
+	 * whether it holds or waits.
 	 */
 	@Override
 	public CompletionStage<Boolean> release(Claim claim) {
-		return retriedOnReconnection(() -> releaseOnOneSession(claim), RECONNECTION_RETRIES);
-	}
-
-	private CompletableFuture<Boolean> releaseOnOneSession(Claim claim) {
-		String path = fixForNamespace(this.paths.lockPath(claim.key()));
-		byte[] expected = claim.owner().getBytes(StandardCharsets.UTF_8);
-		CompletableFuture<Boolean> released = new CompletableFuture<>();
-		zooKeeper(released)
-			.ifPresent((zooKeeper) -> zooKeeper.getData(path, false, (code, name, context, data, stat) -> {
-				KeeperException.Code outcome = KeeperException.Code.get(code);
-				if (outcome == KeeperException.Code.NONODE
-						|| (outcome == KeeperException.Code.OK && !Arrays.equals(data, expected))) {
-					released.complete(false);
-				}
-				else if (outcome != KeeperException.Code.OK) {
-					released.completeExceptionally(KeeperException.create(outcome, path));
-				}
-				else {
-					zooKeeper.delete(path, stat.getVersion(), (deleteCode, deleted, deleteContext) -> {
-						KeeperException.Code deleteOutcome = KeeperException.Code.get(deleteCode);
-						if (deleteOutcome == KeeperException.Code.OK) {
-							released.complete(true);
-						}
-						else if (deleteOutcome == KeeperException.Code.NONODE
-								|| deleteOutcome == KeeperException.Code.BADVERSION) {
-							released.complete(false);
-						}
-						else {
-							released.completeExceptionally(KeeperException.create(deleteOutcome, path));
-						}
-					}, null);
-				}
-			}, null));
-		return released;
+		return (ZooKeeperPlainLocks.plain(claim)) ? this.plain.release(claim) : this.kinds.release(claim);
 	}
 
 	@Override
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
-		String path = fixForNamespace(this.paths.lockPath(claim.key()));
-		CompletableFuture<Void> released = new CompletableFuture<>();
-		zooKeeper(released).ifPresent((zooKeeper) -> new ZooKeeperReleaseWatcher(zooKeeper, path, claim.key(), released)
-			.watch(this.timeouts, deadline));
-		return released;
+		return (ZooKeeperPlainLocks.plain(claim)) ? this.plain.awaitRelease(claim, lastAttempt, deadline)
+				: this.kinds.awaitRelease(claim, lastAttempt, deadline);
 	}
 
 	/**
@@ -321,7 +169,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 	@Override
 	public void close() {
 		this.client.getConnectionStateListenable().removeListener(this.connectionStateListener);
-		this.timeouts.shutdownNow();
+		this.session.close();
 	}
 
 	private void connectionStateChanged(ConnectionState state) {
@@ -353,60 +201,6 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 				logger.warn("Lock loss listener failed on ZooKeeper connection state " + state, ex);
 			}
 		}
-	}
-
-	/**
-	 * Runs {@code operation} again when it failed because the connection dropped, once
-	 * the client is connected again (within its connection timeout), as Curator's own
-	 * retries would: each run reads and writes on one handle, so one session.
-	 */
-	private <T> CompletableFuture<T> retriedOnReconnection(Supplier<CompletableFuture<T>> operation, int retries) {
-		return operation.get().exceptionallyCompose((failure) -> {
-			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-					? failure.getCause() : failure;
-			if (retries > 0 && cause instanceof KeeperException.ConnectionLossException) {
-				return connected().thenCompose((connected) -> retriedOnReconnection(operation, retries - 1));
-			}
-			return CompletableFuture.failedFuture(failure);
-		});
-	}
-
-	/** Completes when the client is connected, or fails after its connection timeout. */
-	private CompletableFuture<Void> connected() {
-		CompletableFuture<Void> connected = new CompletableFuture<>();
-		ConnectionStateListener listener = (curator, state) -> {
-			if (state.isConnected()) {
-				connected.complete(null);
-			}
-		};
-		this.client.getConnectionStateListenable().addListener(listener);
-		connected.whenComplete((done, failure) -> this.client.getConnectionStateListenable().removeListener(listener));
-		if (this.client.getZookeeperClient().isConnected()) {
-			connected.complete(null);
-		}
-		else {
-			this.timeouts.schedule(() -> connected.completeExceptionally(new KeeperException.ConnectionLossException()),
-					this.client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS);
-		}
-		return connected;
-	}
-
-	/**
-	 * The handle of the client's current session, or empty with {@code result} failed
-	 * when the client has none.
-	 */
-	private Optional<ZooKeeper> zooKeeper(CompletableFuture<?> result) {
-		try {
-			return Optional.of(this.client.getZookeeperClient().getZooKeeper());
-		}
-		catch (Exception ex) {
-			result.completeExceptionally(ex);
-			return Optional.empty();
-		}
-	}
-
-	private String fixForNamespace(String path) {
-		return ZKPaths.fixForNamespace(this.client.getNamespace(), path);
 	}
 
 }

@@ -1,0 +1,318 @@
+package io.github.distributelock.zookeeper;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Deadline;
+import io.github.distributelock.core.LockBackend.Claim;
+import io.github.distributelock.core.LockKind;
+import io.github.distributelock.zookeeper.ZooKeeperKindClaims.QueuedNode;
+import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Conflict;
+import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Hold;
+import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Listing;
+import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Wait;
+import io.github.distributelock.zookeeper.ZooKeeperKindReleases.Deleted;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.api.transaction.TransactionOp;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The fair, read/write and permit locks on ZooKeeper, after Curator's
+ * {@code LockInternals}: each claim is an {@code EPHEMERAL_SEQUENTIAL} node in a queue
+ * that takes the place of the plain lock node, {@code <root>/<key>}, as a
+ * {@code CONTAINER} node. A plain node and a queue cannot both exist at one path, and an
+ * ephemeral node cannot have children, so the queue excludes a plain holder (of this
+ * library or of the original starter) and a plain holder excludes the queue, with no
+ * extra node and no extra write.
+ * <ul>
+ * <li>A claim's first attempt creates its node, in one transaction with the queue when
+ * there is none (then it holds at once); later attempts of the claim find the node again
+ * and list the queue ({@link ZooKeeperKindQueue} reads the listing).</li>
+ * <li>A waiter watches only the nodes before it whose deletion may let it in; when that
+ * deletion alone admits it, the next attempt holds without listing the queue, so a
+ * hand-off costs the holder's delete (one write) and one watch event.</li>
+ * <li>Release deletes the claim's node, with the queue in the same transaction when it is
+ * the last node; a release or a crash that leaves an empty queue behind is cleaned by the
+ * next plain attempt or by the server's container reaper.</li>
+ * </ul>
+ * The fencing token is the claim's node's {@code czxid}; the session is the lease, of
+ * holders and waiters alike.
+ */
+final class ZooKeeperKindLocks {
+
+	/**
+	 * Attempts to create a node whose queue the server or its last member just removed.
+	 */
+	private static final int CREATE_ATTEMPTS = 3;
+
+	/** The data of a queue node, which says what it is to whoever reads the tree. */
+	private static final byte[] QUEUE_DATA = "distributelock queue".getBytes(StandardCharsets.UTF_8);
+
+	/**
+	 * The data version of every queue node: the transaction that creates it writes its
+	 * data once more, as the only way to learn the transaction's zxid (the fencing token
+	 * of its first node) without a read. A plain lock node keeps version 0, so a delete
+	 * of this version never removes one.
+	 */
+	static final int QUEUE_VERSION = 1;
+
+	private final ZooKeeperSession session;
+
+	private final String backend;
+
+	private final ZooKeeperKindReleases releases;
+
+	private final ZooKeeperKindClaims claims = new ZooKeeperKindClaims();
+
+	ZooKeeperKindLocks(ZooKeeperSession session, ZooKeeperKindReleases releases, String backend) {
+		this.session = session;
+		this.releases = releases;
+		this.backend = backend;
+	}
+
+	CompletableFuture<AcquireResult> tryAcquire(Claim claim) {
+		String path = this.session.paths().lockPath(claim.key());
+		CompletableFuture<AcquireResult> result = new CompletableFuture<>();
+		QueuedNode node = this.claims.node(claim);
+		if (node == null) {
+			create(claim, path, 1, result);
+		}
+		else if (node.admitted && node.sessionId == this.session.sessionId()) {
+			// A watch saw the deletion that let this node in, and the node lives as
+			// long as this session: no need to list the queue.
+			result.complete(AcquireResult.acquired(node.token));
+		}
+		else {
+			list(claim, path, node, 1, result);
+		}
+		return result;
+	}
+
+	private void create(Claim claim, String path, int attempt, CompletableFuture<AcquireResult> result) {
+		String prefix = ZooKeeperKindNode.prefix(claim.kind(), claim.owner(), this.session.sessionId());
+		if (this.claims.queueLikely(claim.key())) {
+			// Another claim of this backend is queued, or was lately: creating the queue
+			// would fail, and a failed write costs the ensemble a transaction too.
+			createNode(claim, path, prefix, attempt, result);
+		}
+		else {
+			createQueue(claim, path, prefix, attempt, result);
+		}
+	}
+
+	/** Creates the queue with the claim's node in it, which then holds the lock. */
+	private void createQueue(Claim claim, String path, String prefix, int attempt,
+			CompletableFuture<AcquireResult> result) {
+		if (tooManyAttempts(attempt, result)) {
+			return;
+		}
+		CuratorFramework client = this.session.client();
+		TransactionOp op = client.transactionOp();
+		try {
+			client.transaction()
+				.inBackground((curator, event) -> queueCreated(claim, path, prefix, attempt, event, result))
+				.forOperations(op.create().uncompressed().withMode(CreateMode.CONTAINER).forPath(path, QUEUE_DATA),
+						op.create()
+							.uncompressed()
+							.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+							.forPath(path + "/" + prefix, owner(claim)),
+						op.setData().uncompressed().forPath(path, QUEUE_DATA));
+		}
+		catch (Exception ex) {
+			result.completeExceptionally(ex);
+		}
+	}
+
+	private void queueCreated(Claim claim, String path, String prefix, int attempt, CuratorEvent event,
+			CompletableFuture<AcquireResult> result) {
+		KeeperException.Code outcome = KeeperException.Code.get(event.getResultCode());
+		if (outcome == KeeperException.Code.OK) {
+			List<CuratorTransactionResult> results = event.getOpResults();
+			String name = ZKPaths.getNodeFromPath(results.get(1).getResultPath());
+			long token = results.get(2).getResultStat().getMzxid();
+			this.claims.remember(claim, new QueuedNode(name, token, this.session.sessionId()));
+			result.complete(AcquireResult.acquired(token));
+		}
+		else if (outcome == KeeperException.Code.NODEEXISTS) {
+			// A queue, or a plain holder.
+			this.claims.queueSeen(claim.key(), true);
+			createNode(claim, path, prefix, attempt, result);
+		}
+		else if (outcome == KeeperException.Code.NONODE) {
+			// No root yet, or the server removed it as an empty container just now.
+			this.session.createRoot().whenComplete((done, failure) -> {
+				if (failure != null) {
+					result.completeExceptionally(failure);
+				}
+				else {
+					create(claim, path, attempt + 1, result);
+				}
+			});
+		}
+		else {
+			result.completeExceptionally(KeeperException.create(outcome, path));
+		}
+	}
+
+	/** Adds the claim's node to the queue, then lists the queue. */
+	private void createNode(Claim claim, String path, String prefix, int attempt,
+			CompletableFuture<AcquireResult> result) {
+		if (tooManyAttempts(attempt, result)) {
+			return;
+		}
+		try {
+			this.session.client()
+				.create()
+				.uncompressed()
+				.storingStatIn(new Stat())
+				.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+				.inBackground((curator, event) -> nodeCreated(claim, path, attempt, event, result))
+				.forPath(path + "/" + prefix, owner(claim));
+		}
+		catch (Exception ex) {
+			result.completeExceptionally(ex);
+		}
+	}
+
+	private void nodeCreated(Claim claim, String path, int attempt, CuratorEvent event,
+			CompletableFuture<AcquireResult> result) {
+		KeeperException.Code outcome = KeeperException.Code.get(event.getResultCode());
+		if (outcome == KeeperException.Code.OK) {
+			Stat stat = event.getStat();
+			QueuedNode node = new QueuedNode(ZKPaths.getNodeFromPath(event.getName()), stat.getCzxid(),
+					stat.getEphemeralOwner());
+			this.claims.remember(claim, node);
+			list(claim, path, node, attempt, result);
+		}
+		else if (outcome == KeeperException.Code.NONODE) {
+			// The last member removed the queue just now.
+			this.claims.queueSeen(claim.key(), false);
+			createQueue(claim, path, ZooKeeperKindNode.prefix(claim.kind(), claim.owner(), this.session.sessionId()),
+					attempt + 1, result);
+		}
+		else if (outcome == KeeperException.Code.NOCHILDRENFOREPHEMERALS) {
+			// A plain holder: a fair claim waits for it (without a place in a queue); the
+			// other kinds are another family.
+			if (claim.kind().type() == LockKind.Type.FAIR) {
+				result.complete(
+						AcquireResult.heldByAnother(null, ZooKeeperWait.forNode(this.session.fixForNamespace(path))));
+			}
+			else {
+				result.completeExceptionally(ZooKeeperKindNode.conflict(claim, LockKind.EXCLUSIVE, "", this.backend));
+			}
+		}
+		else {
+			result.completeExceptionally(KeeperException.create(outcome, path));
+		}
+	}
+
+	/**
+	 * Whether the queue came and went under this attempt too often: others take and leave
+	 * the key meanwhile, so it is busy, and the engine tries again at once while its
+	 * caller waits.
+	 */
+	private static boolean tooManyAttempts(int attempt, CompletableFuture<AcquireResult> result) {
+		if (attempt > CREATE_ATTEMPTS) {
+			result.complete(AcquireResult.heldByAnother(null));
+			return true;
+		}
+		return false;
+	}
+
+	/** Lists the queue, and tells from it whether the claim's node holds the lock. */
+	private void list(Claim claim, String path, QueuedNode node, int attempt, CompletableFuture<AcquireResult> result) {
+		ZooKeeper zooKeeper = this.session.handle(result);
+		if (zooKeeper == null) {
+			return;
+		}
+		String queue = this.session.fixForNamespace(path);
+		zooKeeper.getChildren(queue, false, (code, name, context, children) -> {
+			KeeperException.Code outcome = KeeperException.Code.get(code);
+			if (outcome == KeeperException.Code.NONODE) {
+				// The node went with an earlier session, and its queue with it.
+				this.claims.forgetIf(claim, node);
+				create(claim, path, attempt + 1, result);
+				return;
+			}
+			if (outcome != KeeperException.Code.OK) {
+				result.completeExceptionally(KeeperException.create(outcome, queue));
+				return;
+			}
+			Listing listing = ZooKeeperKindQueue.decide(children, node.name, claim.kind());
+			listing.duplicates().forEach((duplicate) -> this.releases.deleteDuplicate(queue, duplicate, claim.key()));
+			if (listing.decision() instanceof Hold) {
+				result.complete(AcquireResult.acquired(node.token));
+			}
+			else if (listing.decision() instanceof Wait wait) {
+				List<String> watched = wait.watched().stream().map((child) -> queue + "/" + child).toList();
+				result.complete(AcquireResult.heldByAnother(null, new ZooKeeperWait(watched,
+						(wait.watchQueue()) ? queue : null, (wait.deletionAdmits()) ? node : null)));
+			}
+			else if (listing.decision() instanceof Conflict conflict) {
+				this.claims.forgetIf(claim, node);
+				this.releases.delete(queue, node.name)
+					.whenComplete((deleted, failure) -> result.completeExceptionally(
+							ZooKeeperKindNode.conflict(claim, conflict.heldAs(), conflict.node(), this.backend)));
+			}
+			else {
+				// The node is gone: it went with an earlier session.
+				this.claims.forgetIf(claim, node);
+				create(claim, path, attempt + 1, result);
+			}
+		}, null);
+	}
+
+	/**
+	 * Leaves the queue: deletes the claim's node, held or waiting; a claim whose node
+	 * this backend does not know (an answer lost with the connection, or a release from
+	 * another instance with the same owner) has its nodes found by their name.
+	 */
+	CompletableFuture<Boolean> release(Claim claim) {
+		String queue = this.session.fixForNamespace(this.session.paths().lockPath(claim.key()));
+		QueuedNode node = this.claims.forget(claim);
+		if (node != null) {
+			// A later node of this backend keeps the queue: no need to read it first.
+			boolean othersBehind = this.claims.hasNodeAfter(claim, node);
+			return this.session.retriedOnReconnection(() -> this.releases.delete(queue, node.name, othersBehind))
+				.thenApply((deleted) -> {
+					if (deleted != Deleted.NOTHING) {
+						this.claims.queueSeen(claim.key(), deleted == Deleted.NODE);
+					}
+					return deleted != Deleted.NOTHING;
+				});
+		}
+		String ownerId = ZooKeeperKindNode.ownerId(claim.owner());
+		return this.session.retriedOnReconnection(() -> this.releases.deleteOwned(queue, ownerId));
+	}
+
+	/** Whether the claim's node is still in its queue, on this session. */
+	CompletableFuture<Boolean> owned(Claim claim) {
+		QueuedNode node = this.claims.node(claim);
+		if (node == null) {
+			return CompletableFuture.completedFuture(false);
+		}
+		String queue = this.session.fixForNamespace(this.session.paths().lockPath(claim.key()));
+		return this.session.retriedOnReconnection(() -> this.releases.exists(queue + "/" + node.name));
+	}
+
+	/** Waits on the nodes the claim's last attempt named. */
+	CompletableFuture<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		if (lastAttempt.hint() instanceof ZooKeeperWait wait) {
+			return wait.await(this.session, claim.key(), deadline);
+		}
+		return CompletableFuture.completedFuture(null);
+	}
+
+	private static byte[] owner(Claim claim) {
+		return claim.owner().getBytes(StandardCharsets.UTF_8);
+	}
+
+}

@@ -1,0 +1,249 @@
+package io.github.distributelock.zookeeper;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The deletes of queue nodes, each read and written on one session: a node's name holds
+ * its owner's id and a sequence number the queue never gives twice, so deleting it by
+ * name is owner-checked.
+ * <p>
+ * Deleting the last node of a queue deletes the queue in the same transaction, so that
+ * plain attempts (and nodes of the original starter) find the path free at once. Whether
+ * the node is the last is read first ({@code exists}, answered by the connected server
+ * without a write): a write that fails still costs the ensemble a transaction, and with
+ * waiters behind it the release must stay one delete, the whole hand-off.
+ */
+final class ZooKeeperKindReleases {
+
+	private static final Log logger = LogFactory.getLog(ZooKeeperKindReleases.class);
+
+	private final ZooKeeperSession session;
+
+	ZooKeeperKindReleases(ZooKeeperSession session) {
+		this.session = session;
+	}
+
+	/**
+	 * Deletes the node {@code name} of {@code queue} (as the handle sees it).
+	 * @return what was deleted
+	 */
+	CompletableFuture<Deleted> delete(String queue, String name) {
+		return delete(queue, name, false);
+	}
+
+	/**
+	 * Deletes the node {@code name} of {@code queue} (as the handle sees it).
+	 * @param othersBehind whether other nodes are known to follow it, so that the queue
+	 * stays: the delete is sent at once, without reading the queue first
+	 * @return what was deleted
+	 */
+	CompletableFuture<Deleted> delete(String queue, String name, boolean othersBehind) {
+		CompletableFuture<Deleted> deleted = new CompletableFuture<>();
+		ZooKeeper zooKeeper = this.session.handle(deleted);
+		if (zooKeeper == null) {
+			return deleted;
+		}
+		String node = queue + "/" + name;
+		if (othersBehind) {
+			deleteNode(zooKeeper, queue, node, deleted);
+			return deleted;
+		}
+		zooKeeper.exists(queue, false, (code, path, context, stat) -> {
+			KeeperException.Code outcome = KeeperException.Code.get(code);
+			if (outcome == KeeperException.Code.NONODE) {
+				deleted.complete(Deleted.NOTHING);
+			}
+			else if (outcome != KeeperException.Code.OK) {
+				deleted.completeExceptionally(KeeperException.create(outcome, queue));
+			}
+			else if (stat.getNumChildren() <= 1) {
+				// Our node alone: the queue goes with it. Its version is not checked,
+				// as the transaction deletes our node first, which only this queue holds.
+				zooKeeper.multi(List.of(Op.delete(node, -1), Op.delete(queue, -1)),
+						(multiCode, multiPath, multiContext, results) -> {
+							KeeperException.Code multiOutcome = KeeperException.Code.get(multiCode);
+							if (multiOutcome == KeeperException.Code.NOTEMPTY) {
+								// Someone queued since the read.
+								deleteNode(zooKeeper, queue, node, deleted);
+							}
+							else {
+								completeDeleted(multiOutcome, node, Deleted.QUEUE, deleted);
+							}
+						}, null);
+			}
+			else {
+				deleteNode(zooKeeper, queue, node, deleted);
+			}
+		}, null);
+		return deleted;
+	}
+
+	private void deleteNode(ZooKeeper zooKeeper, String queue, String node, CompletableFuture<Deleted> deleted) {
+		zooKeeper.delete(node, -1, (code, path, context) -> {
+			KeeperException.Code outcome = KeeperException.Code.get(code);
+			completeDeleted(outcome, node, Deleted.NODE, deleted);
+			if (outcome == KeeperException.Code.OK) {
+				// The others may have left at the same time, each seeing the rest: the
+				// one
+				// that finds the queue empty afterwards removes it.
+				deleteIfEmpty(zooKeeper, queue, null);
+			}
+		}, null);
+	}
+
+	private static void completeDeleted(KeeperException.Code outcome, String node, Deleted done,
+			CompletableFuture<Deleted> deleted) {
+		if (outcome == KeeperException.Code.OK) {
+			deleted.complete(done);
+		}
+		else if (outcome == KeeperException.Code.NONODE) {
+			deleted.complete(Deleted.NOTHING);
+		}
+		else {
+			deleted.completeExceptionally(KeeperException.create(outcome, node));
+		}
+	}
+
+	/**
+	 * Deletes every node of {@code queue} whose name carries {@code ownerId}.
+	 * @return whether there was one
+	 */
+	CompletableFuture<Boolean> deleteOwned(String queue, String ownerId) {
+		CompletableFuture<Boolean> deleted = new CompletableFuture<>();
+		ZooKeeper zooKeeper = this.session.handle(deleted);
+		if (zooKeeper == null) {
+			return deleted;
+		}
+		zooKeeper.getChildren(queue, false, (code, path, context, children) -> {
+			KeeperException.Code outcome = KeeperException.Code.get(code);
+			if (outcome == KeeperException.Code.NONODE) {
+				deleted.complete(false);
+			}
+			else if (outcome != KeeperException.Code.OK) {
+				deleted.completeExceptionally(KeeperException.create(outcome, queue));
+			}
+			else {
+				CompletableFuture<Boolean> all = CompletableFuture.completedFuture(false);
+				for (String child : children) {
+					if (ZooKeeperKindNode.parse(child).ownedBy(ownerId)) {
+						all = all.thenCompose((earlier) -> delete(queue, child)
+							.thenApply((one) -> one != Deleted.NOTHING || earlier));
+					}
+				}
+				all.whenComplete((one, failure) -> {
+					if (failure != null) {
+						deleted.completeExceptionally(failure);
+					}
+					else {
+						deleted.complete(one);
+					}
+				});
+			}
+		}, null);
+		return deleted;
+	}
+
+	/** Whether {@code node} exists and belongs to the current session. */
+	CompletableFuture<Boolean> exists(String node) {
+		CompletableFuture<Boolean> exists = new CompletableFuture<>();
+		ZooKeeper zooKeeper = this.session.handle(exists);
+		if (zooKeeper == null) {
+			return exists;
+		}
+		zooKeeper.exists(node, false, (code, path, context, stat) -> {
+			KeeperException.Code outcome = KeeperException.Code.get(code);
+			if (outcome == KeeperException.Code.OK || outcome == KeeperException.Code.NONODE) {
+				exists.complete(stat != null && stat.getEphemeralOwner() == zooKeeper.getSessionId());
+			}
+			else {
+				exists.completeExceptionally(KeeperException.create(outcome, node));
+			}
+		}, null);
+		return exists;
+	}
+
+	/**
+	 * Deletes a copy of a node made by a request that was sent again after its answer was
+	 * lost; the copy would otherwise hold up the queue until the session ends.
+	 */
+	void deleteDuplicate(String queue, String name, String key) {
+		ZooKeeper zooKeeper = this.session.handle(new CompletableFuture<>());
+		if (zooKeeper == null) {
+			return;
+		}
+		zooKeeper.delete(queue + "/" + name, -1, (code, path, context) -> {
+			KeeperException.Code outcome = KeeperException.Code.get(code);
+			if (outcome != KeeperException.Code.OK && outcome != KeeperException.Code.NONODE) {
+				logger.warn("Could not delete the second node '" + name + "' of one claim of lock '" + key
+						+ "'; it stays in the queue until its session ends: " + outcome);
+			}
+		}, null);
+	}
+
+	/**
+	 * Deletes {@code queue} if it is an empty queue.
+	 * @return whether the path is free now
+	 */
+	CompletableFuture<Boolean> deleteEmptyQueue(String queue) {
+		CompletableFuture<Boolean> deleted = new CompletableFuture<>();
+		ZooKeeper zooKeeper = this.session.handle(deleted);
+		if (zooKeeper != null) {
+			deleteIfEmpty(zooKeeper, queue, deleted);
+		}
+		return deleted;
+	}
+
+	private void deleteIfEmpty(ZooKeeper zooKeeper, String queue, @Nullable CompletableFuture<Boolean> deleted) {
+		zooKeeper.exists(queue, false, (code, path, context, stat) -> {
+			KeeperException.Code outcome = KeeperException.Code.get(code);
+			if (outcome != KeeperException.Code.OK && outcome != KeeperException.Code.NONODE
+					&& logger.isDebugEnabled()) {
+				logger.debug("Could not read the queue " + queue + " to delete it if empty: " + outcome);
+			}
+			if (outcome != KeeperException.Code.OK || stat.getNumChildren() > 0) {
+				complete(deleted, outcome == KeeperException.Code.NONODE);
+				return;
+			}
+			// The version tells a queue from a plain lock node created at the path since
+			// the read, which keeps version 0.
+			zooKeeper.delete(queue, ZooKeeperKindLocks.QUEUE_VERSION, (deleteCode, deletePath, deleteContext) -> {
+				KeeperException.Code deleteOutcome = KeeperException.Code.get(deleteCode);
+				if (deleteOutcome != KeeperException.Code.OK && deleteOutcome != KeeperException.Code.NONODE
+						&& deleteOutcome != KeeperException.Code.NOTEMPTY && logger.isDebugEnabled()) {
+					logger.debug("Could not delete the empty queue " + queue + ": " + deleteOutcome);
+				}
+				complete(deleted,
+						deleteOutcome == KeeperException.Code.OK || deleteOutcome == KeeperException.Code.NONODE);
+			}, null);
+		}, null);
+	}
+
+	private static void complete(@Nullable CompletableFuture<Boolean> deleted, boolean free) {
+		if (deleted != null) {
+			deleted.complete(free);
+		}
+	}
+
+	/** What a delete of a node deleted. */
+	enum Deleted {
+
+		/** Nothing: the node was gone. */
+		NOTHING,
+
+		/** The node; others stayed in the queue. */
+		NODE,
+
+		/** The node, the queue's last, and the queue with it. */
+		QUEUE
+
+	}
+
+}

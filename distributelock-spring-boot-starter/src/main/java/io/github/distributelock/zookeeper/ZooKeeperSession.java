@@ -1,0 +1,156 @@
+package io.github.distributelock.zookeeper;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the lock protocols share of one Curator client: the ZooKeeper handle of its
+ * current session, for requests that must be read and written on one session, the retry
+ * of such a request after a dropped connection, and the timer that ends waits at their
+ * deadline.
+ */
+final class ZooKeeperSession {
+
+	/** How many times a release or ownership check waits for a dropped connection. */
+	private static final int RECONNECTION_RETRIES = 3;
+
+	private final CuratorFramework client;
+
+	private final ZooKeeperLockPaths paths;
+
+	/** Ends the waits whose deadline came before a release. */
+	private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor((task) -> {
+		Thread thread = new Thread(task, "distributelock-zookeeper-timeouts");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	ZooKeeperSession(CuratorFramework client, ZooKeeperLockPaths paths) {
+		this.client = client;
+		this.paths = paths;
+	}
+
+	CuratorFramework client() {
+		return this.client;
+	}
+
+	ZooKeeperLockPaths paths() {
+		return this.paths;
+	}
+
+	ScheduledExecutorService timeouts() {
+		return this.timeouts;
+	}
+
+	/**
+	 * The handle of the client's current session, or {@code null} with {@code result}
+	 * failed when the client has none.
+	 */
+	@Nullable ZooKeeper handle(CompletableFuture<?> result) {
+		try {
+			return this.client.getZookeeperClient().getZooKeeper();
+		}
+		catch (Exception ex) {
+			result.completeExceptionally(ex);
+			return null;
+		}
+	}
+
+	/** The id of the client's current session, or 0 when it has none. */
+	long sessionId() {
+		try {
+			return this.client.getZookeeperClient().getZooKeeper().getSessionId();
+		}
+		catch (Exception ex) {
+			return 0;
+		}
+	}
+
+	/** The path as the ZooKeeper handle sees it, inside the client's namespace. */
+	String fixForNamespace(String path) {
+		return ZKPaths.fixForNamespace(this.client.getNamespace(), path);
+	}
+
+	/**
+	 * Runs {@code operation} again when it failed because the connection dropped, once
+	 * the client is connected again (within its connection timeout), as Curator's own
+	 * retries would: each run reads and writes on one handle, so one session.
+	 */
+	<T> CompletableFuture<T> retriedOnReconnection(Supplier<CompletableFuture<T>> operation) {
+		return retriedOnReconnection(operation, RECONNECTION_RETRIES);
+	}
+
+	private <T> CompletableFuture<T> retriedOnReconnection(Supplier<CompletableFuture<T>> operation, int retries) {
+		return operation.get().exceptionallyCompose((failure) -> {
+			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+					? failure.getCause() : failure;
+			if (retries > 0 && cause instanceof KeeperException.ConnectionLossException) {
+				return connected().thenCompose((connected) -> retriedOnReconnection(operation, retries - 1));
+			}
+			return CompletableFuture.failedFuture(failure);
+		});
+	}
+
+	/** Completes when the client is connected, or fails after its connection timeout. */
+	private CompletableFuture<Void> connected() {
+		CompletableFuture<Void> connected = new CompletableFuture<>();
+		ConnectionStateListener listener = (curator, state) -> {
+			if (state.isConnected()) {
+				connected.complete(null);
+			}
+		};
+		this.client.getConnectionStateListenable().addListener(listener);
+		connected.whenComplete((done, failure) -> this.client.getConnectionStateListenable().removeListener(listener));
+		if (this.client.getZookeeperClient().isConnected()) {
+			connected.complete(null);
+		}
+		else {
+			this.timeouts.schedule(() -> connected.completeExceptionally(new KeeperException.ConnectionLossException()),
+					this.client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS);
+		}
+		return connected;
+	}
+
+	/**
+	 * Creates the root as a container node, and its missing parents, unless it exists.
+	 */
+	CompletableFuture<Void> createRoot() {
+		CompletableFuture<Void> created = new CompletableFuture<>();
+		try {
+			this.client.create()
+				.creatingParentContainersIfNeeded()
+				.withMode(CreateMode.CONTAINER)
+				.inBackground((curator, event) -> {
+					KeeperException.Code outcome = KeeperException.Code.get(event.getResultCode());
+					if (outcome == KeeperException.Code.OK || outcome == KeeperException.Code.NODEEXISTS) {
+						created.complete(null);
+					}
+					else {
+						created.completeExceptionally(KeeperException.create(outcome, event.getPath()));
+					}
+				})
+				.forPath(this.paths.root());
+		}
+		catch (Exception ex) {
+			created.completeExceptionally(ex);
+		}
+		return created;
+	}
+
+	void close() {
+		this.timeouts.shutdownNow();
+	}
+
+}

@@ -1,0 +1,322 @@
+package io.github.distributelock.zookeeper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributelock.Closeables;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockKindConflictException;
+import io.github.distributelock.LockMode;
+import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.AbstractLockKindsContractTests;
+import io.github.distributelock.core.CountingLockBackend;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The kinds of lock on a real single ZooKeeper server, read back from the tree, plus what
+ * is particular to ZooKeeper: the queue at the plain lock's path, a waiter whose session
+ * ends, nodes of the original starter, and the one write of a fair hand-off.
+ */
+class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
+
+	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	private static final ZooKeeperLockPaths PATHS = new ZooKeeperLockPaths(ZooKeeperLockBackend.DEFAULT_ROOT);
+
+	private static TestingServer server;
+
+	private static CuratorFramework store;
+
+	@BeforeAll
+	static void startZooKeeper() throws Exception {
+		server = EmbeddedZooKeeper.startServer();
+		store = EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT);
+	}
+
+	@AfterAll
+	static void stopZooKeeper() throws Exception {
+		try {
+			if (store != null) {
+				store.close();
+			}
+		}
+		finally {
+			server.close();
+		}
+	}
+
+	@AfterEach
+	void leavesNoQueueBehind() throws Exception {
+		for (String name : children(ZooKeeperLockBackend.DEFAULT_ROOT)) {
+			String path = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + name;
+			if (EmbeddedZooKeeper.lockKeyOf(name).startsWith(getClass().getSimpleName())) {
+				// Every test releases what it holds, and a waiter that gives up leaves
+				// the
+				// queue just after its caller hears so; an empty queue is deleted by its
+				// last member.
+				await().atMost(Duration.ofSeconds(5))
+					.untilAsserted(() -> assertThat(children(path)).as(path).isEmpty());
+			}
+		}
+	}
+
+	@Override
+	protected LockBackend newBackend() {
+		return new ClientClosingBackend(newClient());
+	}
+
+	private static CuratorFramework newClient() {
+		try {
+			return EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** Held: a plain lock node, or a queue with a node in it. */
+	@Override
+	protected boolean isLockedInStore(String key) {
+		Stat stat = stat(PATHS.lockPath(key));
+		return stat != null && (stat.getEphemeralOwner() != 0 || stat.getNumChildren() > 0);
+	}
+
+	@Test
+	void aFairQueueIsAContainerAtThePlainLockPathWithOneNodePerClaimAndTokensAreTheirCreationZxids() throws Exception {
+		String path = PATHS.lockPath(key());
+		try (LockHandle held = newLock().tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow()) {
+			CompletableFuture<Optional<LockHandle>> waiting = newLock()
+				.tryAcquireAsync(LockRequest.of(key()).withFair(true).withWaitTime(WAIT));
+			await().atMost(Duration.ofSeconds(10)).until(() -> children(path).size() == 2);
+			List<String> nodes = children(path);
+			assertThat(stat(path).getEphemeralOwner()).isZero();
+			assertThat(nodes).allMatch((name) -> name.matches("fair-[0-9a-f]{24}-[0-9a-f]{16}-[0-9]{10}"));
+			String first = nodes.stream()
+				.min(Comparator.comparing((name) -> name.substring(name.length() - 10)))
+				.orElseThrow();
+			assertThat(held.fencingToken()).isEqualTo(stat(path + "/" + first).getCzxid());
+			held.close();
+			LockHandle next = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
+			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken())
+				.isEqualTo(stat(path + "/" + children(path).get(0)).getCzxid());
+			next.close();
+		}
+		assertThat(stat(path)).isNull();
+	}
+
+	@Test
+	void fencingTokensGrowAcrossEveryKindOfOneKey() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		List<LockRequest> kinds = List.of(LockRequest.of(key()), LockRequest.of(key()).withFair(true),
+				LockRequest.of(key()).withMode(LockMode.WRITE), LockRequest.of(key()).withMode(LockMode.READ),
+				LockRequest.of(key()).withPermits(3), LockRequest.of(key()));
+		long last = 0;
+		for (LockRequest kind : kinds) {
+			try (LockHandle held = lock.tryAcquire(kind).orElseThrow()) {
+				assertThat(held.fencingToken()).isGreaterThan(last);
+				last = held.fencingToken();
+			}
+		}
+	}
+
+	@Test
+	void aWaiterWhoseSessionEndsLeavesTheQueueAndTheOthersKeepTheirOrder() throws Exception {
+		String path = PATHS.lockPath(key());
+		LockHandle held = newLock().tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
+		CuratorFramework crashingClient = newClient();
+		ZooKeeperLockBackend crashingBackend = new ClientClosingBackend(crashingClient);
+		CountingLockBackend crashing = CountingLockBackend.of(crashingBackend);
+		DefaultDistributeLock crashingLock = new DefaultDistributeLock(crashing);
+		ZooKeeperLockBackend behindBackend = new ClientClosingBackend(newClient());
+		CountingLockBackend behind = CountingLockBackend.of(behindBackend);
+		DefaultDistributeLock behindLock = new DefaultDistributeLock(behind);
+		try {
+			crashingLock.tryAcquireAsync(LockRequest.of(key()).withFair(true).withWaitTime(WAIT));
+			assertThat(crashing.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<Optional<LockHandle>> next = behindLock
+				.tryAcquireAsync(LockRequest.of(key()).withFair(true).withWaitTime(WAIT));
+			assertThat(behind.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(children(path)).hasSize(3);
+			// A crash: the session ends and the server deletes the session's nodes.
+			crashingClient.close();
+			await().atMost(Duration.ofSeconds(10)).until(() -> children(path).size() == 2);
+			assertThat(next).isNotDone();
+			held.close();
+			next.get(10, TimeUnit.SECONDS).orElseThrow().close();
+		}
+		finally {
+			behindLock.close();
+			behindBackend.close();
+			crashingLock.close();
+			crashingBackend.close();
+		}
+	}
+
+	@Test
+	void aPlainNodeOfTheOriginalStarterAndTheOtherKindsExcludeEachOther() throws Exception {
+		String path = PATHS.lockPath(key());
+		List<LockRequest> kinds = List.of(LockRequest.of(key()).withFair(true),
+				LockRequest.of(key()).withMode(LockMode.READ), LockRequest.of(key()).withMode(LockMode.WRITE),
+				LockRequest.of(key()).withPermits(2));
+		CuratorFramework oldNode = newClient();
+		try {
+			// What the original cn.dslcode starter does: an ephemeral node at the path.
+			oldNode.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, bytes("old"));
+			DefaultDistributeLock lock = newLock();
+			assertThat(lock.tryAcquire(kinds.get(0).withWaitTime(Duration.ofMillis(200)))).isEmpty();
+			for (LockRequest other : kinds.subList(1, kinds.size())) {
+				assertThatExceptionOfType(LockKindConflictException.class).isThrownBy(() -> lock.tryAcquire(other))
+					.withMessageContaining(key())
+					.withMessageContaining("held in ZooKeeper as an exclusive lock");
+			}
+			assertThat(children(path)).isEmpty();
+			oldNode.delete().forPath(path);
+			for (LockRequest kind : kinds) {
+				try (LockHandle held = lock.tryAcquire(kind).orElseThrow()) {
+					assertThatExceptionOfType(KeeperException.NodeExistsException.class)
+						.isThrownBy(() -> oldNode.create()
+							.creatingParentsIfNeeded()
+							.withMode(CreateMode.EPHEMERAL)
+							.forPath(path, bytes("old")));
+				}
+				// The last member deleted the queue: an old node takes the key at once.
+				oldNode.create().withMode(CreateMode.EPHEMERAL).forPath(path, bytes("old"));
+				oldNode.delete().forPath(path);
+			}
+		}
+		finally {
+			oldNode.close();
+		}
+	}
+
+	@Test
+	void aPlainAttemptDeletesAnEmptyQueueLeftBehindAndTakesTheKey() throws Exception {
+		String path = PATHS.lockPath(key());
+		store.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER).forPath(path);
+		store.setData().forPath(path, bytes("distributelock queue"));
+		try (LockHandle held = newLock().tryAcquire(LockRequest.of(key())).orElseThrow()) {
+			assertThat(stat(path).getEphemeralOwner()).isNotZero();
+		}
+		assertThat(stat(path)).isNull();
+	}
+
+	@Test
+	void aFairHandOffIsOneWriteTheHoldersDelete() throws Exception {
+		LockHandle held = newLock().tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
+		ZooKeeperLockBackend backend = new ClientClosingBackend(newClient());
+		CountingLockBackend waiterBackend = CountingLockBackend.of(backend);
+		DefaultDistributeLock waiter = new DefaultDistributeLock(waiterBackend);
+		try {
+			CompletableFuture<Optional<LockHandle>> next = waiter
+				.tryAcquireAsync(LockRequest.of(key()).withFair(true).withWaitTime(WAIT));
+			assertThat(waiterBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+			int attempts = waiterBackend.acquireAttempts.get();
+			long before = lastZxid();
+			held.close();
+			LockHandle taken = next.get(10, TimeUnit.SECONDS).orElseThrow();
+			long writes = lastZxid() - before;
+			assertThat(writes).as("transactions from the release to the next holder").isOne();
+			assertThat(waiterBackend.acquireAttempts.get() - attempts).isOne();
+			taken.close();
+		}
+		finally {
+			waiter.close();
+			backend.close();
+		}
+	}
+
+	@Test
+	void namespacedClientsKeepTheirQueuesInTheirNamespace() throws Exception {
+		String path = "/app" + PATHS.lockPath(key());
+		LockRequest two = LockRequest.of(key()).withPermits(2);
+		try (Closeables closeables = new Closeables()) {
+			DefaultDistributeLock one = namespacedLock(closeables);
+			DefaultDistributeLock other = namespacedLock(closeables);
+			try (LockHandle first = one.tryAcquire(two).orElseThrow();
+					LockHandle second = other.tryAcquire(two).orElseThrow()) {
+				assertThat(children(path)).hasSize(2).allMatch((name) -> name.startsWith("permits2-"));
+				assertThat(stat(PATHS.lockPath(key()))).isNull();
+			}
+			assertThat(stat(path)).isNull();
+		}
+	}
+
+	private static DefaultDistributeLock namespacedLock(Closeables closeables) throws Exception {
+		CuratorFramework client = EmbeddedZooKeeper.newClient(
+				CuratorFrameworkFactory.builder().connectString(server.getConnectString()).namespace("app"),
+				SESSION_TIMEOUT);
+		ZooKeeperLockBackend backend = closeables.add(new ClientClosingBackend(client));
+		return closeables.add(new DefaultDistributeLock(backend));
+	}
+
+	/** The last zxid of the server, from its {@code srvr} report. */
+	private static long lastZxid() throws Exception {
+		String report = FourLetterWordMain.send4LetterWord("127.0.0.1", server.getPort(), "srvr");
+		String line = report.lines().filter((each) -> each.startsWith("Zxid:")).findFirst().orElseThrow();
+		return Long.decode(line.substring("Zxid:".length()).trim());
+	}
+
+	private static List<String> children(String path) throws Exception {
+		try {
+			return store.getChildren().forPath(path);
+		}
+		catch (KeeperException.NoNodeException ex) {
+			return List.of();
+		}
+	}
+
+	private static Stat stat(String path) {
+		try {
+			return store.checkExists().forPath(path);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/** A backend on a client of its own, which it closes when it is closed. */
+	private static final class ClientClosingBackend extends ZooKeeperLockBackend {
+
+		private final CuratorFramework client;
+
+		ClientClosingBackend(CuratorFramework client) {
+			super(client);
+			this.client = client;
+		}
+
+		@Override
+		public void close() {
+			super.close();
+			this.client.close();
+		}
+
+	}
+
+}
