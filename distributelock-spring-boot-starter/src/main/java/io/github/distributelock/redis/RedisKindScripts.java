@@ -27,8 +27,8 @@ import static io.github.distributelock.redis.RedisScripts.Script;
  * <li>read and permits: the lock word holds a marker while anyone holds the key; the
  * holders are counted beside it, each with its own lease ({@code shared-*.lua}).</li>
  * </ul>
- * The scripts are described in {@code prelude.lua}, which the scripts of the new kinds
- * share.
+ * The values of the lock word are described in {@code prelude.lua}, the helpers the
+ * scripts of the new kinds share.
  */
 final class RedisKindScripts {
 
@@ -137,14 +137,16 @@ final class RedisKindScripts {
 	private static LockKindConflictException conflict(Claim claim, String held, String backend) {
 		String asked = (claim.kind().type() == LockKind.Type.PERMITS) ? "permits:" + claim.kind().permits()
 				: claim.kind().tag();
-		return new LockKindConflictException("Lock '" + claim.key() + "' is held in " + backend + " as a "
-				+ describe(held) + " lock and was asked for as a " + describe(asked) + " lock. A key serves one "
+		return new LockKindConflictException("Lock '" + claim.key() + "' is held in " + backend + " as "
+				+ describe(held) + " lock and was asked for as " + describe(asked) + " lock. A key serves one "
 				+ "kind of lock at a time (exclusive or fair, read/write, or permits of one count): give each kind "
 				+ "its own key.", claim.key(), backend);
 	}
 
+	/** The kind with its article: "an exclusive", "a permits (3)". */
 	private static String describe(String kind) {
-		return kind.startsWith("permits:") ? "permits (" + kind.substring("permits:".length()) + ")" : kind;
+		String text = kind.startsWith("permits:") ? "permits (" + kind.substring("permits:".length()) + ")" : kind;
+		return ("aeiou".indexOf(text.charAt(0)) >= 0) ? "an " + text : "a " + text;
 	}
 
 	/**

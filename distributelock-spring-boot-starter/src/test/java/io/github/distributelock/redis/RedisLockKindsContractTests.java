@@ -132,7 +132,7 @@ class RedisLockKindsContractTests extends AbstractLockKindsContractTests {
 		for (LockRequest other : List.of(LockRequest.of(key()).withMode(LockMode.WRITE),
 				LockRequest.of(key()).withMode(LockMode.READ), LockRequest.of(key()).withPermits(2))) {
 			assertThatExceptionOfType(LockKindConflictException.class).isThrownBy(() -> lock.tryAcquire(other))
-				.withMessageContaining("held in redis as a exclusive lock");
+				.withMessageContaining("is held in redis as an exclusive lock and was asked for as a ");
 		}
 		assertThat(store.opsForValue().get(lockKey)).isEqualTo(old);
 		assertThat(oldNodeRelease(lockKey, old)).isTrue();
