@@ -11,6 +11,7 @@ import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockStoreProbe;
+import io.github.distributelock.redis.RedisKindScripts.Call;
 import io.lettuce.core.ScriptOutputType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -23,6 +24,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * key {@code <prefix><lock key>} holding the owner token, set with {@code SET NX PX},
  * released and renewed by owner-checked Lua scripts (run by SHA, loaded again when the
  * server has lost them), with waiters woken by a pub/sub message at release.
+ * <p>
+ * The other {@link io.github.distributelock.core.LockKind kinds} hold the same key while
+ * they hold the lock, so that every kind excludes plain holders (nodes of the original
+ * starter included): fair and write locks with a marker and their owner, waiters queued
+ * beside it in arrival order with leases of their own; readers and permit holders with a
+ * marker, counted beside it with a lease each (see {@link RedisKindScripts}).
  * <p>
  * Single node, Sentinel and Cluster work alike: everything one script touches lives in
  * the lock key's hash slot. Every command is sent on Lettuce's asynchronous API, and
@@ -57,7 +64,7 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 
 	private final RedisLockKeys keys;
 
-	private final byte[] fenceIdleMillis;
+	private final RedisKindScripts scripts;
 
 	private final RedisReleaseListener releaseListener;
 
@@ -100,6 +107,16 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 	 */
 	public RedisLockBackend(RedisConnectionFactory connectionFactory, String keyPrefix, Duration fenceIdleTimeout,
 			int minReplicasToAck, Duration replicaAckTimeout) {
+		this(connectionFactory, keyPrefix, fenceIdleTimeout, minReplicasToAck, replicaAckTimeout,
+				RedisKindScripts.WAITER_LEASE);
+	}
+
+	/**
+	 * With another waiter lease than {@link RedisKindScripts#WAITER_LEASE}: a test's
+	 * waiter that crashes leaves the queue sooner.
+	 */
+	RedisLockBackend(RedisConnectionFactory connectionFactory, String keyPrefix, Duration fenceIdleTimeout,
+			int minReplicasToAck, Duration replicaAckTimeout, Duration waiterLease) {
 		if (minReplicasToAck < 0) {
 			throw new IllegalArgumentException("minReplicasToAck must not be negative, was " + minReplicasToAck);
 		}
@@ -107,7 +124,7 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 		this.replicaAcks = (minReplicasToAck > 0)
 				? new RedisReplicaAcks(connectionFactory, minReplicasToAck, replicaAckTimeout) : null;
 		this.keys = new RedisLockKeys(keyPrefix);
-		this.fenceIdleMillis = bytes(Long.toString(Math.max(1, fenceIdleTimeout.toMillis())));
+		this.scripts = new RedisKindScripts(this.keys, fenceIdleTimeout, waiterLease);
 		this.releaseListener = new RedisReleaseListener(connectionFactory);
 	}
 
@@ -118,33 +135,23 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 
 	@Override
 	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
-		String lockKey = this.keys.lockKey(claim.key());
+		Call call = this.scripts.acquire(claim, lease);
 		// Taken before the attempt: a release heard after it frees the waiter at once.
-		RedisReleaseListener.Heard heard = this.releaseListener.heard(this.keys.releaseChannel(lockKey));
-		CompletableFuture<List<Object>> reply = (this.replicaAcks != null) ? acquireReplicated(claim, lockKey, lease)
-				: this.redis.eval(RedisScripts.ACQUIRE, keys(lockKey, this.keys.fenceKey(lockKey)),
-						bytes(claim.owner()), millis(lease), this.fenceIdleMillis);
-		return reply.thenApply((result) -> {
-			if (result == null || result.size() != 2) {
-				throw new IllegalStateException("Unexpected reply to the acquire script: " + result);
-			}
-			long value = ((Number) result.get(1)).longValue();
-			if (((Number) result.get(0)).longValue() == 1) {
-				return AcquireResult.acquired(value);
-			}
-			return AcquireResult.heldByAnother((value > 0) ? Duration.ofMillis(value) : null, heard);
-		});
+		RedisReleaseListener.Heard heard = this.releaseListener
+			.heard(this.keys.releaseChannel(this.keys.lockKey(claim.key())));
+		CompletableFuture<List<Object>> reply = (this.replicaAcks != null) ? acquireReplicated(claim, call)
+				: this.redis.eval(call.script(), call.keyBytes(), call.argBytes());
+		return reply.thenApply((result) -> RedisKindScripts.acquireResult(claim, result, heard, name()));
 	}
 
 	/**
 	 * The script and its {@code WAIT} on one connection to the key's master.
 	 */
-	private CompletableFuture<List<Object>> acquireReplicated(Claim claim, String lockKey, Duration lease) {
+	private CompletableFuture<List<Object>> acquireReplicated(Claim claim, Call call) {
 		RedisReplicaAcks acks = this.replicaAcks;
 		return acks
-			.<List<Object>>evalAsync(RedisScripts.ACQUIRE.redisScript(), ScriptOutputType.MULTI,
-					List.of(lockKey, this.keys.fenceKey(lockKey)), RedisLockBackend::acquired, claim.owner(),
-					Long.toString(lease.toMillis()), new String(this.fenceIdleMillis, StandardCharsets.UTF_8))
+			.<List<Object>>evalAsync(call.redisScript(), ScriptOutputType.MULTI, call.keys(),
+					RedisLockBackend::acquired, call.argArray())
 			.toCompletableFuture()
 			.thenCompose((replicated) -> acquired(replicated.reply())
 					? checkAcquisitionReplicated(acks, replicated, claim).thenApply((checked) -> replicated.reply())
@@ -193,16 +200,16 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 
 	@Override
 	public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
-		String lockKey = this.keys.lockKey(claim.key());
+		Call call = this.scripts.renew(claim, lease);
 		RedisReplicaAcks acks = this.replicaAcks;
 		if (acks == null) {
-			return this.redis.<Long>eval(RedisScripts.RENEW, keys(lockKey), bytes(claim.owner()), millis(lease))
+			return this.redis.<Long>eval(call.script(), call.keyBytes(), call.argBytes())
 				.thenApply((renewed) -> renewed != null && renewed == 1);
 		}
 		String key = claim.key();
 		return acks
-			.<Long>evalAsync(RedisScripts.RENEW.redisScript(), ScriptOutputType.INTEGER, List.of(lockKey),
-					(renewed) -> renewed != null && renewed == 1, claim.owner(), Long.toString(lease.toMillis()))
+			.<Long>evalAsync(call.redisScript(), ScriptOutputType.INTEGER, call.keys(),
+					(renewed) -> renewed != null && renewed == 1, call.argArray())
 			.thenApply((replicated) -> {
 				Long renewed = replicated.reply();
 				if (renewed == null || renewed != 1) {
@@ -230,17 +237,17 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 
 	@Override
 	public CompletionStage<Boolean> release(Claim claim) {
-		String lockKey = this.keys.lockKey(claim.key());
-		return this.redis
-			.<Long>eval(RedisScripts.RELEASE, keys(lockKey), bytes(claim.owner()),
-					bytes(this.keys.releaseChannel(lockKey)))
+		Call call = this.scripts.release(claim);
+		return this.redis.<Long>eval(call.script(), call.keyBytes(), call.argBytes())
 			.thenApply((released) -> released != null && released == 1);
 	}
 
 	/**
 	 * Waits on the key's release channel. Whether the lock was freed between the attempt
 	 * and the subscription is known without asking Redis when the channel was subscribed
-	 * since before the attempt; otherwise one {@code EXISTS} tells.
+	 * since before the attempt; otherwise one {@code EXISTS} tells, and a reader or a
+	 * permit waiter, which a holder leaving may let in while others stay, attempts again
+	 * at once.
 	 */
 	@Override
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
@@ -248,8 +255,10 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 		RedisReleaseListener.Heard heard = (lastAttempt.hint() instanceof RedisReleaseListener.Heard known) ? known
 				: null;
 		return this.releaseListener.await(this.keys.releaseChannel(lockKey), deadline, heard,
-				() -> this.redis.<Long>send((commands) -> commands.exists(bytes(lockKey)).toCompletableFuture())
-					.thenApply((exists) -> exists == null || exists == 0));
+				() -> RedisKindScripts.freedWithTheLockWord(claim.kind())
+						? this.redis.<Long>send((commands) -> commands.exists(bytes(lockKey)).toCompletableFuture())
+							.thenApply((exists) -> exists == null || exists == 0)
+						: CompletableFuture.completedFuture(true));
 	}
 
 	/**
@@ -273,18 +282,6 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 				this.replicaAcks.close();
 			}
 		}
-	}
-
-	private static byte[][] keys(String... keys) {
-		byte[][] bytes = new byte[keys.length][];
-		for (int i = 0; i < keys.length; i++) {
-			bytes[i] = bytes(keys[i]);
-		}
-		return bytes;
-	}
-
-	private static byte[] millis(Duration duration) {
-		return bytes(Long.toString(duration.toMillis()));
 	}
 
 	private static byte[] bytes(String text) {

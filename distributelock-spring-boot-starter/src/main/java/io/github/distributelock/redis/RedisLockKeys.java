@@ -3,9 +3,9 @@ package io.github.distributelock.redis;
 import io.lettuce.core.cluster.SlotHash;
 
 /**
- * The names of what one lock uses in Redis: the lock key itself, its fencing counter and
- * its release channel. The counter must share the lock key's hash slot so one script can
- * touch both on Redis Cluster.
+ * The names of what one lock uses in Redis: the lock key itself, its fencing counter, the
+ * queue and the shared holders of the other kinds, and its release channel. Every key
+ * shares the lock key's hash slot so one script can touch them all on Redis Cluster.
  */
 final class RedisLockKeys {
 
@@ -25,16 +25,38 @@ final class RedisLockKeys {
 	}
 
 	String fenceKey(String lockKey) {
+		return sideKey(lockKey, "fence");
+	}
+
+	/** The queue of fair and write waiters: a sorted set of owners by arrival. */
+	String queueKey(String lockKey) {
+		return sideKey(lockKey, "queue");
+	}
+
+	/** The leases of the queued waiters: a sorted set of owners by deadline. */
+	String waitersKey(String lockKey) {
+		return sideKey(lockKey, "waiters");
+	}
+
+	/** The readers or permit holders: a sorted set of owners by lease deadline. */
+	String holdersKey(String lockKey) {
+		return sideKey(lockKey, "holders");
+	}
+
+	/**
+	 * A key beside the lock key, in its hash slot: tagged with the whole lock key, or
+	 * with the lock key's own tag when it has one.
+	 */
+	private String sideKey(String lockKey, String suffix) {
 		if (hasHashTag(lockKey)) {
-			return lockKey + ":fence";
+			return lockKey + ":" + suffix;
 		}
 		if (lockKey.indexOf('{') < 0 && lockKey.indexOf('}') < 0) {
-			return "{" + lockKey + "}:fence";
+			return "{" + lockKey + "}:" + suffix;
 		}
 		// Braces that do not form a hash tag: wrapping would hash the wrong part, so use
-		// a
-		// tag known to map to the lock key's slot.
-		return "{" + tagFor(SlotHash.getSlot(lockKey)) + "}:fence:" + lockKey;
+		// a tag known to map to the lock key's slot.
+		return "{" + tagFor(SlotHash.getSlot(lockKey)) + "}:" + suffix + ":" + lockKey;
 	}
 
 	String releaseChannel(String lockKey) {

@@ -58,6 +58,16 @@ final class RedisReleaseListener implements AutoCloseable {
 	private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
 
 	/**
+	 * Guards every change of the container's listeners. The container does not guard
+	 * them: removing a channel's last listener while a new one is added for the same
+	 * channel can drop the new one with the old (it removes the channel's whole entry and
+	 * unsubscribes), and the new waiters, believing themselves subscribed, then hear no
+	 * release until the holder's lease runs out. Measured: waits of 30 s (the lease) in
+	 * one of three runs of the multi-key contract test before, none after.
+	 */
+	private final Object containerChanges = new Object();
+
+	/**
 	 * Subscribes for the waiters: while Redis is unreachable a subscription waits for it
 	 * without bound, so waiters wait for it here only until their deadline.
 	 */
@@ -191,14 +201,17 @@ final class RedisReleaseListener implements AutoCloseable {
 		});
 		if (idle.get()) {
 			// A new waiter of the channel has a new subscription, which the container
-			// keeps whatever the order of the two calls.
-			channel.subscribed().whenComplete((result, failure) -> remove(channel));
+			// keeps whatever the order of the two calls. Removed off the background
+			// thread, which must not wait for a subscription in progress.
+			channel.subscribed().whenCompleteAsync((result, failure) -> remove(channel), this.subscriptions);
 		}
 	}
 
 	private void remove(Channel channel) {
 		try {
-			this.container.removeMessageListener(channel, channel.topic);
+			synchronized (this.containerChanges) {
+				this.container.removeMessageListener(channel, channel.topic);
+			}
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not unsubscribe from " + channel.name + "; the subscription is renewed or closed "
@@ -207,16 +220,18 @@ final class RedisReleaseListener implements AutoCloseable {
 	}
 
 	private void subscribe(Channel channel, boolean retry) {
-		if (this.keptOpen.compareAndSet(false, true)) {
-			this.container.addMessageListener((message, pattern) -> {
-			}, KEEP_OPEN);
+		synchronized (this.containerChanges) {
+			if (this.keptOpen.compareAndSet(false, true)) {
+				this.container.addMessageListener((message, pattern) -> {
+				}, KEEP_OPEN);
+			}
+			if (retry) {
+				// After a failed attempt the container may hold the listener without the
+				// subscription: start again from nothing.
+				this.container.removeMessageListener(channel, channel.topic);
+			}
+			this.container.addMessageListener(channel, channel.topic);
 		}
-		if (retry) {
-			// After a failed attempt the container may hold the listener without the
-			// subscription: start again from nothing.
-			this.container.removeMessageListener(channel, channel.topic);
-		}
-		this.container.addMessageListener(channel, channel.topic);
 		channel.confirmed = true;
 	}
 

@@ -84,10 +84,22 @@ final class RedisScripts {
 	record Script(String text, String sha1, ScriptOutputType output) {
 
 		static Script read(String name, ScriptOutputType output) {
+			String text = text(name);
+			return new Script(text, RedisScript.of(text).getSha1(), output);
+		}
+
+		/**
+		 * A script of the lock kinds, after the functions they share: scripts cannot
+		 * share functions on Redis 6 otherwise.
+		 */
+		static Script readWithPrelude(String name, ScriptOutputType output) {
+			String text = text("prelude.lua") + "\n" + text(name);
+			return new Script(text, RedisScript.of(text).getSha1(), output);
+		}
+
+		private static String text(String name) {
 			try {
-				String text = new ClassPathResource(name, RedisScripts.class)
-					.getContentAsString(StandardCharsets.UTF_8);
-				return new Script(text, RedisScript.of(text).getSha1(), output);
+				return new ClassPathResource(name, RedisScripts.class).getContentAsString(StandardCharsets.UTF_8);
 			}
 			catch (IOException ex) {
 				throw new UncheckedIOException("Could not read the Redis script " + name, ex);

@@ -2,7 +2,9 @@
 -- KEYS[1]: the lock key; KEYS[2]: its fencing counter, in the same hash slot
 -- ARGV[1]: the owner token; ARGV[2]: the lease in milliseconds;
 -- ARGV[3]: how long an idle fencing counter is kept, in milliseconds
--- Returns {1, fencing token} when acquired, {0, remaining lease of the holder in ms} when not.
+-- Returns {1, fencing token} when acquired, {0, remaining lease of the holder in ms} when not,
+-- {-1, kind of the holder} when the key is held as a read/write lock or as permits (a value
+-- that starts with a zero byte, see prelude.lua), which a plain lock must not wait for.
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   local token = redis.call('INCR', KEYS[2])
   if token == 1 then
@@ -16,5 +18,12 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
     redis.call('PEXPIRE', KEYS[2], ARGV[3])
   end
   return {1, token}
+end
+local held = redis.call('GET', KEYS[1])
+if held and string.byte(held, 1) == 0 then
+  local kind = string.match(held, '^%zdl:([^%z]+)') or 'unknown'
+  if kind ~= 'fair' then
+    return {-1, kind}
+  end
 end
 return {0, redis.call('PTTL', KEYS[1])}

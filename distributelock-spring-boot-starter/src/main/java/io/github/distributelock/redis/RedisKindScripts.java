@@ -1,0 +1,214 @@
+package io.github.distributelock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import io.github.distributelock.LockKindConflictException;
+import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.LockBackend.Claim;
+import io.github.distributelock.core.LockKind;
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+import static io.github.distributelock.redis.RedisScripts.Script;
+
+/**
+ * Which script each {@link LockKind} runs, on which keys and with which arguments, and
+ * what its replies mean.
+ * <ul>
+ * <li>exclusive: {@code acquire.lua}, {@code renew.lua}, {@code release.lua}, the wire
+ * format of the original starter (the lock word holds the owner);</li>
+ * <li>fair and write: the lock word holds a marker and the owner; waiters queue beside
+ * it, in arrival order, each with a lease of its own ({@code fair-acquire.lua},
+ * {@code renew.lua}, {@code fair-release.lua});</li>
+ * <li>read and permits: the lock word holds a marker while anyone holds the key; the
+ * holders are counted beside it, each with its own lease ({@code shared-*.lua}).</li>
+ * </ul>
+ * The values of the lock word are described in {@code prelude.lua}, the helpers the
+ * scripts of the new kinds share.
+ */
+final class RedisKindScripts {
+
+	/**
+	 * How long a queued waiter keeps its place without attempting again: the engine
+	 * attempts at least every 3 s while it waits, so only a waiter that crashed (or
+	 * paused that long) loses it.
+	 */
+	static final Duration WAITER_LEASE = Duration.ofSeconds(10);
+
+	static final Script FAIR_ACQUIRE = Script.readWithPrelude("fair-acquire.lua", ScriptOutputType.MULTI);
+
+	static final Script FAIR_RELEASE = Script.read("fair-release.lua", ScriptOutputType.INTEGER);
+
+	static final Script SHARED_ACQUIRE = Script.readWithPrelude("shared-acquire.lua", ScriptOutputType.MULTI);
+
+	static final Script SHARED_RENEW = Script.readWithPrelude("shared-renew.lua", ScriptOutputType.INTEGER);
+
+	static final Script SHARED_RELEASE = Script.readWithPrelude("shared-release.lua", ScriptOutputType.INTEGER);
+
+	private final RedisLockKeys keys;
+
+	private final String fenceIdleMillis;
+
+	private final String waiterLeaseMillis;
+
+	RedisKindScripts(RedisLockKeys keys, Duration fenceIdleTimeout, Duration waiterLease) {
+		this.keys = keys;
+		this.fenceIdleMillis = Long.toString(Math.max(1, fenceIdleTimeout.toMillis()));
+		this.waiterLeaseMillis = Long.toString(Math.max(1, waiterLease.toMillis()));
+	}
+
+	Call acquire(Claim claim, Duration lease) {
+		String lockKey = lockKey(claim);
+		String fence = this.keys.fenceKey(lockKey);
+		String millis = Long.toString(lease.toMillis());
+		return switch (claim.kind().type()) {
+			case EXCLUSIVE -> new Call(RedisScripts.ACQUIRE, List.of(lockKey, fence),
+					List.of(claim.owner(), millis, this.fenceIdleMillis));
+			case FAIR,
+					WRITE ->
+				new Call(FAIR_ACQUIRE,
+						List.of(lockKey, fence, this.keys.queueKey(lockKey), this.keys.waitersKey(lockKey)),
+						List.of(word(claim), claim.owner(), millis, this.fenceIdleMillis, this.waiterLeaseMillis));
+			case READ, PERMITS -> new Call(SHARED_ACQUIRE,
+					List.of(lockKey, fence, this.keys.holdersKey(lockKey), this.keys.queueKey(lockKey),
+							this.keys.waitersKey(lockKey)),
+					List.of(word(claim), claim.owner(), millis, this.fenceIdleMillis, mostHolders(claim.kind())));
+		};
+	}
+
+	Call renew(Claim claim, Duration lease) {
+		String lockKey = lockKey(claim);
+		String millis = Long.toString(lease.toMillis());
+		return switch (claim.kind().type()) {
+			case EXCLUSIVE, FAIR, WRITE -> new Call(RedisScripts.RENEW, List.of(lockKey), List.of(word(claim), millis));
+			case READ, PERMITS -> new Call(SHARED_RENEW, List.of(lockKey, this.keys.holdersKey(lockKey)),
+					List.of(word(claim), claim.owner(), millis));
+		};
+	}
+
+	Call release(Claim claim) {
+		String lockKey = lockKey(claim);
+		String channel = this.keys.releaseChannel(lockKey);
+		return switch (claim.kind().type()) {
+			case EXCLUSIVE -> new Call(RedisScripts.RELEASE, List.of(lockKey), List.of(claim.owner(), channel));
+			case FAIR, WRITE ->
+				new Call(FAIR_RELEASE, List.of(lockKey, this.keys.queueKey(lockKey), this.keys.waitersKey(lockKey)),
+						List.of(word(claim), claim.owner(), channel));
+			// Every permit given back lets one more in; readers only let a writer in
+			// once the last has left.
+			case READ, PERMITS -> new Call(SHARED_RELEASE, List.of(lockKey, this.keys.holdersKey(lockKey)), List
+				.of(word(claim), claim.owner(), channel, (claim.kind().type() == LockKind.Type.PERMITS) ? "1" : "0"));
+		};
+	}
+
+	/**
+	 * Whether a waiter of this kind may attempt again once the lock word is gone. A
+	 * reader or a permit waiter may also get in while the word stays, when a holder
+	 * leaves.
+	 */
+	static boolean freedWithTheLockWord(LockKind kind) {
+		return !kind.shared();
+	}
+
+	/**
+	 * What an acquire script answered: {@code {1, token}}, {@code {0, ms}} (held; the ms
+	 * until a holder's lease ends, if positive) or {@code {-1, kind held}}.
+	 * @throws LockKindConflictException if the key is held as another kind
+	 */
+	static AcquireResult acquireResult(Claim claim, @Nullable List<Object> reply, @Nullable Object hint,
+			String backend) {
+		if (reply == null || reply.size() != 2 || !(reply.get(0) instanceof Number outcome)) {
+			throw new IllegalStateException("Unexpected reply to the acquire script: " + reply);
+		}
+		if (outcome.longValue() == -1) {
+			throw conflict(claim, text(reply.get(1)), backend);
+		}
+		long value = ((Number) reply.get(1)).longValue();
+		if (outcome.longValue() == 1) {
+			return AcquireResult.acquired(value);
+		}
+		return AcquireResult.heldByAnother((value > 0) ? Duration.ofMillis(value) : null, hint);
+	}
+
+	private static LockKindConflictException conflict(Claim claim, String held, String backend) {
+		String asked = (claim.kind().type() == LockKind.Type.PERMITS) ? "permits:" + claim.kind().permits()
+				: claim.kind().tag();
+		return new LockKindConflictException("Lock '" + claim.key() + "' is held in " + backend + " as "
+				+ describe(held) + " lock and was asked for as " + describe(asked) + " lock. A key serves one "
+				+ "kind of lock at a time (exclusive or fair, read/write, or permits of one count): give each kind "
+				+ "its own key.", claim.key(), backend);
+	}
+
+	/** The kind with its article: "an exclusive", "a permits (3)". */
+	private static String describe(String kind) {
+		String text = kind.startsWith("permits:") ? "permits (" + kind.substring("permits:".length()) + ")" : kind;
+		return ("aeiou".indexOf(text.charAt(0)) >= 0) ? "an " + text : "a " + text;
+	}
+
+	/**
+	 * What this claim writes into the lock word: its owner for the exclusive lock (the
+	 * original starter's format), a marker that no owner can start with for the others.
+	 */
+	static String word(Claim claim) {
+		return switch (claim.kind().type()) {
+			case EXCLUSIVE -> claim.owner();
+			case FAIR -> "\0dl:fair\0" + claim.owner();
+			case WRITE -> "\0dl:write\0" + claim.owner();
+			case READ -> "\0dl:read";
+			case PERMITS -> "\0dl:permits:" + claim.kind().permits();
+		};
+	}
+
+	private String lockKey(Claim claim) {
+		if (claim.owner().startsWith("\0")) {
+			throw new IllegalArgumentException("An owner of a Redis lock must not start with a zero character "
+					+ "(U+0000), which marks the lock kinds in the lock key's value; use another owner value");
+		}
+		return this.keys.lockKey(claim.key());
+	}
+
+	private static String mostHolders(LockKind kind) {
+		return (kind.type() == LockKind.Type.PERMITS) ? Integer.toString(kind.permits()) : "0";
+	}
+
+	private static String text(Object value) {
+		return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
+	}
+
+	/**
+	 * One script call: the script, its keys (all in the lock key's hash slot) and its
+	 * arguments.
+	 */
+	record Call(Script script, List<String> keys, List<String> args) {
+
+		byte[][] keyBytes() {
+			return bytes(this.keys);
+		}
+
+		byte[][] argBytes() {
+			return bytes(this.args);
+		}
+
+		String[] argArray() {
+			return this.args.toArray(String[]::new);
+		}
+
+		RedisScript<Object> redisScript() {
+			return this.script.redisScript();
+		}
+
+		private static byte[][] bytes(List<String> texts) {
+			byte[][] bytes = new byte[texts.size()][];
+			for (int i = 0; i < bytes.length; i++) {
+				bytes[i] = RedisScripts.bytes(texts.get(i));
+			}
+			return bytes;
+		}
+
+	}
+
+}

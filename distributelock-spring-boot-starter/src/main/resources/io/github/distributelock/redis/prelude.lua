@@ -1,0 +1,69 @@
+-- Shared by the scripts of the lock kinds other than the plain exclusive lock: prepended to
+-- each of them when it is loaded (fixed text; it reads no KEYS or ARGV of its own).
+--
+-- The lock word is the string key lock:<key> that the plain lock and the original starter
+-- take with SET NX PX. Every kind holds it while the key is held, so that a plain holder,
+-- an old node included, and a holder of any kind exclude each other. Its value is the
+-- owner for a plain holder, and a marker that starts with a zero byte for the other kinds:
+--   \0dl:fair\0<owner>, \0dl:write\0<owner>  one holder, owner-checked
+--   \0dl:read, \0dl:permits:<n>              shared; the holders are in {lock:<key>}:holders
+-- Owners never start with a zero byte (the backend refuses them), so the two never mix.
+
+-- The server's clock in milliseconds: leases of waiters and shared holders are never timed
+-- by a client's clock.
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- A number as an integer in text: Lua 5.1 would write a large one as 1.7e+15.
+local function n2s(x)
+  return string.format('%.0f', x)
+end
+
+-- The next fencing token of the key, by the rule of acquire.lua, so that the tokens of a
+-- key grow across every kind of lock taken on it.
+local function next_token(fence, idle_ms)
+  local token = redis.call('INCR', fence)
+  if token == 1 then
+    local t = redis.call('TIME')
+    token = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    redis.call('SET', fence, n2s(token), 'PX', idle_ms)
+  else
+    redis.call('PEXPIRE', fence, idle_ms)
+  end
+  return token
+end
+
+-- The kind a lock word was written by: exclusive (a plain owner), fair, write, read or
+-- permits:<n>.
+local function held_kind(word)
+  if string.byte(word, 1) ~= 0 then
+    return 'exclusive'
+  end
+  return string.match(word, '^%zdl:([^%z]+)') or 'unknown'
+end
+
+-- Kinds of one family wait for each other; a key held as another family is a conflict.
+-- A count of permits is a family of its own: two counts on one key would break both.
+local families = { exclusive = 'exclusive', fair = 'exclusive', read = 'read/write', write = 'read/write' }
+local function family(kind)
+  return families[kind] or kind
+end
+
+-- Waiters whose lease ran out (they crashed, or paused past it) leave the queue, wherever
+-- they are in it.
+local function prune_waiters(queue, leases, now)
+  local dead = redis.call('ZRANGEBYSCORE', leases, '-inf', now, 'LIMIT', 0, 100)
+  if #dead > 0 then
+    redis.call('ZREM', queue, unpack(dead))
+    redis.call('ZREM', leases, unpack(dead))
+  end
+end
+
+-- Extends a key's time to live to at least ms, never shortens it.
+local function keep_at_least(key, ms)
+  if redis.call('PTTL', key) < ms then
+    redis.call('PEXPIRE', key, ms)
+  end
+end

@@ -1,0 +1,39 @@
+-- One attempt at a read lock or a permit: joins the shared holders, each with its own
+-- lease on the server clock, if the lock word is free or holds this kind's marker, no
+-- writer waits in the queue (waiting writers keep later readers out), and, for permits,
+-- fewer than the permitted number hold the key. The lock word holds the marker for as
+-- long as the latest holder's lease, so plain holders and old nodes stay out. Holders
+-- whose lease ran out (crashed) are no longer counted. A key held as another family of
+-- kinds, or as permits of another count, is a conflict.
+-- KEYS[1]: the lock word; KEYS[2]: the fencing counter; KEYS[3]: the holders (zset: owner
+-- -> lease deadline in server ms); KEYS[4]: the queue; KEYS[5]: the waiter leases
+-- ARGV[1]: the marker of this kind; ARGV[2]: the owner; ARGV[3]: the lease in ms;
+-- ARGV[4]: how long an idle fencing counter is kept, in ms; ARGV[5]: the most holders,
+-- or 0 for any number
+-- Returns {1, fencing token} when taken, {0, ms until a holder's lease ends or a negative
+-- number} when not, {-1, kind of the holder} on a conflict.
+local now = now_ms()
+prune_waiters(KEYS[4], KEYS[5], now)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then
+  local kind = held_kind(held)
+  if family(kind) ~= family(held_kind(ARGV[1])) then
+    return {-1, kind}
+  end
+  return {0, redis.call('PTTL', KEYS[1])}
+end
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  return {0, redis.call('PTTL', KEYS[1])}
+end
+local most = tonumber(ARGV[5])
+if most > 0 and redis.call('ZCARD', KEYS[3]) >= most then
+  local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2]
+  return {0, tonumber(first) - now}
+end
+local lease = tonumber(ARGV[3])
+redis.call('ZADD', KEYS[3], n2s(now + lease), ARGV[2])
+local px = math.max(redis.call('PTTL', KEYS[1]), lease)
+redis.call('SET', KEYS[1], ARGV[1], 'PX', px)
+redis.call('PEXPIRE', KEYS[3], px)
+return {1, next_token(KEYS[2], ARGV[4])}
