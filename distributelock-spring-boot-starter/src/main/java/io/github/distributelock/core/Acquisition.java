@@ -245,6 +245,16 @@ final class Acquisition {
 			return;
 		}
 		Lease lease = this.parts.watchdog().newLease(this.request.fixedLease(), attemptStart);
+		if (this.request.deadline().hasPassed() || this.lifecycle.isClosed()) {
+			// The caller hears of the failure now, not one more store call later: the
+			// give-back needs no caller (off its thread, retried in the background until
+			// the lease would end), and the key stays gated here until it is done.
+			this.result.completeExceptionally(this.parts.store().failure(key(), "acquire", failure));
+			this.parts.store()
+				.release(this.request.claim().on(null), lease.endNanos())
+				.whenCompleteAsync((released, releaseFailure) -> abandon(), this.executor);
+			return;
+		}
 		this.parts.store()
 			.release(this.request.claim(), lease.endNanos())
 			.whenCompleteAsync((released, releaseFailure) -> {
