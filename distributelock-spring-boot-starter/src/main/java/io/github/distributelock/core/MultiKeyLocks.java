@@ -37,14 +37,14 @@ final class MultiKeyLocks {
 			for (LockRequest part : ordered(request)) {
 				Optional<LockHandle> handle = this.lock.tryAcquire(part(request, part, deadline));
 				if (handle.isEmpty()) {
-					releaseInReverse(taken);
+					closeInReverse(taken);
 					return Optional.empty();
 				}
 				taken.add(handle.get());
 			}
 		}
 		catch (InterruptedException | RuntimeException ex) {
-			releaseInReverse(taken);
+			closeInReverse(taken);
 			throw ex;
 		}
 		return Optional.of(new MultiKeyHandle(request.key(), taken));
@@ -79,13 +79,14 @@ final class MultiKeyLocks {
 		});
 		next.whenComplete((handle, failure) -> {
 			if (failure != null || handle.isEmpty()) {
-				releaseInReverse(taken);
-				if (failure != null) {
-					result.completeExceptionally(StoreCalls.unwrap(failure));
-				}
-				else {
-					result.complete(Optional.empty());
-				}
+				releaseInReverse(taken).whenComplete((released, releaseFailure) -> {
+					if (failure != null) {
+						result.completeExceptionally(StoreCalls.unwrap(failure));
+					}
+					else {
+						result.complete(Optional.empty());
+					}
+				});
 				return;
 			}
 			taken.add(handle.get());
@@ -106,16 +107,36 @@ final class MultiKeyLocks {
 		return (part.name() == null && request.name() != null) ? waiting.withName(request.name()) : waiting;
 	}
 
-	private static void releaseInReverse(List<LockHandle> taken) {
+	/** Releases on the caller's thread, which a blocking store may need. */
+	private static void closeInReverse(List<LockHandle> taken) {
 		for (int i = taken.size() - 1; i >= 0; i--) {
 			LockHandle handle = taken.get(i);
-			handle.releaseAsync().whenComplete((released, failure) -> {
-				if (failure != null) {
-					logger.warn("Could not release lock '" + handle.key() + "' of a multi-key request that was not "
-							+ "taken whole", failure);
-				}
+			try {
+				handle.close();
+			}
+			catch (RuntimeException ex) {
+				logNotReleased(handle, ex);
+			}
+		}
+	}
+
+	/** Completes once every release has ended, failed ones logged. */
+	private static CompletableFuture<Void> releaseInReverse(List<LockHandle> taken) {
+		CompletableFuture<?>[] releases = new CompletableFuture<?>[taken.size()];
+		for (int i = taken.size() - 1; i >= 0; i--) {
+			LockHandle handle = taken.get(i);
+			releases[i] = handle.releaseAsync().exceptionally((failure) -> {
+				logNotReleased(handle, failure);
+				return null;
 			});
 		}
+		return CompletableFuture.allOf(releases);
+	}
+
+	private static void logNotReleased(LockHandle handle, Throwable failure) {
+		// The store retries a failed release in the background until the lease ends.
+		logger.warn("Could not release lock '" + handle.key() + "' of a multi-key request that was not taken whole",
+				failure);
 	}
 
 	/**
