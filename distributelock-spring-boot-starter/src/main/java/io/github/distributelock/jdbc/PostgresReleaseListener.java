@@ -12,6 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32;
 
 import javax.sql.DataSource;
@@ -80,6 +81,12 @@ final class PostgresReleaseListener implements AutoCloseable {
 
 	private volatile @Nullable Thread thread;
 
+	/**
+	 * Guards starting and stopping the listening thread; not a monitor, for virtual
+	 * threads.
+	 */
+	private final ReentrantLock threadChange = new ReentrantLock();
+
 	private volatile @Nullable Integer backendPid;
 
 	private final AtomicLong wakeUps = new AtomicLong();
@@ -147,23 +154,35 @@ final class PostgresReleaseListener implements AutoCloseable {
 		return this.backendPid;
 	}
 
-	private synchronized void startIfStopped() {
-		if (this.thread == null && this.closed.getCount() > 0) {
-			Thread started = new Thread(this::run, "distributelock-jdbc-listen");
-			started.setDaemon(true);
-			this.thread = started;
-			started.start();
+	private void startIfStopped() {
+		this.threadChange.lock();
+		try {
+			if (this.thread == null && this.closed.getCount() > 0) {
+				Thread started = new Thread(this::run, "distributelock-jdbc-listen");
+				started.setDaemon(true);
+				this.thread = started;
+				started.start();
+			}
+		}
+		finally {
+			this.threadChange.unlock();
 		}
 	}
 
-	private synchronized boolean stopIfIdle() {
-		boolean idle = this.waiters.isEmpty()
-				&& System.nanoTime() - this.lastUseNanos > TimeUnit.MILLISECONDS.toNanos(IDLE_MILLIS);
-		if (idle || this.closed.getCount() == 0) {
-			this.thread = null;
-			return true;
+	private boolean stopIfIdle() {
+		this.threadChange.lock();
+		try {
+			boolean idle = this.waiters.isEmpty()
+					&& System.nanoTime() - this.lastUseNanos > TimeUnit.MILLISECONDS.toNanos(IDLE_MILLIS);
+			if (idle || this.closed.getCount() == 0) {
+				this.thread = null;
+				return true;
+			}
+			return false;
 		}
-		return false;
+		finally {
+			this.threadChange.unlock();
+		}
 	}
 
 	private void run() {

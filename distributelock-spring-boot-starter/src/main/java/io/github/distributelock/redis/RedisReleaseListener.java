@@ -13,6 +13,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 import io.github.distributelock.core.Deadline;
@@ -65,7 +66,7 @@ final class RedisReleaseListener implements AutoCloseable {
 	 * release until the holder's lease runs out. Measured: waits of 30 s (the lease) in
 	 * one of three runs of the multi-key contract test before, none after.
 	 */
-	private final Object containerChanges = new Object();
+	private final ReentrantLock containerChanges = new ReentrantLock();
 
 	/**
 	 * Subscribes for the waiters: while Redis is unreachable a subscription waits for it
@@ -209,8 +210,12 @@ final class RedisReleaseListener implements AutoCloseable {
 
 	private void remove(Channel channel) {
 		try {
-			synchronized (this.containerChanges) {
+			this.containerChanges.lock();
+			try {
 				this.container.removeMessageListener(channel, channel.topic);
+			}
+			finally {
+				this.containerChanges.unlock();
 			}
 		}
 		catch (RuntimeException ex) {
@@ -220,7 +225,8 @@ final class RedisReleaseListener implements AutoCloseable {
 	}
 
 	private void subscribe(Channel channel, boolean retry) {
-		synchronized (this.containerChanges) {
+		this.containerChanges.lock();
+		try {
 			if (this.keptOpen.compareAndSet(false, true)) {
 				this.container.addMessageListener((message, pattern) -> {
 				}, KEEP_OPEN);
@@ -231,6 +237,9 @@ final class RedisReleaseListener implements AutoCloseable {
 				this.container.removeMessageListener(channel, channel.topic);
 			}
 			this.container.addMessageListener(channel, channel.topic);
+		}
+		finally {
+			this.containerChanges.unlock();
 		}
 		channel.confirmed = true;
 	}
