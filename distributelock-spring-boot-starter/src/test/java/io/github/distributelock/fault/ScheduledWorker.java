@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
 import io.github.distributelock.autoconfigure.DistributeLockAutoConfiguration;
+import io.github.distributelock.autoconfigure.DistributeLockObservationAutoConfiguration;
 import io.github.distributelock.scheduling.ReportJob;
 import io.github.distributelock.scheduling.ReportJobConfiguration;
 import io.github.distributelock.scheduling.RunLog;
@@ -58,7 +59,7 @@ public final class ScheduledWorker {
 	@Configuration(proxyBeanMethods = false)
 	@Import(ReportJobConfiguration.class)
 	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, DataSourceAutoConfiguration.class,
-			DistributeLockAutoConfiguration.class })
+			DistributeLockAutoConfiguration.class, DistributeLockObservationAutoConfiguration.class })
 	static class WorkerApplication {
 
 		@Bean
