@@ -45,6 +45,13 @@ class LocalLocksLincheckTests {
 
 	private static final int ACTORS_PER_THREAD = 3;
 
+	/**
+	 * Multiplies the number of scenarios: 1 in the build, which must stay lean (about a
+	 * minute on two cores), more for a deeper search, as in
+	 * {@code -Dlincheck.depth=10 -Dtest=LocalLocksLincheckTests}.
+	 */
+	private static final int DEPTH = Integer.getInteger("lincheck.depth", 1);
+
 	@BeforeAll
 	static void quietEngine() {
 		// The model checker lets the shutdown's bounded wait for the acquisitions in
@@ -63,25 +70,29 @@ class LocalLocksLincheckTests {
 
 	@Test
 	void modelChecking() {
-		configure(new ModelCheckingOptions()).iterations(10).invocationsPerIteration(100).check(LockScenario.class);
+		configure(new ModelCheckingOptions()).iterations(3 * DEPTH)
+			.invocationsPerIteration(100)
+			.check(LockScenario.class);
 	}
 
 	@Test
 	void modelCheckingWithShutdown() {
-		configure(new ModelCheckingOptions()).iterations(10)
-			.invocationsPerIteration(100)
+		// Fewer interleavings than without shutdown: each scenario explores a shutdown's
+		// interleavings too and costs about four times as much.
+		configure(new ModelCheckingOptions()).iterations(3 * DEPTH)
+			.invocationsPerIteration(30)
 			.verifier(EpsilonVerifier.class)
 			.check(LockScenarioWithShutdown.class);
 	}
 
 	@Test
 	void stress() {
-		configure(new StressOptions()).iterations(10).invocationsPerIteration(1_000).check(LockScenario.class);
+		configure(new StressOptions()).iterations(4 * DEPTH).invocationsPerIteration(1_000).check(LockScenario.class);
 	}
 
 	@Test
 	void stressWithShutdown() {
-		configure(new StressOptions()).iterations(10)
+		configure(new StressOptions()).iterations(4 * DEPTH)
 			.invocationsPerIteration(1_000)
 			.verifier(EpsilonVerifier.class)
 			.check(LockScenarioWithShutdown.class);
