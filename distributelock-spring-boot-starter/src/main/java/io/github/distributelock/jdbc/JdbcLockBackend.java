@@ -18,6 +18,7 @@ import javax.sql.DataSource;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.LockKind;
 import io.github.distributelock.core.LockStoreProbe;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -50,6 +51,10 @@ import org.springframework.dao.DuplicateKeyException;
  * statement that inserts a new row has drawn its token before it knew it would win). Rows
  * free for longer than the retention are deleted by one of the releases, at most once per
  * retention period and instance.
+ * <p>
+ * Fair, read/write and permit locks ({@link LockKind}) keep the key's row as the lock of
+ * the key, beside a queue, a table of readers and a table of permit slots (see
+ * {@code JdbcLockKinds}).
  * <p>
  * <b>Note:</b> the lock table's name is the only text put into SQL; it must be a plain
  * identifier, optionally schema-qualified. Keys, owners and leases are statement
@@ -87,6 +92,10 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	private static final Duration NOTABLE_CLOCK_SKEW = Duration.ofSeconds(1);
 
 	private final JdbcLockRepository repository;
+
+	private final JdbcLockKinds kinds;
+
+	private final JdbcKindWaits kindWaits;
 
 	private final Duration releasedRowRetention;
 
@@ -161,6 +170,8 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		boolean named = dialect != null && !dialect.isBlank();
 		JdbcLockDialect lockDialect = named ? JdbcLockDialect.named(dialect) : JdbcLockDialect.detect(dataSource);
 		this.repository = new JdbcLockRepository(dataSource, lockDialect, tableName);
+		this.kinds = new JdbcLockKinds(this.repository);
+		this.kindWaits = new JdbcKindWaits(this.kinds);
 		this.statements = new ThreadPoolExecutor(STATEMENT_THREADS, STATEMENT_THREADS, 30, TimeUnit.SECONDS,
 				new LinkedBlockingQueue<>(), (task) -> {
 					Thread thread = new Thread(task, "distributelock-jdbc");
@@ -220,7 +231,8 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * @return how many rows were deleted
 	 */
 	public int deleteReleasedRows() {
-		return this.repository.purge(this.releasedRowRetention.toMillis());
+		return this.repository.purge(this.releasedRowRetention.toMillis())
+				+ this.kinds.purge(this.releasedRowRetention.toMillis());
 	}
 
 	/**
@@ -236,6 +248,10 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
 		requireStorable(claim.key(), MAX_KEY_LENGTH, "lock key");
 		requireStorable(claim.owner(), MAX_OWNER_LENGTH, "owner");
+		JdbcKindMarkers.requireUnreserved(claim.owner());
+		if (claim.kind().type() != LockKind.Type.EXCLUSIVE) {
+			return run(claim, () -> this.kinds.acquire(claim, leaseMillis(lease)));
+		}
 		return run(claim, () -> {
 			try {
 				return this.repository.acquire(claim.key(), claim.owner(), leaseMillis(lease));
@@ -255,11 +271,17 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 
 	@Override
 	public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+		if (claim.kind().type() != LockKind.Type.EXCLUSIVE || JdbcKindMarkers.isReserved(claim.owner())) {
+			return run(claim, () -> this.kinds.renew(claim, leaseMillis(lease)));
+		}
 		return run(claim, () -> this.repository.renew(claim.key(), claim.owner(), leaseMillis(lease)));
 	}
 
 	@Override
 	public CompletionStage<Boolean> release(Claim claim) {
+		if (claim.kind().type() != LockKind.Type.EXCLUSIVE || JdbcKindMarkers.isReserved(claim.owner())) {
+			return releaseKind(claim);
+		}
 		String key = claim.key();
 		if (this.repository.dialect().unstorable(key) != null
 				|| this.repository.dialect().unstorable(claim.owner()) != null) {
@@ -269,6 +291,22 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		return run(claim, () -> {
 			boolean released = this.repository.release(key, claim.owner());
 			deleteReleasedRowsWhenDue(key);
+			return released;
+		});
+	}
+
+	/**
+	 * Releases a fair, read/write or permit claim, or takes a waiting one out of the
+	 * queue.
+	 */
+	private CompletionStage<Boolean> releaseKind(Claim claim) {
+		if (this.repository.dialect().unstorable(claim.key()) != null
+				|| this.repository.dialect().unstorable(claim.owner()) != null) {
+			return CompletableFuture.completedFuture(false);
+		}
+		return run(claim, () -> {
+			boolean released = this.kinds.release(claim);
+			deleteReleasedRowsWhenDue(claim.key());
 			return released;
 		});
 	}
@@ -301,6 +339,10 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 */
 	@Override
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		if (claim.kind().type() != LockKind.Type.EXCLUSIVE) {
+			return this.kindWaits.awaitTurn(claim, deadline,
+					(claim.callerExecutor() != null) ? claim.callerExecutor() : this.statements);
+		}
 		CompletableFuture<Void> released = new CompletableFuture<>();
 		poll(claim, deadline, FIRST_POLL_PAUSE_NANOS, released);
 		return released;

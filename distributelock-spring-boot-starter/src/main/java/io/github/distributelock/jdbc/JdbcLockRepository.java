@@ -133,6 +133,15 @@ final class JdbcLockRepository {
 	}
 
 	/**
+	 * Runs {@code work} on a connection borrowed for it alone, in one transaction when
+	 * asked for, committed before the connection goes back (rolled back if {@code work}
+	 * fails): the operations of the other kinds of lock ({@link JdbcLockKinds}).
+	 */
+	<T> T onConnection(String task, boolean oneTransaction, ConnectionWork<T> work) {
+		return onOwnConnection(task, (connection) -> committed(connection, oneTransaction, () -> work.run(connection)));
+	}
+
+	/**
 	 * Frees this owner's lock, keeping the row for the key's next acquisition.
 	 * @return whether this owner held the row with its lease still running
 	 */
@@ -293,14 +302,14 @@ final class JdbcLockRepository {
 	}
 
 	@FunctionalInterface
-	private interface ConnectionWork<T> {
+	interface ConnectionWork<T> {
 
 		T run(Connection connection) throws SQLException;
 
 	}
 
 	@FunctionalInterface
-	private interface RowReader<T> {
+	interface RowReader<T> {
 
 		T read(ResultSet resultSet) throws SQLException;
 
