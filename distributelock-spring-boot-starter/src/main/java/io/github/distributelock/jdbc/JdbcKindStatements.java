@@ -60,8 +60,6 @@ final class JdbcKindStatements {
 
 	final LockStatement permitsShrink;
 
-	final List<LockStatement> purge;
-
 	JdbcKindStatements(JdbcLockDialect dialect, String tableName) {
 		this.wordInsert = one(dialect, "word-insert.sql", tableName);
 		this.wordLock = one(dialect, "word-lock.sql", tableName);
@@ -83,7 +81,6 @@ final class JdbcKindStatements {
 		this.permitRenew = one(dialect, "permit-renew.sql", tableName);
 		this.permitRelease = all(dialect, "permit-release.sql", tableName);
 		this.permitsShrink = one(dialect, "permits-shrink.sql", tableName);
-		this.purge = all(dialect, "purge.sql", tableName);
 	}
 
 	private static LockStatement one(JdbcLockDialect dialect, String file, String tableName) {

@@ -91,11 +91,11 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	/** A skew of the application's clock worth telling operators about. */
 	private static final Duration NOTABLE_CLOCK_SKEW = Duration.ofSeconds(1);
 
-	private final JdbcLockRepository repository;
-
 	private final JdbcLockKinds kinds;
 
 	private final JdbcKindWaits kindWaits;
+
+	private final JdbcLockRepository repository;
 
 	private final Duration releasedRowRetention;
 
@@ -170,8 +170,6 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		boolean named = dialect != null && !dialect.isBlank();
 		JdbcLockDialect lockDialect = named ? JdbcLockDialect.named(dialect) : JdbcLockDialect.detect(dataSource);
 		this.repository = new JdbcLockRepository(dataSource, lockDialect, tableName);
-		this.kinds = new JdbcLockKinds(this.repository);
-		this.kindWaits = new JdbcKindWaits(this.kinds);
 		this.statements = new ThreadPoolExecutor(STATEMENT_THREADS, STATEMENT_THREADS, 30, TimeUnit.SECONDS,
 				new LinkedBlockingQueue<>(), (task) -> {
 					Thread thread = new Thread(task, "distributelock-jdbc");
@@ -184,6 +182,8 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		if (!named || lockDialect.checkFits(dataSource)) {
 			reportClockSkew(clock);
 		}
+		this.kinds = new JdbcLockKinds(this.repository);
+		this.kindWaits = new JdbcKindWaits(this.kinds);
 	}
 
 	/**
@@ -231,8 +231,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * @return how many rows were deleted
 	 */
 	public int deleteReleasedRows() {
-		return this.repository.purge(this.releasedRowRetention.toMillis())
-				+ this.kinds.purge(this.releasedRowRetention.toMillis());
+		return this.repository.purge(this.releasedRowRetention.toMillis());
 	}
 
 	/**
@@ -291,22 +290,6 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		return run(claim, () -> {
 			boolean released = this.repository.release(key, claim.owner());
 			deleteReleasedRowsWhenDue(key);
-			return released;
-		});
-	}
-
-	/**
-	 * Releases a fair, read/write or permit claim, or takes a waiting one out of the
-	 * queue.
-	 */
-	private CompletionStage<Boolean> releaseKind(Claim claim) {
-		if (this.repository.dialect().unstorable(claim.key()) != null
-				|| this.repository.dialect().unstorable(claim.owner()) != null) {
-			return CompletableFuture.completedFuture(false);
-		}
-		return run(claim, () -> {
-			boolean released = this.kinds.release(claim);
-			deleteReleasedRowsWhenDue(claim.key());
 			return released;
 		});
 	}
@@ -421,6 +404,22 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 
 	private static long leaseMillis(Duration lease) {
 		return Math.max(1, lease.toMillis());
+	}
+
+	/**
+	 * Releases a fair, read/write or permit claim, or takes a waiting one out of the
+	 * queue.
+	 */
+	private CompletionStage<Boolean> releaseKind(Claim claim) {
+		if (this.repository.dialect().unstorable(claim.key()) != null
+				|| this.repository.dialect().unstorable(claim.owner()) != null) {
+			return CompletableFuture.completedFuture(false);
+		}
+		return run(claim, () -> {
+			boolean released = this.kinds.release(claim);
+			deleteReleasedRowsWhenDue(claim.key());
+			return released;
+		});
 	}
 
 	private void requireStorable(String value, int maxLength, String what) {

@@ -224,22 +224,6 @@ final class JdbcLockKinds {
 	}
 
 	/**
-	 * Deletes the rows of waiters and holders whose lease ran out longer ago than the
-	 * retention.
-	 * @return how many rows were deleted
-	 */
-	int purge(long retentionMillis) {
-		return this.repository.onConnection("purge the tables of the lock kinds", false, (connection) -> {
-			Session session = new Session(connection, "", "").with("retention_ms", retentionMillis);
-			int deleted = 0;
-			for (LockStatement statement : this.sql.purge) {
-				deleted += session.update(statement);
-			}
-			return deleted;
-		});
-	}
-
-	/**
 	 * Fails an attempt on a key whose row is held as another family of lock (exclusive,
 	 * read/write, or permits with another count): waiting could never help.
 	 */

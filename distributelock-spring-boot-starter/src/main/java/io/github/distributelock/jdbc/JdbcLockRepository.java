@@ -58,6 +58,9 @@ final class JdbcLockRepository {
 
 	private final @Nullable LockStatement purgeCounter;
 
+	/** The purge of the queue, holder and permit tables of the other kinds of lock. */
+	private final List<LockStatement> purgeKinds;
+
 	JdbcLockRepository(DataSource dataSource, JdbcLockDialect dialect, String tableName) {
 		this.dataSource = (dataSource instanceof TransactionAwareDataSourceProxy proxy) ? proxy.getTargetDataSource()
 				: dataSource;
@@ -74,6 +77,7 @@ final class JdbcLockRepository {
 		this.purge = LockStatement.load(dialect, "purge.sql", tableName);
 		this.purgeCounter = LockStatement.exists(dialect, "purge-counter.sql")
 				? LockStatement.load(dialect, "purge-counter.sql", tableName) : null;
+		this.purgeKinds = LockStatement.loadAll(dialect, "kinds/purge.sql", tableName);
 	}
 
 	JdbcLockDialect dialect() {
@@ -157,6 +161,10 @@ final class JdbcLockRepository {
 		int deleted = execute(this.purge, Map.of("retention_ms", retentionMillis), PreparedStatement::executeUpdate);
 		if (this.purgeCounter != null) {
 			execute(this.purgeCounter, Map.of(), PreparedStatement::executeUpdate);
+		}
+		for (LockStatement statement : this.purgeKinds) {
+			// Waiters and holders of the other kinds whose lease ran out: inert rows.
+			deleted += execute(statement, Map.of("retention_ms", retentionMillis), PreparedStatement::executeUpdate);
 		}
 		return deleted;
 	}
