@@ -219,7 +219,7 @@ final class JdbcLockKinds {
 
 	/** Reads the key as a waiter's poll sees it, in one statement, locking nothing. */
 	KeyState state(Claim claim) {
-		return tables(claim, "read the state of", () -> this.repository.onConnection(this.sql.state.name(), false,
+		return tables(() -> this.repository.onConnection(this.sql.state.name(), false,
 				(connection) -> new Session(connection, claim.key(), claim.owner()).state(this.sql.state)));
 	}
 
@@ -238,27 +238,28 @@ final class JdbcLockKinds {
 	}
 
 	private <T> T inTransaction(Claim claim, String operation, SessionWork<T> work) {
-		return tables(claim, operation,
-				() -> this.repository.onConnection(operation + " a " + claim.kind().tag() + " lock", true,
-						(connection) -> work.run(new Session(connection, claim.key(), claim.owner()))));
+		return tables(() -> this.repository.onConnection(operation + " a " + claim.kind().tag() + " lock", true,
+				(connection) -> work.run(new Session(connection, claim.key(), claim.owner()))));
 	}
 
 	/**
 	 * Runs an operation, explaining a statement the database does not understand: most
-	 * likely the tables of the lock kinds do not exist yet.
+	 * likely the tables of the lock kinds do not exist yet. The engine's message before
+	 * it names the key and the operation.
 	 */
-	private <T> T tables(Claim claim, String operation, Supplier<T> call) {
+	private <T> T tables(Supplier<T> call) {
 		try {
 			return call.get();
 		}
 		catch (BadSqlGrammarException ex) {
 			String table = this.repository.tableName();
-			throw new InvalidDataAccessResourceUsageException("Could not " + operation + " the " + claim.kind().tag()
-					+ " lock '" + claim.key() + "': the tables " + table + "_q, " + table + "_h and " + table
-					+ "_p, which fair, read/write and permit locks need beside " + table + ", may be missing. "
-					+ "Create them with the script io/github/distributelock/jdbc/" + this.repository.dialect()
-					+ "/schema.sql, distributelock.jdbc.initialize-schema=always or JdbcLockBackend.createSchema() ("
-					+ ex.getSQLException().getMessage() + ")", ex);
+			throw new InvalidDataAccessResourceUsageException(
+					"The tables " + table + "_q, " + table + "_h and " + table
+							+ "_p, which fair, read/write and permit locks need beside " + table
+							+ ", may be missing: create them with distributelock.jdbc.initialize-schema=always, "
+							+ "JdbcLockBackend.createSchema() or the script io/github/distributelock/jdbc/"
+							+ this.repository.dialect() + "/schema.sql (" + ex.getSQLException().getMessage() + ")",
+					ex);
 		}
 	}
 
