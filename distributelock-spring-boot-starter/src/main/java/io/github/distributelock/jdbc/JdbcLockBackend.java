@@ -16,6 +16,7 @@ import javax.sql.DataSource;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.LockKind;
 import io.github.distributelock.core.LockStoreProbe;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -51,6 +52,10 @@ import org.springframework.dao.DuplicateKeyException;
  * free for longer than the retention are deleted by one of the releases, at most once per
  * retention period and instance.
  * <p>
+ * Fair, read/write and permit locks ({@link LockKind}) keep the key's row as the lock of
+ * the key, beside a queue, a table of readers and a table of permit slots (see
+ * {@code JdbcLockKinds}).
+ * <p>
  * <b>Note:</b> the lock table's name is the only text put into SQL; it must be a plain
  * identifier, optionally schema-qualified. Keys, owners and leases are statement
  * parameters.
@@ -81,6 +86,10 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 
 	/** A skew of the application's clock worth telling operators about. */
 	private static final Duration NOTABLE_CLOCK_SKEW = Duration.ofSeconds(1);
+
+	private final JdbcLockKinds kinds;
+
+	private final JdbcKindWaits kindWaits;
 
 	private final JdbcLockRepository repository;
 
@@ -198,6 +207,8 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		if (!named || lockDialect.checkFits(dataSource)) {
 			reportClockSkew(clock);
 		}
+		this.kinds = new JdbcLockKinds(this.repository);
+		this.kindWaits = new JdbcKindWaits(this.kinds);
 	}
 
 	/**
@@ -270,6 +281,10 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
 		requireStorable(claim.key(), MAX_KEY_LENGTH, "lock key");
 		requireStorable(claim.owner(), MAX_OWNER_LENGTH, "owner");
+		JdbcKindMarkers.requireUnreserved(claim.owner());
+		if (claim.kind().type() != LockKind.Type.EXCLUSIVE) {
+			return run(claim, () -> this.kinds.acquire(claim, leaseMillis(lease)));
+		}
 		return run(claim, () -> {
 			// Recorded before the statement, so that the wait after it misses no
 			// notification.
@@ -294,11 +309,17 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 
 	@Override
 	public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+		if (claim.kind().type() != LockKind.Type.EXCLUSIVE || JdbcKindMarkers.isReserved(claim.owner())) {
+			return run(claim, () -> this.kinds.renew(claim, leaseMillis(lease)));
+		}
 		return run(claim, () -> this.repository.renew(claim.key(), claim.owner(), leaseMillis(lease)));
 	}
 
 	@Override
 	public CompletionStage<Boolean> release(Claim claim) {
+		if (claim.kind().type() != LockKind.Type.EXCLUSIVE || JdbcKindMarkers.isReserved(claim.owner())) {
+			return releaseKind(claim);
+		}
 		String key = claim.key();
 		if (this.repository.dialect().unstorable(key) != null
 				|| this.repository.dialect().unstorable(claim.owner()) != null) {
@@ -324,6 +345,10 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 */
 	@Override
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		if (claim.kind().type() != LockKind.Type.EXCLUSIVE) {
+			return this.kindWaits.awaitTurn(claim, deadline,
+					(claim.callerExecutor() != null) ? claim.callerExecutor() : this.statements);
+		}
 		return this.waits.await(claim, lastAttempt, deadline);
 	}
 
@@ -398,6 +423,22 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 
 	private static long leaseMillis(Duration lease) {
 		return Math.max(1, lease.toMillis());
+	}
+
+	/**
+	 * Releases a fair, read/write or permit claim, or takes a waiting one out of the
+	 * queue.
+	 */
+	private CompletionStage<Boolean> releaseKind(Claim claim) {
+		if (this.repository.dialect().unstorable(claim.key()) != null
+				|| this.repository.dialect().unstorable(claim.owner()) != null) {
+			return CompletableFuture.completedFuture(false);
+		}
+		return run(claim, () -> {
+			boolean released = this.kinds.release(claim);
+			this.purge.afterRelease(claim.key());
+			return released;
+		});
 	}
 
 	private void requireStorable(String value, int maxLength, String what) {

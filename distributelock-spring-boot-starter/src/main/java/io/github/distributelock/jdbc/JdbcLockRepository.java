@@ -60,6 +60,9 @@ final class JdbcLockRepository {
 
 	private final @Nullable LockStatement purgeCounter;
 
+	/** The purge of the queue, holder and permit tables of the other kinds of lock. */
+	private final List<LockStatement> purgeKinds;
+
 	JdbcLockRepository(DataSource dataSource, JdbcLockDialect dialect, String tableName) {
 		this.dataSource = (dataSource instanceof TransactionAwareDataSourceProxy proxy) ? proxy.getTargetDataSource()
 				: dataSource;
@@ -78,6 +81,7 @@ final class JdbcLockRepository {
 		this.purge = LockStatement.load(dialect, "purge.sql", tableName);
 		this.purgeCounter = LockStatement.exists(dialect, "purge-counter.sql")
 				? LockStatement.load(dialect, "purge-counter.sql", tableName) : null;
+		this.purgeKinds = LockStatement.loadAll(dialect, "kinds/purge.sql", tableName);
 	}
 
 	JdbcLockDialect dialect() {
@@ -147,6 +151,15 @@ final class JdbcLockRepository {
 	}
 
 	/**
+	 * Runs {@code work} on a connection borrowed for it alone, in one transaction when
+	 * asked for, committed before the connection goes back (rolled back if {@code work}
+	 * fails): the operations of the other kinds of lock ({@link JdbcLockKinds}).
+	 */
+	<T> T onConnection(String task, boolean oneTransaction, ConnectionWork<T> work) {
+		return onOwnConnection(task, (connection) -> committed(connection, oneTransaction, () -> work.run(connection)));
+	}
+
+	/**
 	 * Frees this owner's lock, keeping the row for the key's next acquisition.
 	 * @return whether this owner held the row with its lease still running
 	 */
@@ -177,6 +190,10 @@ final class JdbcLockRepository {
 		int deleted = execute(this.purge, Map.of("retention_ms", retentionMillis), PreparedStatement::executeUpdate);
 		if (this.purgeCounter != null) {
 			execute(this.purgeCounter, Map.of(), PreparedStatement::executeUpdate);
+		}
+		for (LockStatement statement : this.purgeKinds) {
+			// Waiters and holders of the other kinds whose lease ran out: inert rows.
+			deleted += execute(statement, Map.of("retention_ms", retentionMillis), PreparedStatement::executeUpdate);
 		}
 		return deleted;
 	}
@@ -355,7 +372,7 @@ final class JdbcLockRepository {
 	}
 
 	@FunctionalInterface
-	private interface ConnectionWork<T> {
+	interface ConnectionWork<T> {
 
 		T run(Connection connection) throws SQLException;
 

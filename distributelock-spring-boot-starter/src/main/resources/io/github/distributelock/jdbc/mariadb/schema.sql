@@ -12,3 +12,39 @@ CREATE TABLE IF NOT EXISTS ${table} (
 	acquired_at DATETIME(6) NOT NULL,
 	PRIMARY KEY (lock_key)
 ) ENGINE = InnoDB;
+
+-- The fair, read/write and permit locks keep the row above as the key's lock (held by a fair
+-- owner, or by a marker of readers, a writer or permit holders), and these three tables beside
+-- it, with keys and owners binary as above (the primary key of key and owner is 3068 bytes,
+-- within InnoDB's 3072). Waiters of fair and write locks, in arrival order, each with a lease of
+-- its own:
+CREATE TABLE IF NOT EXISTS ${table}_q (
+	lock_key VARBINARY(2048) NOT NULL,
+	owner VARBINARY(1020) NOT NULL,
+	kind VARCHAR(8) NOT NULL,
+	arrival BIGINT NOT NULL,
+	expires_at DATETIME(6) NOT NULL,
+	PRIMARY KEY (lock_key, owner)
+) ENGINE = InnoDB;
+
+-- Readers and the writer of read/write locks, each with its lease and token:
+CREATE TABLE IF NOT EXISTS ${table}_h (
+	lock_key VARBINARY(2048) NOT NULL,
+	owner VARBINARY(1020) NOT NULL,
+	kind VARCHAR(8) NOT NULL,
+	fencing_token BIGINT NOT NULL,
+	expires_at DATETIME(6) NOT NULL,
+	acquired_at DATETIME(6) NOT NULL,
+	PRIMARY KEY (lock_key, owner)
+) ENGINE = InnoDB;
+
+-- Permit holders, one row per slot 0 to N-1 of the key: the primary key bounds them to N.
+CREATE TABLE IF NOT EXISTS ${table}_p (
+	lock_key VARBINARY(2048) NOT NULL,
+	slot INT NOT NULL,
+	owner VARBINARY(1020) NOT NULL,
+	fencing_token BIGINT NOT NULL,
+	expires_at DATETIME(6) NOT NULL,
+	acquired_at DATETIME(6) NOT NULL,
+	PRIMARY KEY (lock_key, slot)
+) ENGINE = InnoDB;

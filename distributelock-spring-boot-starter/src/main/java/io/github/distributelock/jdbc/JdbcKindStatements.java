@@ -1,0 +1,208 @@
+package io.github.distributelock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
+
+/**
+ * The statements of the fair, read/write and permit locks of one dialect, read once from
+ * {@code io/github/distributelock/jdbc/<dialect>/kinds/*.sql}, and the way one operation
+ * runs them: in order, on the one connection (and transaction) of that operation.
+ */
+final class JdbcKindStatements {
+
+	final LockStatement wordInsert;
+
+	final LockStatement wordLock;
+
+	final LockStatement state;
+
+	final List<LockStatement> token;
+
+	final LockStatement wordTake;
+
+	final LockStatement wordJoin;
+
+	final LockStatement wordExtend;
+
+	final LockStatement wordRelease;
+
+	final List<LockStatement> waiterEnqueue;
+
+	final LockStatement waiterRefresh;
+
+	final LockStatement waiterLeave;
+
+	final List<LockStatement> holderInsert;
+
+	final LockStatement holderRenew;
+
+	final List<LockStatement> holderRelease;
+
+	final LockStatement holdersShrink;
+
+	final LockStatement permitSlots;
+
+	final List<LockStatement> permitTake;
+
+	final LockStatement permitRenew;
+
+	final List<LockStatement> permitRelease;
+
+	final LockStatement permitsShrink;
+
+	JdbcKindStatements(JdbcLockDialect dialect, String tableName) {
+		this.wordInsert = one(dialect, "word-insert.sql", tableName);
+		this.wordLock = one(dialect, "word-lock.sql", tableName);
+		this.state = one(dialect, "state.sql", tableName);
+		this.token = all(dialect, "token.sql", tableName);
+		this.wordTake = one(dialect, "word-take.sql", tableName);
+		this.wordJoin = one(dialect, "word-join.sql", tableName);
+		this.wordExtend = one(dialect, "word-extend.sql", tableName);
+		this.wordRelease = one(dialect, "word-release.sql", tableName);
+		this.waiterEnqueue = all(dialect, "waiter-enqueue.sql", tableName);
+		this.waiterRefresh = one(dialect, "waiter-refresh.sql", tableName);
+		this.waiterLeave = one(dialect, "waiter-leave.sql", tableName);
+		this.holderInsert = all(dialect, "holder-insert.sql", tableName);
+		this.holderRenew = one(dialect, "holder-renew.sql", tableName);
+		this.holderRelease = all(dialect, "holder-release.sql", tableName);
+		this.holdersShrink = one(dialect, "holders-shrink.sql", tableName);
+		this.permitSlots = one(dialect, "permit-slots.sql", tableName);
+		this.permitTake = all(dialect, "permit-take.sql", tableName);
+		this.permitRenew = one(dialect, "permit-renew.sql", tableName);
+		this.permitRelease = all(dialect, "permit-release.sql", tableName);
+		this.permitsShrink = one(dialect, "permits-shrink.sql", tableName);
+	}
+
+	private static LockStatement one(JdbcLockDialect dialect, String file, String tableName) {
+		return LockStatement.load(dialect, "kinds/" + file, tableName);
+	}
+
+	private static List<LockStatement> all(JdbcLockDialect dialect, String file, String tableName) {
+		return LockStatement.loadAll(dialect, "kinds/" + file, tableName);
+	}
+
+	/**
+	 * The statements of one operation on its connection, with the values every statement
+	 * of it may name ({@code :key}, {@code :owner}, ...).
+	 */
+	static final class Session {
+
+		private final Connection connection;
+
+		private final Map<String, Object> values = new HashMap<>();
+
+		Session(Connection connection, String key, String owner) {
+			this.connection = connection;
+			this.values.put("key", key);
+			this.values.put("owner", owner);
+		}
+
+		/** Sets a value for the statements that follow. */
+		Session with(String name, Object value) {
+			this.values.put(name, value);
+			return this;
+		}
+
+		/** Runs a statement that changes rows. */
+		int update(LockStatement statement) throws SQLException {
+			try (PreparedStatement ps = prepare(statement)) {
+				return ps.executeUpdate();
+			}
+		}
+
+		/** Runs statements that change rows, in order. */
+		int updateAll(List<LockStatement> statements) throws SQLException {
+			int first = -1;
+			for (LockStatement statement : statements) {
+				int count = update(statement);
+				first = (first < 0) ? count : first;
+			}
+			return first;
+		}
+
+		/** Runs a query and reads each row. */
+		<T> List<T> query(LockStatement statement, JdbcLockRepository.RowReader<T> reader) throws SQLException {
+			List<T> rows = new ArrayList<>();
+			try (PreparedStatement ps = prepare(statement); ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					rows.add(reader.read(rs));
+				}
+			}
+			return rows;
+		}
+
+		/** Draws a fencing token (or arrival number) from the lock table's sequence. */
+		long token(List<LockStatement> draw) throws SQLException {
+			updateAll(draw.subList(0, draw.size() - 1));
+			List<Long> token = query(draw.get(draw.size() - 1), (rs) -> rs.getLong("token"));
+			if (token.isEmpty()) {
+				throw new IllegalStateException("The sequence returned no token");
+			}
+			return token.get(0);
+		}
+
+		/** Reads what an attempt decides on (state.sql). */
+		KeyState state(LockStatement state) throws SQLException {
+			List<KeyState> row = query(state,
+					(rs) -> new KeyState(rs.getString("holder"), nullableLong(rs, "remaining_ms"),
+							nullableLong(rs, "arrival"), rs.getLong("ahead"), rs.getLong("waiting"),
+							rs.getLong("writers"), rs.getLong("holders"), rs.getLong("permits")));
+			if (row.isEmpty()) {
+				throw new IllegalStateException("The state of the key returned no row");
+			}
+			return row.get(0);
+		}
+
+		private PreparedStatement prepare(LockStatement statement) throws SQLException {
+			PreparedStatement ps = this.connection.prepareStatement(statement.sql());
+			try {
+				new ArgumentPreparedStatementSetter(statement.arguments(this.values)).setValues(ps);
+				return ps;
+			}
+			catch (SQLException | RuntimeException ex) {
+				ps.close();
+				throw ex;
+			}
+		}
+
+		private static @Nullable Long nullableLong(ResultSet resultSet, String column) throws SQLException {
+			long value = resultSet.getLong(column);
+			return resultSet.wasNull() ? null : value;
+		}
+
+	}
+
+	/**
+	 * A key as one statement saw it.
+	 *
+	 * @param holder the owner of the key's row in the lock table while its lease runs (a
+	 * plain or fair owner, or a marker), else {@code null}
+	 * @param remainingMillis how long the row's lease still runs, or {@code null} if free
+	 * @param arrival this owner's arrival number while it is queued, else {@code null}
+	 * @param ahead how many live waiters arrived before this owner
+	 * @param waiting how many other live waiters there are
+	 * @param writers how many other live waiters want the write lock
+	 * @param holders how many live readers and writers hold the key
+	 * @param permits how many live permit holders hold the key
+	 */
+	record KeyState(@Nullable String holder, @Nullable Long remainingMillis, @Nullable Long arrival, long ahead,
+			long waiting, long writers, long holders, long permits) {
+
+		/** Whether this owner heads the queue, or would head it once queued. */
+		boolean first() {
+			return (this.arrival != null) ? this.ahead == 0 : this.waiting == 0;
+		}
+
+	}
+
+}

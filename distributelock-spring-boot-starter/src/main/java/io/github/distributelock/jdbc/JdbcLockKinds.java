@@ -1,0 +1,273 @@
+package io.github.distributelock.jdbc;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.LockBackend.Claim;
+import io.github.distributelock.core.LockKind;
+import io.github.distributelock.jdbc.JdbcKindStatements.KeyState;
+import io.github.distributelock.jdbc.JdbcKindStatements.Session;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.ConcurrencyFailureException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.InvalidDataAccessResourceUsageException;
+import org.springframework.jdbc.BadSqlGrammarException;
+
+/**
+ * The fair, read/write and permit locks on the lock table: what each attempt, renewal and
+ * release does, in one short transaction on a connection of its own that begins by
+ * locking the key's row of the lock table. That row stays the lock of the key for every
+ * kind: a fair holder owns it as a plain holder does, and readers, a writer or permit
+ * holders hold it under a marker ({@link JdbcKindMarkers}) for as long as the longest
+ * lease among them. So plain holders and the other kinds exclude each other without any
+ * change to the plain statements; and the queue, the readers and writer, and the permit
+ * slots of a key (the tables named after the lock table with {@code _q}, {@code _h} and
+ * {@code _p}) only change under its row lock, one operation after the other.
+ */
+final class JdbcLockKinds {
+
+	/**
+	 * How long a waiter keeps its place in the queue after its last attempt. The engine
+	 * attempts again at least every 3 seconds while it waits, so only a waiter that
+	 * stopped (it crashed, or lost the database for that long) loses its place.
+	 */
+	static final Duration WAITER_LEASE = Duration.ofSeconds(10);
+
+	private static final Log logger = LogFactory.getLog(JdbcLockKinds.class);
+
+	private final JdbcLockRepository repository;
+
+	private final JdbcKindStatements sql;
+
+	JdbcLockKinds(JdbcLockRepository repository) {
+		this.repository = repository;
+		this.sql = new JdbcKindStatements(repository.dialect(), repository.tableName());
+	}
+
+	/** One attempt for a claim of any kind but the plain exclusive one. */
+	AcquireResult acquire(Claim claim, long leaseMillis) {
+		try {
+			return inTransaction(claim, "acquire",
+					(session) -> attempt(
+							session.with("lease_ms", leaseMillis).with("waiter_lease_ms", WAITER_LEASE.toMillis()),
+							claim));
+		}
+		catch (DuplicateKeyException | ConcurrencyFailureException ex) {
+			// Only a statement that raced past the key's row lock (a plain attempt
+			// inserting the row, a deadlock across keys) gets here; nothing was changed.
+			if (logger.isDebugEnabled()) {
+				logger.debug("Lock '" + claim.key() + "' (" + claim.kind().tag() + ") met a concurrent statement, "
+						+ "attempting again: " + ex.getMessage());
+			}
+			return AcquireResult.heldByAnother(null);
+		}
+	}
+
+	private AcquireResult attempt(Session session, Claim claim) throws SQLException {
+		session.update(this.sql.wordInsert);
+		session.query(this.sql.wordLock, (row) -> Boolean.TRUE);
+		KeyState state = session.state(this.sql.state);
+		requireSameFamily(claim, state.holder());
+		return switch (claim.kind().type()) {
+			case FAIR, WRITE -> exclusive(session, claim, state);
+			case READ -> read(session, state);
+			case PERMITS -> permit(session, claim.kind().permits(), state);
+			case EXCLUSIVE -> throw new IllegalArgumentException("The plain exclusive lock has statements of its own");
+		};
+	}
+
+	/**
+	 * A fair or write attempt: taken by the head of the live queue when the key's row is
+	 * free (and, for a writer, no reader is left); otherwise the owner is queued, or its
+	 * place refreshed.
+	 */
+	private AcquireResult exclusive(Session session, Claim claim, KeyState state) throws SQLException {
+		boolean write = claim.kind().type() == LockKind.Type.WRITE;
+		if (!admits(claim.kind(), state)) {
+			if (state.arrival() != null) {
+				session.update(this.sql.waiterRefresh);
+			}
+			else {
+				long arrival = session.token(this.sql.token);
+				session.with("kind", write ? "write" : "fair")
+					.with("arrival", arrival)
+					.updateAll(this.sql.waiterEnqueue);
+			}
+			return AcquireResult.heldByAnother(lease(state.remainingMillis()));
+		}
+		long token = session.token(this.sql.token);
+		session.with("token", token)
+			.with("holder", write ? JdbcKindMarkers.WRITER : claim.owner())
+			.update(this.sql.wordTake);
+		if (write) {
+			session.with("kind", "write").updateAll(this.sql.holderInsert);
+		}
+		if (state.arrival() != null) {
+			session.update(this.sql.waiterLeave);
+		}
+		return AcquireResult.acquired(token);
+	}
+
+	/**
+	 * A read attempt: joins the readers unless a writer holds the key or waits for it.
+	 */
+	private AcquireResult read(Session session, KeyState state) throws SQLException {
+		if (!admits(LockKind.READ, state)) {
+			return AcquireResult
+				.heldByAnother(JdbcKindMarkers.WRITER.equals(state.holder()) ? lease(state.remainingMillis()) : null);
+		}
+		long token = session.token(this.sql.token);
+		session.with("token", token).with("holder", JdbcKindMarkers.READERS).with("kind", "read");
+		session.update((state.holder() == null) ? this.sql.wordTake : this.sql.wordJoin);
+		session.updateAll(this.sql.holderInsert);
+		return AcquireResult.acquired(token);
+	}
+
+	/** A permit attempt: takes the lowest free slot of 0 to N-1, if there is one. */
+	private AcquireResult permit(Session session, int permits, KeyState state) throws SQLException {
+		List<long[]> held = session.query(this.sql.permitSlots,
+				(row) -> new long[] { row.getLong("slot"), row.getLong("remaining_ms") });
+		if (held.size() >= permits) {
+			long soonest = held.stream().mapToLong((slot) -> slot[1]).min().orElse(0);
+			return AcquireResult.heldByAnother(lease(soonest));
+		}
+		Set<Long> taken = new HashSet<>();
+		held.forEach((slot) -> taken.add(slot[0]));
+		int slot = 0;
+		while (taken.contains((long) slot)) {
+			slot++;
+		}
+		long token = session.token(this.sql.token);
+		session.with("token", token).with("slot", slot).with("holder", JdbcKindMarkers.permits(permits));
+		session.updateAll(this.sql.permitTake);
+		session.update((state.holder() == null) ? this.sql.wordTake : this.sql.wordJoin);
+		return AcquireResult.acquired(token);
+	}
+
+	/**
+	 * Whether a claim may take the key as a statement sees it; the attempt decides, under
+	 * the key's row lock.
+	 */
+	static boolean admits(LockKind kind, KeyState state) {
+		String holder = state.holder();
+		return switch (kind.type()) {
+			case FAIR -> holder == null && state.first();
+			case WRITE -> holder == null && state.holders() == 0 && state.first();
+			case READ -> !JdbcKindMarkers.WRITER.equals(holder) && state.writers() == 0;
+			case PERMITS -> holder == null || state.permits() < kind.permits();
+			case EXCLUSIVE -> holder == null;
+		};
+	}
+
+	boolean renew(Claim claim, long leaseMillis) {
+		if (JdbcKindMarkers.isReserved(claim.owner())) {
+			return false;
+		}
+		LockKind kind = claim.kind();
+		if (kind.type() == LockKind.Type.FAIR) {
+			// A fair holder owns the key's row as a plain one does.
+			return this.repository.renew(claim.key(), claim.owner(), leaseMillis);
+		}
+		boolean permit = kind.type() == LockKind.Type.PERMITS;
+		return inTransaction(claim, "renew", (session) -> {
+			session.query(this.sql.wordLock, (row) -> Boolean.TRUE);
+			session.with("lease_ms", leaseMillis).with("holder", JdbcKindMarkers.of(kind));
+			boolean renewed = session.update(permit ? this.sql.permitRenew : this.sql.holderRenew) == 1;
+			if (renewed) {
+				session.update(this.sql.wordExtend);
+			}
+			return renewed;
+		});
+	}
+
+	/**
+	 * Releases a holder of the claim's kind, or takes a waiting claim out of the queue.
+	 */
+	boolean release(Claim claim) {
+		if (JdbcKindMarkers.isReserved(claim.owner()) || claim.kind().type() == LockKind.Type.EXCLUSIVE) {
+			// A marker as a plain owner: refused by every attempt, so never stored.
+			return false;
+		}
+		LockKind kind = claim.kind();
+		return inTransaction(claim, "release", (session) -> {
+			if (kind.type() == LockKind.Type.FAIR) {
+				boolean released = session.update(this.sql.wordRelease) == 1;
+				session.update(this.sql.waiterLeave);
+				return released;
+			}
+			session.query(this.sql.wordLock, (row) -> Boolean.TRUE);
+			boolean permit = kind.type() == LockKind.Type.PERMITS;
+			boolean released = session.updateAll(permit ? this.sql.permitRelease : this.sql.holderRelease) == 1;
+			if (kind.type() == LockKind.Type.WRITE) {
+				session.update(this.sql.waiterLeave);
+			}
+			if (released) {
+				session.with("holder", JdbcKindMarkers.of(kind))
+					.update(permit ? this.sql.permitsShrink : this.sql.holdersShrink);
+			}
+			return released;
+		});
+	}
+
+	/** Reads the key as a waiter's poll sees it, in one statement, locking nothing. */
+	KeyState state(Claim claim) {
+		return tables(() -> this.repository.onConnection(this.sql.state.name(), false,
+				(connection) -> new Session(connection, claim.key(), claim.owner()).state(this.sql.state)));
+	}
+
+	/**
+	 * Fails an attempt on a key whose row is held as another family of lock (exclusive,
+	 * read/write, or permits with another count): waiting could never help.
+	 */
+	private void requireSameFamily(Claim claim, @Nullable String holder) {
+		if (holder != null && !JdbcKindMarkers.sameFamily(claim.kind(), holder)) {
+			throw JdbcKindMarkers.conflict(claim.key(), claim.kind(), holder, this.repository.tableName());
+		}
+	}
+
+	private static @Nullable Duration lease(@Nullable Long remainingMillis) {
+		return (remainingMillis != null) ? JdbcLockBackend.leaseDuration(remainingMillis) : null;
+	}
+
+	private <T> T inTransaction(Claim claim, String operation, SessionWork<T> work) {
+		return tables(() -> this.repository.onConnection(operation + " a " + claim.kind().tag() + " lock", true,
+				(connection) -> work.run(new Session(connection, claim.key(), claim.owner()))));
+	}
+
+	/**
+	 * Runs an operation, explaining a statement the database does not understand: most
+	 * likely the tables of the lock kinds do not exist yet. The engine's message before
+	 * it names the key and the operation.
+	 */
+	private <T> T tables(Supplier<T> call) {
+		try {
+			return call.get();
+		}
+		catch (BadSqlGrammarException ex) {
+			String table = this.repository.tableName();
+			throw new InvalidDataAccessResourceUsageException(
+					"The tables " + table + "_q, " + table + "_h and " + table
+							+ "_p, which fair, read/write and permit locks need beside " + table
+							+ ", may be missing: create them with distributelock.jdbc.initialize-schema=always, "
+							+ "JdbcLockBackend.createSchema() or the script io/github/distributelock/jdbc/"
+							+ this.repository.dialect() + "/schema.sql (" + ex.getSQLException().getMessage() + ")",
+					ex);
+		}
+	}
+
+	@FunctionalInterface
+	private interface SessionWork<T> {
+
+		T run(Session session) throws SQLException;
+
+	}
+
+}

@@ -1,0 +1,4 @@
+-- Gives a permit back: the first statement counts only a holder whose lease still ran, the
+-- second deletes a slot of this owner whose lease had run out.
+DELETE FROM ${table}_p WHERE lock_key = :key AND owner = :owner AND expires_at > statement_timestamp();
+DELETE FROM ${table}_p WHERE lock_key = :key AND owner = :owner;
