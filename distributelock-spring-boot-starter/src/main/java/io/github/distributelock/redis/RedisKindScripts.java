@@ -138,9 +138,9 @@ final class RedisKindScripts {
 		String asked = (claim.kind().type() == LockKind.Type.PERMITS) ? "permits:" + claim.kind().permits()
 				: claim.kind().tag();
 		return new LockKindConflictException("Lock '" + claim.key() + "' is held in " + backend + " as "
-				+ describe(held) + " lock and was asked for as " + describe(asked) + " lock. A key serves one "
-				+ "kind of lock at a time (exclusive or fair, read/write, or permits of one count): give each kind "
-				+ "its own key.", claim.key(), backend);
+				+ describe(held) + " lock and was asked for as " + describe(asked) + " lock; a key is locked as "
+				+ "one kind at a time (exclusive or fair, read/write, or permits of one count). Use another key, or "
+				+ "the same kind.", claim.key(), backend);
 	}
 
 	/** The kind with its article: "an exclusive", "a permits (3)". */
