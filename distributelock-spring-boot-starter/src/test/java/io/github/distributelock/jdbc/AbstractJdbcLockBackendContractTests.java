@@ -64,10 +64,8 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 	}
 
 	@Override
-	protected LockBackend newBackend() {
-		HikariDataSource dataSource = database().newDataSource();
-		closeAfterTest(dataSource);
-		return new JdbcLockBackend(dataSource);
+	protected JdbcLockBackend newBackend() {
+		return new JdbcLockBackend(closeAfterTest(database().newDataSource()));
 	}
 
 	@Override
@@ -77,7 +75,7 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 
 	@Test
 	void detectsTheDialect() {
-		assertThat(((JdbcLockBackend) newBackend()).dialect()).isEqualTo(database().dialect());
+		assertThat(newBackend().dialect()).isEqualTo(database().dialect());
 	}
 
 	@Test
@@ -97,8 +95,7 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 
 	@Test
 	void lockTakenInsideATransactionIsSeenAtOnceAndSurvivesItsRollback() throws Exception {
-		HikariDataSource dataSource = database().newDataSource();
-		closeAfterTest(dataSource);
+		HikariDataSource dataSource = closeAfterTest(database().newDataSource());
 		DefaultDistributeLock lock = newLock(new JdbcLockBackend(dataSource),
 				DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
 		DataSourceTransactionManager transactions = new DataSourceTransactionManager(dataSource);
@@ -200,8 +197,7 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 
 	@Test
 	void releasedRowIsKeptFreeForTheRetentionThenDeletedByALaterRelease() throws Exception {
-		HikariDataSource dataSource = database().newDataSource();
-		closeAfterTest(dataSource);
+		HikariDataSource dataSource = closeAfterTest(database().newDataSource());
 		Duration retention = Duration.ofMillis(300);
 		JdbcLockBackend backend = new JdbcLockBackend(dataSource, JdbcLockBackend.DEFAULT_TABLE_NAME, null,
 				Clock.systemUTC(), retention);
@@ -242,8 +238,7 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 	 */
 	@Test
 	void statementThatDrewItsTokenBeforeALaterHolderCannotUseItAfterThatHolderReleased() throws Exception {
-		HikariDataSource dataSource = database().newDataSource();
-		closeAfterTest(dataSource);
+		HikariDataSource dataSource = closeAfterTest(database().newDataSource());
 		JdbcLockBackend backend = new JdbcLockBackend(dataSource);
 		JdbcLockDialect dialect = JdbcLockDialect.named(database().dialect());
 		JdbcLockRepository acquire = new JdbcLockRepository(dataSource, dialect, JdbcLockBackend.DEFAULT_TABLE_NAME);

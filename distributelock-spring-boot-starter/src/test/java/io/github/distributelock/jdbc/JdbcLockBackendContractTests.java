@@ -96,8 +96,7 @@ class JdbcLockBackendContractTests {
 		 */
 		@Test
 		void attemptThatDrewItsTokenBeforeALaterHolderCannotTakeTheFreedRowOverWithIt() throws Exception {
-			HikariDataSource dataSource = database().newDataSource();
-			closeAfterTest(dataSource);
+			HikariDataSource dataSource = closeAfterTest(database().newDataSource());
 			JdbcLockBackend backend = new JdbcLockBackend(dataSource);
 			Map<String, Object> values = Map.of("key", key(), "owner", "a", "lease_ms", 30_000L);
 			List<LockStatement> attempt = LockStatement.loadAll(JdbcLockDialect.named("mysql"), "acquire.sql",
@@ -125,9 +124,7 @@ class JdbcLockBackendContractTests {
 
 		@Test
 		void purgeKeepsOnlyTheNewestRowOfTheCounterAndTokensKeepGrowing() {
-			HikariDataSource dataSource = database().newDataSource();
-			closeAfterTest(dataSource);
-			JdbcLockBackend backend = new JdbcLockBackend(dataSource);
+			JdbcLockBackend backend = newBackend();
 			AcquireResult first = Backends.tryAcquire(backend, key(), "a", Duration.ofSeconds(30));
 			assertThat(Backends.release(backend, key(), "a")).isTrue();
 			AcquireResult second = Backends.tryAcquire(backend, key() + ".other", "a", Duration.ofSeconds(30));
@@ -142,9 +139,7 @@ class JdbcLockBackendContractTests {
 
 		@Test
 		void keyOf512FourByteCharactersIsLockedAndALongerOneIsRefusedNamingTheLimit() {
-			HikariDataSource dataSource = database().newDataSource();
-			closeAfterTest(dataSource);
-			JdbcLockBackend backend = new JdbcLockBackend(dataSource);
+			JdbcLockBackend backend = newBackend();
 			// 512 characters of 4 bytes each in UTF-8: the 2048 bytes of the key column.
 			String longest = "\uD83D\uDD12".repeat(JdbcLockBackend.MAX_KEY_LENGTH);
 			assertThat(Backends.tryAcquire(backend, longest, "a", Duration.ofSeconds(30)).acquired()).isTrue();
