@@ -205,7 +205,13 @@ class ZooKeeperLockBackendContractTests {
 			LockBackend backend = trackBackend(newBackend());
 			assertThat(Backends.tryAcquire(backend, key(), "first", Duration.ofSeconds(30)).acquired()).isTrue();
 			zooKeeper.store().delete().forPath(PATHS.lockPath(key()));
-			zooKeeper.store().create().withMode(CreateMode.EPHEMERAL).forPath(PATHS.lockPath(key()), bytes("second"));
+			// The root is a container, which the server may remove as soon as it is
+			// empty.
+			zooKeeper.store()
+				.create()
+				.creatingParentContainersIfNeeded()
+				.withMode(CreateMode.EPHEMERAL)
+				.forPath(PATHS.lockPath(key()), bytes("second"));
 			assertThat(Backends.release(backend, key(), "first")).isFalse();
 			assertThat(zooKeeper.store().getData().forPath(PATHS.lockPath(key()))).isEqualTo(bytes("second"));
 			zooKeeper.store().delete().forPath(PATHS.lockPath(key()));
