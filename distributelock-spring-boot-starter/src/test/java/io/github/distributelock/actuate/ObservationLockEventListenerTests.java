@@ -23,12 +23,9 @@ import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.tck.TestObservationRegistry;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,15 +45,11 @@ class ObservationLockEventListenerTests {
 
 	private final TestObservationRegistry observations = TestObservationRegistry.create();
 
-	private final Closeables closeables = new Closeables();
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
 
 	ObservationLockEventListenerTests() {
 		this.observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(this.meters));
-	}
-
-	@AfterEach
-	void closeAll() throws Exception {
-		this.closeables.close();
 	}
 
 	@Test
@@ -167,12 +160,10 @@ class ObservationLockEventListenerTests {
 
 	@Test
 	void failedRenewalsAreCountedWhileTheLeaseLasts() throws Exception {
+		// A server of its own, as the test stops it.
 		try (EmbeddedRedis stoppable = EmbeddedRedis.start()) {
-			LettuceConnectionFactory factory = new LettuceConnectionFactory(
-					new RedisStandaloneConfiguration("127.0.0.1", stoppable.port()),
-					LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(500)).build());
-			factory.afterPropertiesSet();
-			factory.start();
+			LettuceConnectionFactory factory = EmbeddedRedis.connectionFactory(stoppable.port(),
+					Duration.ofMillis(500));
 			RedisLockBackend backend = new RedisLockBackend(factory);
 			// Renewed every 2 s: the first renewal fails well before the 6 s lease runs
 			// out.

@@ -32,8 +32,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The behaviour every {@link LockBackend} must show under {@link DefaultDistributeLock}.
- * Each backend's test extends this class, starts a real store, and says how to open a new
- * connection to it and how to read the store directly.
+ * Each backend's {@code *ContractTests} runs it as a matrix: a store from its fixture
+ * extension, a {@code @Nested} class per variant (a client, a database, callers on
+ * virtual threads), each saying how to open a new connection to the store and how to read
+ * the store directly. A variant marked {@link VirtualThreadContract} runs every
+ * concurrent caller on a virtual thread.
  */
 public abstract class AbstractLockBackendContractTests {
 
@@ -41,6 +44,9 @@ public abstract class AbstractLockBackendContractTests {
 
 	/** How far the store's expiry may round down: Redis counts in whole milliseconds. */
 	private static final long CLOCK_TOLERANCE_MILLIS = 2;
+
+	/** The critical sections of the fuzz test, shared by all its callers. */
+	private static final int FUZZ_SECTIONS = 400;
 
 	private final Closeables closeables = new Closeables();
 
@@ -77,11 +83,23 @@ public abstract class AbstractLockBackendContractTests {
 	}
 
 	/**
-	 * A pool of {@code threads} threads for concurrent callers; a subclass may run them
-	 * on virtual threads.
+	 * A pool of {@code threads} threads for concurrent callers, or a new virtual thread
+	 * per task in the variant on virtual threads.
 	 */
 	protected ExecutorService newExecutor(int threads) {
-		return Executors.newFixedThreadPool(threads);
+		return onVirtualThreads() ? VirtualThreads.newExecutor() : Executors.newFixedThreadPool(threads);
+	}
+
+	private boolean onVirtualThreads() {
+		return getClass().isAnnotationPresent(VirtualThreadContract.class);
+	}
+
+	/**
+	 * How many concurrent callers each of the fuzz test's two instances has: 4, so that 8
+	 * callers contend across instances and within each.
+	 */
+	protected int callersPerInstance() {
+		return 4;
 	}
 
 	/** Runs the test's other callers, each task on a thread of its own. */
@@ -104,8 +122,8 @@ public abstract class AbstractLockBackendContractTests {
 	}
 
 	/** Closes {@code closeable} after the test, after everything registered later. */
-	protected void closeAfterTest(AutoCloseable closeable) {
-		this.closeables.add(closeable);
+	protected <T extends AutoCloseable> T closeAfterTest(T closeable) {
+		return this.closeables.add(closeable);
 	}
 
 	protected <B extends LockBackend> B trackBackend(B backend) {
@@ -189,7 +207,7 @@ public abstract class AbstractLockBackendContractTests {
 		DefaultDistributeLock lock = newLock();
 		assertThat(lock.tryLock(key(), "never-released", 0, 300)).isTrue();
 		Optional<LockHandle> next = CompletableFuture
-			.supplyAsync(() -> acquireQuietly(lock, Duration.ofSeconds(10)), callers())
+			.supplyAsync(() -> Locks.tryAcquire(lock, key(), Duration.ofSeconds(10)), callers())
 			.get(20, TimeUnit.SECONDS);
 		assertThat(next).isPresent();
 		next.get().close();
@@ -248,7 +266,7 @@ public abstract class AbstractLockBackendContractTests {
 		DefaultDistributeLock waiter = newLock(waiterBackend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
 		LockHandle held = holder.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
 		CompletableFuture<Optional<LockHandle>> waiting = CompletableFuture
-			.supplyAsync(() -> acquireQuietly(waiter, Duration.ofSeconds(60)), callers());
+			.supplyAsync(() -> Locks.tryAcquire(waiter, key(), Duration.ofSeconds(60)), callers());
 		assertThat(waiterBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
 		long released = System.nanoTime();
 		held.close();
@@ -285,7 +303,7 @@ public abstract class AbstractLockBackendContractTests {
 		inner.close();
 		assertThat(isLockedInStore(key())).isTrue();
 		assertThat(outer.isHeld()).isTrue();
-		assertThat(CompletableFuture.supplyAsync(() -> acquireQuietly(lock, Duration.ZERO), callers())
+		assertThat(CompletableFuture.supplyAsync(() -> Locks.tryAcquire(lock, key(), Duration.ZERO), callers())
 			.get(10, TimeUnit.SECONDS)).isEmpty();
 		assertThat(other.tryAcquire(key(), Duration.ZERO, null)).isEmpty();
 		outer.close();
@@ -307,10 +325,20 @@ public abstract class AbstractLockBackendContractTests {
 	}
 
 	@Test
-	void eightThreadsOnTwoInstancesKeepMutualExclusion() throws Exception {
+	void callersRunOnTheThreadsOfTheVariant() throws Exception {
+		VirtualThreads.assertCallersRunOnVirtualThreads(callers(), onVirtualThreads());
+	}
+
+	/**
+	 * ShedLock's fuzz test: callers on two instances increment a counter that is not
+	 * atomic, each only under the lock; an overlap or a lost increment shows a broken
+	 * exclusion.
+	 */
+	@Test
+	void concurrentCallersOnTwoInstancesKeepMutualExclusion() throws Exception {
 		DefaultDistributeLock[] instances = { newLock(), newLock() };
-		int threads = 8;
-		int iterations = 50;
+		int threads = instances.length * callersPerInstance();
+		int iterations = FUZZ_SECTIONS / threads;
 		int[] counter = { 0 };
 		AtomicInteger inside = new AtomicInteger();
 		AtomicInteger overlaps = new AtomicInteger();
@@ -318,10 +346,10 @@ public abstract class AbstractLockBackendContractTests {
 		try {
 			List<Future<?>> workers = new ArrayList<>();
 			for (int t = 0; t < threads; t++) {
-				DefaultDistributeLock lock = instances[t % 2];
+				DefaultDistributeLock lock = instances[t % instances.length];
 				workers.add(pool.submit(() -> {
 					for (int i = 0; i < iterations; i++) {
-						try (LockHandle handle = lock.tryAcquire(key(), LONG_WAIT, null).orElseThrow()) {
+						try (LockHandle handle = lock.tryAcquire(key(), Duration.ofSeconds(60), null).orElseThrow()) {
 							if (inside.incrementAndGet() != 1) {
 								overlaps.incrementAndGet();
 							}
@@ -433,7 +461,7 @@ public abstract class AbstractLockBackendContractTests {
 	void closeWithTheInterruptFlagSetReleasesTheLockAndKeepsTheFlag() throws Exception {
 		DefaultDistributeLock lock = newLock();
 		boolean flagKept = CompletableFuture.supplyAsync(() -> {
-			LockHandle handle = acquireQuietly(lock, Duration.ZERO).orElseThrow();
+			LockHandle handle = Locks.tryAcquire(lock, key(), Duration.ZERO).orElseThrow();
 			Thread.currentThread().interrupt();
 			try {
 				handle.close();

@@ -8,20 +8,18 @@ import java.util.regex.Pattern;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.logging.LogLevel;
 import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,21 +39,12 @@ class DefaultDistributeLockLoggingTests {
 	private static final LoggingSystem loggingSystem = LoggingSystem
 		.get(DefaultDistributeLockLoggingTests.class.getClassLoader());
 
-	private static EmbeddedRedis redis;
+	/** Its own server, as a test stops it. */
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = EmbeddedRedisExtension.ofItsOwn();
 
-	private final Closeables closeables = new Closeables();
-
-	@BeforeAll
-	static void startRedis() {
-		redis = EmbeddedRedis.start();
-	}
-
-	@AfterAll
-	static void stopRedis() throws Exception {
-		if (redis != null) {
-			redis.close();
-		}
-	}
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
 
 	@BeforeEach
 	void logAtDebug() {
@@ -63,13 +52,8 @@ class DefaultDistributeLockLoggingTests {
 	}
 
 	@AfterEach
-	void closeAll() throws Exception {
-		try {
-			this.closeables.close();
-		}
-		finally {
-			loggingSystem.setLogLevel(CATEGORY, null);
-		}
+	void logAsConfigured() {
+		loggingSystem.setLogLevel(CATEGORY, null);
 	}
 
 	@Test
@@ -135,11 +119,7 @@ class DefaultDistributeLockLoggingTests {
 	}
 
 	private DefaultDistributeLock newLock(Duration watchdogLease) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", redis.port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(500)).build());
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = EmbeddedRedis.connectionFactory(redis.port(), Duration.ofMillis(500));
 		this.closeables.add(factory::destroy);
 		RedisLockBackend backend = new RedisLockBackend(factory);
 		this.closeables.add(backend);

@@ -10,9 +10,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Marks a contract test whose callers run on virtual threads: the build runs it, by its
- * tag, in a surefire execution of its own on the Java 21+ JDK named by the
- * {@code virtual-threads.jvm} property, and no virtual thread may be pinned to its
+ * Marks the variant of a backend's contract whose callers run on virtual threads
+ * ({@link AbstractLockBackendContractTests}): the build runs it, by its tag, in a
+ * surefire execution of its own on the Java 21+ JDK of the Maven toolchain that matches
+ * the {@code virtual-threads.jdk} property, and no virtual thread may be pinned to its
  * carrier while it runs.
  */
 @Target(ElementType.TYPE)

@@ -15,12 +15,13 @@ import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.core.Locks;
 import io.github.distributelock.core.LockTracker;
 import io.github.distributelock.core.SessionLockBackend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -45,7 +46,8 @@ abstract class AbstractConnectionCutTests {
 	 */
 	protected static final Duration SHORT_BLACKHOLE = LEASE.dividedBy(2);
 
-	private final Closeables closeables = new Closeables();
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
 
 	/**
 	 * A backend that reaches the store on {@code port}, with client timeouts below the
@@ -67,11 +69,6 @@ abstract class AbstractConnectionCutTests {
 	protected abstract boolean isLocked(String key) throws Exception;
 
 	protected abstract String backendName();
-
-	@AfterEach
-	void closeAll() throws Exception {
-		this.closeables.close();
-	}
 
 	protected <T extends AutoCloseable> T closeAfter(T closeable) {
 		return this.closeables.add(closeable);
@@ -168,7 +165,7 @@ abstract class AbstractConnectionCutTests {
 		long start = System.nanoTime();
 		try {
 			CompletableFuture<Takeover> other = CompletableFuture.supplyAsync(() -> {
-				LockHandle taken = acquire(otherLock, key, LEASE.plusSeconds(20));
+				LockHandle taken = Locks.tryAcquire(otherLock, key, LEASE.plusSeconds(20)).orElseThrow();
 				return new Takeover(taken, millisSince(start), held.isHeld());
 			});
 			// Nothing fails fast: the holder's store calls time out, one client timeout
@@ -338,16 +335,6 @@ abstract class AbstractConnectionCutTests {
 			assertThat(holderLock.lostLockCount()).isZero();
 		}
 		assertThat(isLocked(key)).isFalse();
-	}
-
-	private static LockHandle acquire(DefaultDistributeLock lock, String key, Duration wait) {
-		try {
-			return lock.tryAcquire(key, wait, null).orElseThrow();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
 	}
 
 	private static long millisSince(long nanos) {

@@ -13,8 +13,8 @@ import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,7 +31,8 @@ abstract class AbstractMultiProcessFaultTests {
 	/** How far the store's expiry may round down: Redis counts in whole milliseconds. */
 	private static final long CLOCK_TOLERANCE_MILLIS = 2;
 
-	private final Closeables closeables = new Closeables();
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
 
 	@TempDir
 	Path directory;
@@ -70,27 +71,23 @@ abstract class AbstractMultiProcessFaultTests {
 		return true;
 	}
 
-	@AfterEach
-	void closeAll() throws Exception {
-		this.closeables.close();
+	/** Closes {@code closeable} after the test, before what was registered earlier. */
+	protected <T extends AutoCloseable> T closeAfter(T closeable) {
+		return this.closeables.add(closeable);
 	}
 
 	protected WorkerProcess startWorker(String name, String... options) {
 		List<String> arguments = new ArrayList<>(backendArguments());
 		arguments.addAll(List.of(options));
-		WorkerProcess worker = WorkerProcess.start(this.directory, name, arguments);
-		this.closeables.add(worker);
-		return worker;
+		return closeAfter(WorkerProcess.start(this.directory, name, arguments));
 	}
 
 	protected DefaultDistributeLock newLock() throws Exception {
 		LockBackend backend = newBackend();
 		if (backend instanceof AutoCloseable closeable) {
-			this.closeables.add(closeable);
+			closeAfter(closeable);
 		}
-		DefaultDistributeLock lock = new DefaultDistributeLock(backend);
-		this.closeables.add(lock);
-		return lock;
+		return closeAfter(new DefaultDistributeLock(backend));
 	}
 
 	@Test

@@ -13,10 +13,11 @@ import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.core.Locks;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -43,7 +44,8 @@ abstract class AbstractStoreOutageTests {
 	/** Room for a loaded machine's scheduling on top of the bounds the timeouts give. */
 	private static final Duration SLACK = Duration.ofSeconds(2);
 
-	private final Closeables closeables = new Closeables();
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
 
 	/** A new backend whose client gives up on a dead store within a few seconds. */
 	protected abstract LockBackend newBackend() throws Exception;
@@ -59,11 +61,6 @@ abstract class AbstractStoreOutageTests {
 	protected abstract void startStore() throws Exception;
 
 	protected abstract String backendName();
-
-	@AfterEach
-	void closeAll() throws Exception {
-		this.closeables.close();
-	}
 
 	/** Registers something the test started, to be closed after it even on failure. */
 	protected <T extends AutoCloseable> T closeAfter(T closeable) {
@@ -97,7 +94,7 @@ abstract class AbstractStoreOutageTests {
 		Duration waiterWait = Duration.ofSeconds(4);
 		long waiterStart = System.nanoTime();
 		CompletableFuture<Optional<LockHandle>> waiter = CompletableFuture
-			.supplyAsync(() -> acquire(waiterLock, key, waiterWait));
+			.supplyAsync(() -> Locks.tryAcquire(waiterLock, key, waiterWait));
 		CompletableFuture<Long> waiterEnd = waiter.handle((result, failure) -> System.nanoTime());
 		// The waiter found the key held and waits for its release when the store stops.
 		assertThat(waiterBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
@@ -154,16 +151,6 @@ abstract class AbstractStoreOutageTests {
 				+ " ms after the store restarted");
 		try (LockHandle again = holderLock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow()) {
 			assertThat(again.isHeld()).isTrue();
-		}
-	}
-
-	private static Optional<LockHandle> acquire(DefaultDistributeLock lock, String key, Duration wait) {
-		try {
-			return lock.tryAcquire(key, wait, null);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
 		}
 	}
 

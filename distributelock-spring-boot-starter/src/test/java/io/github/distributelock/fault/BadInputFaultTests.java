@@ -1,35 +1,27 @@
 package io.github.distributelock.fault;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
+import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.jdbc.JdbcLockBackend;
-import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.jdbc.JdbcTestDatabaseExtension;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
 import io.github.distributelock.zookeeper.EmbeddedZooKeeper;
+import io.github.distributelock.zookeeper.EmbeddedZooKeeperExtension;
 import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -46,70 +38,27 @@ class BadInputFaultTests {
 			"a/b/c", "../..", "..", "line\nbreak", "\u540d\u524d\ud83d\udd12", "redis.call('DEL', KEYS[1])",
 			"]] .. redis.call('FLUSHALL') .. [[", "%_*?[]{}", "\u0000nul");
 
-	private static EmbeddedRedis redis;
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
 
-	private static LettuceConnectionFactory redisFactory;
+	@RegisterExtension
+	static final EmbeddedZooKeeperExtension zooKeeper = new EmbeddedZooKeeperExtension();
 
-	private static TestingServer zooKeeper;
+	@RegisterExtension
+	static final JdbcTestDatabaseExtension databases = new JdbcTestDatabaseExtension("h2", "postgresql");
 
-	private static CuratorFramework curator;
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
 
-	private static HikariDataSource h2;
-
-	private static EmbeddedPostgres postgres;
-
-	private static HikariDataSource postgresql;
-
-	private static final List<AutoCloseable> locks = new ArrayList<>();
-
-	@BeforeAll
-	static void startStores() throws Exception {
-		redis = EmbeddedRedis.start();
-		redisFactory = redis.newConnectionFactory();
-		zooKeeper = EmbeddedZooKeeper.startServer();
-		curator = EmbeddedZooKeeper.newClient(zooKeeper.getConnectString(), Duration.ofSeconds(10));
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl("jdbc:h2:mem:bad-input;DB_CLOSE_DELAY=-1");
-		config.setUsername("sa");
-		h2 = new HikariDataSource(config);
-		new JdbcLockBackend(h2).createSchema();
-		postgres = EmbeddedPostgres.builder()
-			.setPort(EmbeddedRedis.freePort())
-			.setServerConfig("listen_addresses", "127.0.0.1")
-			.start();
-		HikariConfig postgresConfig = new HikariConfig();
-		postgresConfig.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/postgres");
-		postgresConfig.setUsername("postgres");
-		postgresConfig.setMaximumPoolSize(4);
-		postgresql = new HikariDataSource(postgresConfig);
-		new JdbcLockBackend(postgresql).createSchema();
-	}
-
-	@AfterAll
-	static void stopStores() throws Exception {
-		for (AutoCloseable lock : locks) {
-			lock.close();
-		}
-		postgresql.close();
-		postgres.close();
-		h2.close();
-		curator.close();
-		zooKeeper.close();
-		redisFactory.destroy();
-		redis.close();
-	}
-
-	private static DefaultDistributeLock lock(String backend) {
+	/** A lock on the clients that read the store, as each store starts with no lock. */
+	private DefaultDistributeLock lock(String backend) {
 		LockBackend lockBackend = switch (backend) {
-			case "redis" -> new RedisLockBackend(redisFactory);
-			case "zookeeper" -> new ZooKeeperLockBackend(curator);
-			case "h2" -> new JdbcLockBackend(h2);
-			case "postgresql" -> new JdbcLockBackend(postgresql);
+			case "redis" -> new RedisLockBackend(redis.store().getRequiredConnectionFactory());
+			case "zookeeper" -> new ZooKeeperLockBackend(zooKeeper.store());
+			case "h2", "postgresql" -> new JdbcLockBackend(databases.get(backend).inspection());
 			default -> throw new IllegalArgumentException(backend);
 		};
-		DefaultDistributeLock lock = new DefaultDistributeLock(lockBackend);
-		locks.add(lock);
-		return lock;
+		return this.closeables.add(new DefaultDistributeLock(lockBackend));
 	}
 
 	/**
@@ -118,20 +67,18 @@ class BadInputFaultTests {
 	 */
 	private static List<String> lockedInStore(String backend) throws Exception {
 		return switch (backend) {
-			case "redis" -> new StringRedisTemplate(redisFactory).keys("lock:*")
-				.stream()
-				.map((lockKey) -> lockKey.substring("lock:".length()))
-				.toList();
+			case "redis" ->
+				redis.store().keys("lock:*").stream().map((lockKey) -> lockKey.substring("lock:".length())).toList();
 			case "zookeeper" -> lockNodes();
-			case "h2" -> lockedRows(h2);
-			case "postgresql" -> lockedRows(postgresql);
+			case "h2", "postgresql" -> databases.get(backend).lockedKeys();
 			default -> throw new IllegalArgumentException(backend);
 		};
 	}
 
 	private static List<String> lockNodes() throws Exception {
 		try {
-			return curator.getChildren()
+			return zooKeeper.store()
+				.getChildren()
 				.forPath(ZooKeeperLockBackend.DEFAULT_ROOT)
 				.stream()
 				.map(EmbeddedZooKeeper::lockKeyOf)
@@ -141,11 +88,6 @@ class BadInputFaultTests {
 			// The root is a container node, which the server removes once it is empty.
 			return List.of();
 		}
-	}
-
-	private static List<String> lockedRows(HikariDataSource dataSource) {
-		return new JdbcTemplate(dataSource)
-			.queryForList("SELECT lock_key FROM distributelock WHERE expires_at > CURRENT_TIMESTAMP", String.class);
 	}
 
 	@ParameterizedTest

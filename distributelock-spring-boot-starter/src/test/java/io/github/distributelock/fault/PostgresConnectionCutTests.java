@@ -1,15 +1,10 @@
 package io.github.distributelock.fault;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.jdbc.JdbcLockBackend;
-import io.github.distributelock.redis.EmbeddedRedis;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
-import org.springframework.jdbc.core.JdbcTemplate;
+import io.github.distributelock.jdbc.JdbcTestDatabase;
+import io.github.distributelock.jdbc.JdbcTestDatabaseExtension;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Connection cuts between a connection pool and a real PostgreSQL server: the lease is
@@ -17,60 +12,31 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 class PostgresConnectionCutTests extends AbstractConnectionCutTests {
 
-	private static EmbeddedPostgres postgres;
+	@RegisterExtension
+	static final JdbcTestDatabaseExtension databases = new JdbcTestDatabaseExtension("postgresql");
 
-	private static HikariDataSource inspection;
-
-	@BeforeAll
-	static void startPostgres() throws Exception {
-		postgres = EmbeddedPostgres.builder()
-			.setPort(EmbeddedRedis.freePort())
-			.setServerConfig("listen_addresses", "127.0.0.1")
-			.start();
-		inspection = newDataSource(postgres.getPort());
-		new JdbcLockBackend(inspection).createSchema();
+	private static JdbcTestDatabase postgres() {
+		return databases.get("postgresql");
 	}
 
-	@AfterAll
-	static void stopPostgres() throws Exception {
-		try {
-			if (inspection != null) {
-				inspection.close();
-			}
-		}
-		finally {
-			if (postgres != null) {
-				postgres.close();
-			}
-		}
-	}
-
-	private static HikariDataSource newDataSource(int port) {
-		HikariConfig config = new HikariConfig();
-		// Below the lease: 1 s for a connection, 2 s for an answer.
-		config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + port + "/postgres?connectTimeout=1&socketTimeout=2");
-		config.setUsername("postgres");
-		config.setMaximumPoolSize(4);
-		config.setConnectionTimeout(1_000);
-		return new HikariDataSource(config);
-	}
-
+	/** A pool reaching the server on {@code port}, whose waits stay below the lease. */
 	@Override
 	protected LockBackend newBackend(int port) {
-		return new JdbcLockBackend(closeAfter(newDataSource(port)));
+		return new JdbcLockBackend(closeAfter(postgres().newDataSource((config) -> {
+			// 1 s for a connection, 2 s for an answer.
+			config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + port + "/postgres?connectTimeout=1&socketTimeout=2");
+			config.setConnectionTimeout(1_000);
+		})));
 	}
 
 	@Override
 	protected int storePort() {
-		return postgres.getPort();
+		return postgres().port();
 	}
 
 	@Override
 	protected boolean isLocked(String key) {
-		Integer rows = new JdbcTemplate(inspection).queryForObject(
-				"SELECT COUNT(*) FROM distributelock WHERE lock_key = ? AND expires_at > CURRENT_TIMESTAMP",
-				Integer.class, key);
-		return rows != null && rows > 0;
+		return postgres().isLocked(key);
 	}
 
 	@Override

@@ -18,7 +18,7 @@ import org.springframework.util.FileSystemUtils;
 
 /**
  * A PostgreSQL server stopped and started again on the same port and data directory under
- * held and awaited locks.
+ * held and awaited locks: a server of its own, as the test stops it.
  */
 class PostgresStoreOutageTests extends AbstractStoreOutageTests {
 

@@ -3,13 +3,11 @@ package io.github.distributelock.fault;
 import java.util.List;
 
 import io.github.distributelock.core.LockBackend;
-import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * The multi-process faults on a real redis-server: the lease is the watchdog lease.
@@ -18,32 +16,8 @@ class RedisMultiProcessFaultTests extends AbstractMultiProcessFaultTests {
 
 	private static final long LEASE_MILLIS = 3000;
 
-	private static EmbeddedRedis redis;
-
-	private static LettuceConnectionFactory connectionFactory;
-
-	private static StringRedisTemplate store;
-
-	@BeforeAll
-	static void startRedis() {
-		redis = EmbeddedRedis.start();
-		connectionFactory = redis.newConnectionFactory();
-		store = new StringRedisTemplate(connectionFactory);
-	}
-
-	@AfterAll
-	static void stopRedis() throws Exception {
-		try {
-			if (connectionFactory != null) {
-				connectionFactory.destroy();
-			}
-		}
-		finally {
-			if (redis != null) {
-				redis.close();
-			}
-		}
-	}
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
 
 	@Override
 	protected List<String> backendArguments() {
@@ -52,12 +26,14 @@ class RedisMultiProcessFaultTests extends AbstractMultiProcessFaultTests {
 
 	@Override
 	protected LockBackend newBackend() {
-		return new RedisLockBackend(connectionFactory);
+		LettuceConnectionFactory factory = redis.newConnectionFactory();
+		closeAfter(factory::destroy);
+		return new RedisLockBackend(factory);
 	}
 
 	@Override
 	protected boolean isLocked(String key) {
-		return store.hasKey("lock:" + key);
+		return redis.store().hasKey("lock:" + key);
 	}
 
 	@Override

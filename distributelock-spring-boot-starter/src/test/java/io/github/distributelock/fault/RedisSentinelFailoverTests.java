@@ -18,8 +18,8 @@ import io.github.distributelock.redis.EmbeddedRedisSentinel;
 import io.github.distributelock.redis.RedisLockBackend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -32,7 +32,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * A Redis master with one replica under a Sentinel, the master killed with SIGKILL while
  * locks are held, the replica promoted: what happens to the locks, with and without
- * {@code min-replicas-to-ack} ({@code WAIT} after each acquisition).
+ * {@code min-replicas-to-ack} ({@code WAIT} after each acquisition). Each test starts a
+ * topology of its own, as it kills the master, some with the replication going through a
+ * proxy it cuts.
  */
 class RedisSentinelFailoverTests {
 
@@ -51,12 +53,8 @@ class RedisSentinelFailoverTests {
 
 	private static final int LOCKS = 20;
 
-	private final Closeables closeables = new Closeables();
-
-	@AfterEach
-	void closeAll() throws Exception {
-		this.closeables.close();
-	}
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
 
 	private <T extends AutoCloseable> T closeAfter(T closeable) {
 		return this.closeables.add(closeable);

@@ -4,12 +4,10 @@ import java.time.Duration;
 
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -20,27 +18,13 @@ class RedisStoreOutageTests extends AbstractStoreOutageTests {
 
 	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
-	private static EmbeddedRedis redis;
-
-	@BeforeAll
-	static void startRedis() {
-		redis = EmbeddedRedis.start();
-	}
-
-	@AfterAll
-	static void stopRedis() throws Exception {
-		if (redis != null) {
-			redis.close();
-		}
-	}
+	/** Its own server, as the test stops it. */
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = EmbeddedRedisExtension.ofItsOwn();
 
 	@Override
 	protected LockBackend newBackend() {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", redis.port()),
-				LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = EmbeddedRedis.connectionFactory(redis.port(), COMMAND_TIMEOUT);
 		closeAfter(factory::destroy);
 		return new RedisLockBackend(factory);
 	}

@@ -20,24 +20,19 @@ import javax.management.NotificationListener;
 import javax.management.openmbean.CompositeData;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.jdbc.JdbcLockBackend;
-import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.jdbc.JdbcTestDatabaseExtension;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -65,56 +60,15 @@ class WatchdogUnderGcPressureTests {
 	 */
 	private static final long MIN_GC_MILLIS = 500;
 
-	private static EmbeddedRedis redis;
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
 
-	private static LettuceConnectionFactory connectionFactory;
-
-	private static EmbeddedPostgres postgres;
-
-	private static HikariDataSource dataSource;
-
-	@BeforeAll
-	static void startStores() throws Exception {
-		redis = EmbeddedRedis.start();
-		connectionFactory = redis.newConnectionFactory();
-		postgres = EmbeddedPostgres.builder()
-			.setPort(EmbeddedRedis.freePort())
-			.setServerConfig("listen_addresses", "127.0.0.1")
-			.start();
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/postgres");
-		config.setUsername("postgres");
-		config.setMaximumPoolSize(4);
-		dataSource = new HikariDataSource(config);
-		new JdbcLockBackend(dataSource).createSchema();
-	}
-
-	@AfterAll
-	static void stopStores() throws Exception {
-		try {
-			if (dataSource != null) {
-				dataSource.close();
-			}
-			if (connectionFactory != null) {
-				connectionFactory.destroy();
-			}
-		}
-		finally {
-			try {
-				if (postgres != null) {
-					postgres.close();
-				}
-			}
-			finally {
-				if (redis != null) {
-					redis.close();
-				}
-			}
-		}
-	}
+	@RegisterExtension
+	static final JdbcTestDatabaseExtension databases = new JdbcTestDatabaseExtension("postgresql");
 
 	private static LockBackend newBackend(String store) {
-		return "redis".equals(store) ? new RedisLockBackend(connectionFactory) : new JdbcLockBackend(dataSource);
+		return "redis".equals(store) ? new RedisLockBackend(redis.store().getRequiredConnectionFactory())
+				: new JdbcLockBackend(databases.get(store).inspection());
 	}
 
 	@ParameterizedTest

@@ -1,19 +1,12 @@
 package io.github.distributelock.fault;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.zookeeper.EmbeddedZooKeeper;
+import io.github.distributelock.zookeeper.EmbeddedZooKeeperExtension;
 import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Connection cuts between a Curator client and a real ZooKeeper server: the lease is the
@@ -21,29 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ZooKeeperConnectionCutTests extends AbstractConnectionCutTests {
 
-	private static TestingServer server;
-
-	private static CuratorFramework inspection;
-
-	@BeforeAll
-	static void startZooKeeper() throws Exception {
-		server = EmbeddedZooKeeper.startServer();
-		inspection = EmbeddedZooKeeper.newClient(server.getConnectString(), LEASE);
-	}
-
-	@AfterAll
-	static void stopZooKeeper() throws Exception {
-		try {
-			if (inspection != null) {
-				inspection.close();
-			}
-		}
-		finally {
-			if (server != null) {
-				server.close();
-			}
-		}
-	}
+	@RegisterExtension
+	static final EmbeddedZooKeeperExtension zooKeeper = new EmbeddedZooKeeperExtension();
 
 	@Override
 	protected LockBackend newBackend(int port) throws Exception {
@@ -55,27 +27,20 @@ class ZooKeeperConnectionCutTests extends AbstractConnectionCutTests {
 		return newBackend(port, Duration.ofSeconds(60));
 	}
 
+	/** A quick client: its 2 s connection timeout is below the lease. */
 	private LockBackend newBackend(int port, Duration sessionTimeout) throws Exception {
-		CuratorFramework client = CuratorFrameworkFactory.builder()
-			.connectString("127.0.0.1:" + port)
-			.sessionTimeoutMs((int) sessionTimeout.toMillis())
-			.connectionTimeoutMs(2_000)
-			.retryPolicy(new ExponentialBackoffRetry(100, 1))
-			.build();
-		client.start();
-		closeAfter(client);
-		assertThat(client.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
-		return new ZooKeeperLockBackend(client);
+		return new ZooKeeperLockBackend(
+				closeAfter(EmbeddedZooKeeper.newQuickClient("127.0.0.1:" + port, sessionTimeout)));
 	}
 
 	@Override
 	protected int storePort() {
-		return server.getPort();
+		return zooKeeper.port();
 	}
 
 	@Override
 	protected boolean isLocked(String key) throws Exception {
-		return inspection.checkExists().forPath(ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key) != null;
+		return zooKeeper.store().checkExists().forPath(ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key) != null;
 	}
 
 	@Override

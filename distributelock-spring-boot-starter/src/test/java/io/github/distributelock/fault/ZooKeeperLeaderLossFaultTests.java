@@ -18,8 +18,8 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,15 +51,11 @@ class ZooKeeperLeaderLossFaultTests {
 	/** How many sections run before the leader is killed. */
 	private static final int SECTIONS_BEFORE_KILL = 300;
 
-	private final Closeables closeables = new Closeables();
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
 
 	@TempDir
 	Path directory;
-
-	@AfterEach
-	void closeAll() throws Exception {
-		this.closeables.close();
-	}
 
 	private <T extends AutoCloseable> T closeAfter(T closeable) {
 		return this.closeables.add(closeable);
@@ -67,6 +63,7 @@ class ZooKeeperLeaderLossFaultTests {
 
 	@Test
 	void workerJvmsStayExclusiveAndLoseNoIncrementWhenTheLeaderIsKilledMidRun() throws Exception {
+		// An ensemble of its own, as the test kills its leader.
 		TestingCluster cluster = closeAfter(EmbeddedZooKeeper.startCluster(3));
 		Path counter = this.directory.resolve("counter");
 		Files.writeString(counter, "0");

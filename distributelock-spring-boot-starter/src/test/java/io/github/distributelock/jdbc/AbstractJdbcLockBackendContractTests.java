@@ -11,10 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.LockHandle;
@@ -25,6 +22,7 @@ import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -38,17 +36,36 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The contract on one real database, plus what is particular to a lock table: the row,
- * transactions and pools in manual-commit mode.
+ * transactions and pools in manual-commit mode. {@link JdbcLockBackendContractTests} runs
+ * it on each database.
  */
 abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendContractTests {
 
-	abstract JdbcTestDatabase database();
+	@RegisterExtension
+	static final JdbcTestDatabaseExtension databases = new JdbcTestDatabaseExtension();
+
+	private final String dialect;
+
+	AbstractJdbcLockBackendContractTests(String dialect) {
+		this.dialect = dialect;
+	}
+
+	JdbcTestDatabase database() {
+		return databases.get(this.dialect);
+	}
+
+	/**
+	 * Twice the four connections of each instance's pool: callers wait for a connection
+	 * as well as for the lock.
+	 */
+	@Override
+	protected int callersPerInstance() {
+		return 8;
+	}
 
 	@Override
-	protected LockBackend newBackend() {
-		HikariDataSource dataSource = database().newDataSource();
-		closeAfterTest(dataSource);
-		return new JdbcLockBackend(dataSource);
+	protected JdbcLockBackend newBackend() {
+		return new JdbcLockBackend(closeAfterTest(database().newDataSource()));
 	}
 
 	@Override
@@ -58,7 +75,7 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 
 	@Test
 	void detectsTheDialect() {
-		assertThat(((JdbcLockBackend) newBackend()).dialect()).isEqualTo(database().dialect());
+		assertThat(newBackend().dialect()).isEqualTo(database().dialect());
 	}
 
 	@Test
@@ -78,8 +95,7 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 
 	@Test
 	void lockTakenInsideATransactionIsSeenAtOnceAndSurvivesItsRollback() throws Exception {
-		HikariDataSource dataSource = database().newDataSource();
-		closeAfterTest(dataSource);
+		HikariDataSource dataSource = closeAfterTest(database().newDataSource());
 		DefaultDistributeLock lock = newLock(new JdbcLockBackend(dataSource),
 				DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
 		DataSourceTransactionManager transactions = new DataSourceTransactionManager(dataSource);
@@ -111,6 +127,11 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 				DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
 		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		JdbcTemplate inTransaction = new JdbcTemplate(dataSource);
+		// A first commit loads classes of the driver: left to the concurrent commits
+		// below, the loading pins virtual threads in the JDK's class loader (33 us on
+		// JDK 25, in the driver, not in the lock), which the variant on virtual threads
+		// counts as a failure.
+		transactions.executeWithoutResult((status) -> inTransaction.queryForObject("SELECT 1", Integer.class));
 		CyclicBarrier allLockedAndReleased = new CyclicBarrier(transactionCount + 1);
 		CountDownLatch poolChecked = new CountDownLatch(1);
 		List<CompletableFuture<Void>> workers = new ArrayList<>();
@@ -175,51 +196,8 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 	}
 
 	@Test
-	void eightThreadsOnEachOfTwoDataSourcesKeepMutualExclusion() throws Exception {
-		DefaultDistributeLock[] instances = { newLock(), newLock() };
-		int threadsPerInstance = 8;
-		int iterations = 25;
-		int[] counter = { 0 };
-		AtomicInteger inside = new AtomicInteger();
-		AtomicInteger overlaps = new AtomicInteger();
-		ExecutorService pool = newExecutor(threadsPerInstance * instances.length);
-		try {
-			List<Future<?>> workers = new ArrayList<>();
-			for (DefaultDistributeLock lock : instances) {
-				for (int t = 0; t < threadsPerInstance; t++) {
-					workers.add(pool.submit(() -> {
-						for (int i = 0; i < iterations; i++) {
-							try (LockHandle handle = lock.tryAcquire(key(), Duration.ofSeconds(60), null)
-								.orElseThrow()) {
-								if (inside.incrementAndGet() != 1) {
-									overlaps.incrementAndGet();
-								}
-								int read = counter[0];
-								Thread.yield();
-								counter[0] = read + 1;
-								inside.decrementAndGet();
-							}
-						}
-						return null;
-					}));
-				}
-			}
-			for (Future<?> worker : workers) {
-				worker.get(120, TimeUnit.SECONDS);
-			}
-		}
-		finally {
-			pool.shutdownNow();
-		}
-		assertThat(overlaps.get()).isZero();
-		assertThat(counter[0]).isEqualTo(threadsPerInstance * instances.length * iterations);
-		assertThat(isLockedInStore(key())).isFalse();
-	}
-
-	@Test
 	void releasedRowIsKeptFreeForTheRetentionThenDeletedByALaterRelease() throws Exception {
-		HikariDataSource dataSource = database().newDataSource();
-		closeAfterTest(dataSource);
+		HikariDataSource dataSource = closeAfterTest(database().newDataSource());
 		Duration retention = Duration.ofMillis(300);
 		JdbcLockBackend backend = new JdbcLockBackend(dataSource, JdbcLockBackend.DEFAULT_TABLE_NAME, null,
 				Clock.systemUTC(), retention);
@@ -258,9 +236,9 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 	 * draws a new token under its row lock, or, where its statement's clock started
 	 * before the release, finds it held and succeeds at the next attempt.
 	 */
-	void assertAStatementThatDrewItsTokenBeforeALaterHolderCannotUseItAfterwards() throws Exception {
-		HikariDataSource dataSource = database().newDataSource();
-		closeAfterTest(dataSource);
+	@Test
+	void statementThatDrewItsTokenBeforeALaterHolderCannotUseItAfterThatHolderReleased() throws Exception {
+		HikariDataSource dataSource = closeAfterTest(database().newDataSource());
 		JdbcLockBackend backend = new JdbcLockBackend(dataSource);
 		JdbcLockDialect dialect = JdbcLockDialect.named(database().dialect());
 		JdbcLockRepository acquire = new JdbcLockRepository(dataSource, dialect, JdbcLockBackend.DEFAULT_TABLE_NAME);

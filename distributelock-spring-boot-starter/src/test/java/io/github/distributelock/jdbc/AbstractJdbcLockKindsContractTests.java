@@ -32,6 +32,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -53,9 +54,20 @@ abstract class AbstractJdbcLockKindsContractTests extends AbstractLockKindsContr
 
 	private static final Log logger = LogFactory.getLog(AbstractJdbcLockKindsContractTests.class);
 
+	@RegisterExtension
+	static final JdbcTestDatabaseExtension databases = new JdbcTestDatabaseExtension();
+
+	private final String dialect;
+
 	private final List<AutoCloseable> backends = new ArrayList<>();
 
-	abstract JdbcTestDatabase database();
+	AbstractJdbcLockKindsContractTests(String dialect) {
+		this.dialect = dialect;
+	}
+
+	JdbcTestDatabase database() {
+		return databases.get(this.dialect);
+	}
 
 	@AfterEach
 	void closeBackends() throws Exception {

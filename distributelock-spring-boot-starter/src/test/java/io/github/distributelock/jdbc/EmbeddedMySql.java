@@ -129,6 +129,10 @@ final class EmbeddedMySql implements AutoCloseable {
 		return server;
 	}
 
+	int port() {
+		return this.port;
+	}
+
 	String jdbcUrl(String database) {
 		return "jdbc:mysql://127.0.0.1:" + this.port + "/" + database + "?sslMode=DISABLED";
 	}

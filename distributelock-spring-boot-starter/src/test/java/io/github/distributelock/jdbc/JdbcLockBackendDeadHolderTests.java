@@ -8,10 +8,6 @@ import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.DefaultDistributeLock;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.FieldSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -26,24 +22,8 @@ class JdbcLockBackendDeadHolderTests {
 	/** Long enough that a loaded machine does not outlast it between two statements. */
 	private static final Duration LEASE = Duration.ofSeconds(3);
 
-	private static JdbcTestDatabases databases;
-
-	@BeforeAll
-	static void startDatabases() {
-		databases = JdbcTestDatabases.startAll();
-	}
-
-	@AfterAll
-	static void stopDatabases() throws Exception {
-		if (databases != null) {
-			databases.close();
-		}
-	}
-
-	@ParameterizedTest
-	@FieldSource("io.github.distributelock.jdbc.JdbcTestDatabase#DIALECTS")
-	void deadHoldersLockIsTakenOverAfterItsLeaseRunsOutAndOnlyThen(String dialect) throws Exception {
-		JdbcTestDatabase database = databases.get(dialect);
+	@OnEachDatabase
+	void deadHoldersLockIsTakenOverAfterItsLeaseRunsOutAndOnlyThen(JdbcTestDatabase database) throws Exception {
 		JdbcTemplate store = database.jdbcTemplate();
 		String key = "dead-holder." + System.nanoTime();
 		long deadToken;

@@ -8,10 +8,6 @@ import java.util.List;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.DefaultDistributeLock;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.FieldSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -29,24 +25,8 @@ class JdbcLockBackendOddKeyTests {
 			"\u540d\u524d:\u043a\u043b\u044e\u0447:\ud83d\udd12", "Case", "case", "trailing ", "trailing", "\u00e9",
 			"e\u0301", "..", "line\nbreak");
 
-	private static JdbcTestDatabases databases;
-
-	@BeforeAll
-	static void startDatabases() {
-		databases = JdbcTestDatabases.startAll();
-	}
-
-	@AfterAll
-	static void stopDatabases() throws Exception {
-		if (databases != null) {
-			databases.close();
-		}
-	}
-
-	@ParameterizedTest
-	@FieldSource("io.github.distributelock.jdbc.JdbcTestDatabase#DIALECTS")
-	void oddKeysAreStoredAndReleasedAsGiven(String dialect) throws Exception {
-		JdbcTestDatabase database = databases.get(dialect);
+	@OnEachDatabase
+	void oddKeysAreStoredAndReleasedAsGiven(JdbcTestDatabase database) throws Exception {
 		JdbcTemplate store = database.jdbcTemplate();
 		String prefix = "odd." + System.nanoTime() + ".";
 		try (HikariDataSource dataSource = database.newDataSource()) {

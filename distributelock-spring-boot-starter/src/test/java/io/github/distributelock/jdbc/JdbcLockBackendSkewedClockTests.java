@@ -10,11 +10,7 @@ import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockEventListener;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.FieldSource;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -35,25 +31,9 @@ class JdbcLockBackendSkewedClockTests {
 	/** Long enough that a loaded machine does not outlast it between two statements. */
 	private static final Duration LEASE = Duration.ofSeconds(3);
 
-	private static JdbcTestDatabases databases;
-
-	@BeforeAll
-	static void startDatabases() {
-		databases = JdbcTestDatabases.startAll();
-	}
-
-	@AfterAll
-	static void stopDatabases() throws Exception {
-		if (databases != null) {
-			databases.close();
-		}
-	}
-
-	@ParameterizedTest
-	@FieldSource("io.github.distributelock.jdbc.JdbcTestDatabase#DIALECTS")
-	void instancesWithSkewedClocksAndTimeZonesStillExcludeEachOtherForTheWholeLease(String dialect,
+	@OnEachDatabase
+	void instancesWithSkewedClocksAndTimeZonesStillExcludeEachOtherForTheWholeLease(JdbcTestDatabase database,
 			CapturedOutput output) throws Exception {
-		JdbcTestDatabase database = databases.get(dialect);
 		String key = "skewed-clock." + System.nanoTime();
 		try (HikariDataSource aheadSource = database
 			.newDataSource((config) -> config.setConnectionInitSql(database.setTimeZone("+13:00")));

@@ -43,6 +43,7 @@ class JdbcLockHealthTests {
 	@ParameterizedTest
 	@ValueSource(strings = { "h2", "postgresql" })
 	void healthIsUpWhileTheDatabaseAnswersAndDownOnceItIsShutDown(String dialect) throws Exception {
+		// A database of its own, as the test shuts it down.
 		JdbcTestDatabase database = JdbcTestDatabase.start(dialect);
 		AtomicBoolean closed = new AtomicBoolean();
 		try {

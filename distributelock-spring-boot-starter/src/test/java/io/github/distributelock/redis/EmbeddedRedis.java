@@ -2,15 +2,21 @@ package io.github.distributelock.redis;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
 
 import redis.embedded.RedisServer;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * A real redis-server from the embedded-redis jar, on a free loopback port.
+ * A real redis-server from the embedded-redis jar, on a free loopback port. Tests share
+ * one through {@link EmbeddedRedisExtension}; a test that stops or restarts its server
+ * starts one of its own.
  */
 public final class EmbeddedRedis implements AutoCloseable {
 
@@ -55,11 +61,35 @@ public final class EmbeddedRedis implements AutoCloseable {
 	}
 
 	public LettuceConnectionFactory newConnectionFactory() {
+		return connectionFactory(this.port, LettuceClientConfiguration.defaultConfiguration());
+	}
+
+	/**
+	 * A started connection factory for a redis-server on {@code port} of the loopback
+	 * address, such as a proxy's, whose commands fail after {@code commandTimeout}; the
+	 * caller destroys it.
+	 */
+	public static LettuceConnectionFactory connectionFactory(int port, Duration commandTimeout) {
+		return connectionFactory(port, LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+	}
+
+	private static LettuceConnectionFactory connectionFactory(int port, LettuceClientConfiguration configuration) {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", this.port));
+				new RedisStandaloneConfiguration("127.0.0.1", port), configuration);
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
+	}
+
+	/** Whether something accepts connections on {@code port} of the loopback address. */
+	public static boolean accepts(int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
 	}
 
 	/**

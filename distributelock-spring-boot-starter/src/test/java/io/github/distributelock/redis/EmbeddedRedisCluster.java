@@ -85,23 +85,12 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
 	 * @return the running cluster
 	 */
 	public static EmbeddedRedisCluster start(Duration nodeTimeout) {
-		EmbeddedRedisCluster cluster = new EmbeddedRedisCluster(nodeTimeout);
 		long start = System.nanoTime();
-		try {
-			cluster.form();
-			logger.info("Redis Cluster of " + cluster.nodes.size() + " nodes formed in "
-					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
-			return cluster;
-		}
-		catch (RuntimeException | Error ex) {
-			try {
-				cluster.close();
-			}
-			catch (Exception closeFailure) {
-				ex.addSuppressed(closeFailure);
-			}
-			throw ex;
-		}
+		EmbeddedRedisCluster cluster = Closeables.startOrClose(new EmbeddedRedisCluster(nodeTimeout),
+				EmbeddedRedisCluster::form);
+		logger.info("Redis Cluster of " + cluster.nodes.size() + " nodes formed in "
+				+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms");
+		return cluster;
 	}
 
 	private void form() {

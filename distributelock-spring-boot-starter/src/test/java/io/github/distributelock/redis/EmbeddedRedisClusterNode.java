@@ -2,9 +2,7 @@ package io.github.distributelock.redis;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -161,7 +159,7 @@ public final class EmbeddedRedisClusterNode implements AutoCloseable {
 		}
 		this.running = false;
 		this.server.stop();
-		await("node " + this + " gone").atMost(Duration.ofSeconds(10)).until(() -> !accepts(this.port));
+		await("node " + this + " gone").atMost(Duration.ofSeconds(10)).until(() -> !EmbeddedRedis.accepts(this.port));
 	}
 
 	/** Stops the process with SIGSTOP, or continues it with SIGCONT. */
@@ -261,16 +259,6 @@ public final class EmbeddedRedisClusterNode implements AutoCloseable {
 				throw ex;
 			}
 		});
-	}
-
-	private static boolean accepts(int port) {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
-			return true;
-		}
-		catch (IOException ex) {
-			return false;
-		}
 	}
 
 	private static String infoField(String info, String field) {

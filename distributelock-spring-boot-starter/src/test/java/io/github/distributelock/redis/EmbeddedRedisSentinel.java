@@ -3,7 +3,6 @@ package io.github.distributelock.redis;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,20 +80,8 @@ public final class EmbeddedRedisSentinel implements AutoCloseable {
 	 * replicates from, such as a proxy's
 	 */
 	public static EmbeddedRedisSentinel start(IntUnaryOperator replicationRoute) {
-		EmbeddedRedisSentinel topology = new EmbeddedRedisSentinel();
-		try {
-			topology.startServers(replicationRoute);
-			return topology;
-		}
-		catch (RuntimeException | Error ex) {
-			try {
-				topology.close();
-			}
-			catch (Exception closeFailure) {
-				ex.addSuppressed(closeFailure);
-			}
-			throw ex;
-		}
+		return Closeables.startOrClose(new EmbeddedRedisSentinel(),
+				(topology) -> topology.startServers(replicationRoute));
 	}
 
 	private void startServers(IntUnaryOperator replicationRoute) {
@@ -179,7 +166,7 @@ public final class EmbeddedRedisSentinel implements AutoCloseable {
 	 */
 	public void killMaster() throws IOException {
 		this.master.stop();
-		await("master gone").atMost(Duration.ofSeconds(10)).until(() -> !accepts(this.masterPort));
+		await("master gone").atMost(Duration.ofSeconds(10)).until(() -> !EmbeddedRedis.accepts(this.masterPort));
 	}
 
 	/**
@@ -205,31 +192,30 @@ public final class EmbeddedRedisSentinel implements AutoCloseable {
 	 * with {@code spring.data.redis.sentinel.*} does, and follows a failover.
 	 */
 	public LettuceConnectionFactory newSentinelConnectionFactory() {
-		RedisSentinelConfiguration configuration = new RedisSentinelConfiguration().master(MASTER_NAME)
-			.sentinel("127.0.0.1", this.sentinelPort);
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder()
-					.clientResources(this.clientResources)
-					.commandTimeout(Duration.ofSeconds(2))
-					.build());
-		factory.afterPropertiesSet();
-		factory.start();
-		this.closeables.add(factory::destroy);
-		return factory;
+		return started(new LettuceConnectionFactory(
+				new RedisSentinelConfiguration().master(MASTER_NAME).sentinel("127.0.0.1", this.sentinelPort),
+				clientConfiguration()));
 	}
 
 	/** A template on a connection to one server, to read it directly. */
 	public StringRedisTemplate template(int port) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration("127.0.0.1", port),
-				LettuceClientConfiguration.builder()
-					.clientResources(this.clientResources)
-					.commandTimeout(Duration.ofSeconds(2))
-					.build());
+		return new StringRedisTemplate(started(new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", port), clientConfiguration())));
+	}
+
+	private LettuceClientConfiguration clientConfiguration() {
+		return LettuceClientConfiguration.builder()
+			.clientResources(this.clientResources)
+			.commandTimeout(Duration.ofSeconds(2))
+			.build();
+	}
+
+	/** Starts {@code factory} and destroys it at {@link #close()}. */
+	private LettuceConnectionFactory started(LettuceConnectionFactory factory) {
 		factory.afterPropertiesSet();
 		factory.start();
 		this.closeables.add(factory::destroy);
-		return new StringRedisTemplate(factory);
+		return factory;
 	}
 
 	/** One field of {@code INFO replication} of the server behind the template. */
@@ -246,16 +232,6 @@ public final class EmbeddedRedisSentinel implements AutoCloseable {
 		}
 		finally {
 			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-		}
-	}
-
-	private static boolean accepts(int port) {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
-			return true;
-		}
-		catch (IOException ex) {
-			return false;
 		}
 	}
 

@@ -2,14 +2,18 @@ package io.github.distributelock.zookeeper;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.DirectoryUtils;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
@@ -19,9 +23,20 @@ import org.apache.zookeeper.client.FourLetterWordMain;
 
 /**
  * Real ZooKeeper servers from curator-test, on free loopback ports, and the clients and
- * faults the tests need.
+ * faults the tests need. Tests share one server through
+ * {@link EmbeddedZooKeeperExtension}; a test that stops a server or needs an ensemble
+ * starts its own here.
  */
 public final class EmbeddedZooKeeper {
+
+	/** How long a {@link #newQuickClient quick client} waits for a connection. */
+	public static final Duration QUICK_CONNECTION_TIMEOUT = Duration.ofSeconds(2);
+
+	/** How often a {@link #newQuickClient quick client} retries an operation. */
+	public static final int QUICK_RETRIES = 1;
+
+	/** The base sleep of a {@link #newQuickClient quick client} before a retry. */
+	public static final Duration QUICK_BASE_RETRY_SLEEP = Duration.ofMillis(100);
 
 	private static final String LOOPBACK = "127.0.0.1";
 
@@ -46,9 +61,17 @@ public final class EmbeddedZooKeeper {
 	/** A started ensemble of {@code size} servers; close it to stop them. */
 	public static TestingCluster startCluster(int size) throws Exception {
 		List<InstanceSpec> specs = new ArrayList<>();
+		Set<Integer> taken = new HashSet<>();
 		for (int id = 1; id <= size; id++) {
-			specs.add(new InstanceSpec(null, -1, -1, -1, true, id, -1, -1, Map.of("clientPortAddress", LOOPBACK),
-					LOOPBACK));
+			InstanceSpec spec = newSpec(id);
+			// Each port is one the system had free a moment ago, which it may hand out
+			// again: two servers on one port make the ensemble fail at start.
+			while (!Collections.disjoint(taken, ports(spec)) || ports(spec).size() < 3) {
+				DirectoryUtils.deleteRecursively(spec.getDataDirectory());
+				spec = newSpec(id);
+			}
+			taken.addAll(ports(spec));
+			specs.add(spec);
 		}
 		TestingCluster cluster = new TestingCluster(specs);
 		try {
@@ -61,6 +84,15 @@ public final class EmbeddedZooKeeper {
 		}
 	}
 
+	private static InstanceSpec newSpec(int serverId) {
+		return new InstanceSpec(null, -1, -1, -1, true, serverId, -1, -1, Map.of("clientPortAddress", LOOPBACK),
+				LOOPBACK);
+	}
+
+	private static Set<Integer> ports(InstanceSpec spec) {
+		return new HashSet<>(List.of(spec.getPort(), spec.getElectionPort(), spec.getQuorumPort()));
+	}
+
 	/** A started client, connected; the caller closes it. */
 	public static CuratorFramework newClient(String connectString, Duration sessionTimeout) throws Exception {
 		return newClient(CuratorFrameworkFactory.builder().connectString(connectString), sessionTimeout);
@@ -69,10 +101,28 @@ public final class EmbeddedZooKeeper {
 	/** A client from {@code builder}, started and connected; the caller closes it. */
 	public static CuratorFramework newClient(CuratorFrameworkFactory.Builder builder, Duration sessionTimeout)
 			throws Exception {
-		CuratorFramework client = builder.sessionTimeoutMs((int) sessionTimeout.toMillis())
-			.connectionTimeoutMs(5_000)
-			.retryPolicy(new ExponentialBackoffRetry(100, 5))
-			.build();
+		return connect(builder.connectionTimeoutMs(5_000).retryPolicy(new ExponentialBackoffRetry(100, 5)),
+				sessionTimeout);
+	}
+
+	/**
+	 * A client that gives up on a server it cannot reach within seconds: it waits
+	 * {@link #QUICK_CONNECTION_TIMEOUT} for a connection, then retries
+	 * {@link #QUICK_RETRIES} time after up to twice {@link #QUICK_BASE_RETRY_SLEEP};
+	 * started and connected, the caller closes it.
+	 */
+	public static CuratorFramework newQuickClient(String connectString, Duration sessionTimeout) throws Exception {
+		return connect(
+				CuratorFrameworkFactory.builder()
+					.connectString(connectString)
+					.connectionTimeoutMs((int) QUICK_CONNECTION_TIMEOUT.toMillis())
+					.retryPolicy(new ExponentialBackoffRetry((int) QUICK_BASE_RETRY_SLEEP.toMillis(), QUICK_RETRIES)),
+				sessionTimeout);
+	}
+
+	private static CuratorFramework connect(CuratorFrameworkFactory.Builder builder, Duration sessionTimeout)
+			throws Exception {
+		CuratorFramework client = builder.sessionTimeoutMs((int) sessionTimeout.toMillis()).build();
 		client.start();
 		if (!client.blockUntilConnected(20, TimeUnit.SECONDS)) {
 			client.close();

@@ -17,14 +17,14 @@ import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.LockLossListener;
+import io.github.distributelock.core.Locks;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -33,7 +33,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Locks through failures of a real ensemble: a killed leader, a client failing over to
  * another server, a session that expires and a client cut off for longer than its
- * session.
+ * session. The tests that kill a server start an ensemble of their own.
  */
 class ZooKeeperLockBackendFaultTests {
 
@@ -47,12 +47,11 @@ class ZooKeeperLockBackendFaultTests {
 	 */
 	private static final Duration FAILOVER_SESSION = Duration.ofSeconds(20);
 
-	private final Closeables closeables = new Closeables();
+	@RegisterExtension
+	static final EmbeddedZooKeeperExtension zooKeeper = new EmbeddedZooKeeperExtension();
 
-	@AfterEach
-	void closeAll() throws Exception {
-		this.closeables.close();
-	}
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
 
 	@Test
 	void heldLockSurvivesTheLossOfTheLeaderAndLocksKeepWorking() throws Exception {
@@ -132,20 +131,19 @@ class ZooKeeperLockBackendFaultTests {
 
 	@Test
 	void expiredSessionFreesTheLockForAWaiterAndTheOldHolderHearsOfTheLoss() throws Exception {
-		TestingServer server = track(EmbeddedZooKeeper.startServer());
-		CuratorFramework holderClient = client(server.getConnectString(), Duration.ofSeconds(5));
+		CuratorFramework holderClient = client(zooKeeper.connectString(), Duration.ofSeconds(5));
 		DefaultDistributeLock holder = lock(new ZooKeeperLockBackend(holderClient), true);
-		CuratorFramework waiterClient = client(server.getConnectString(), Duration.ofSeconds(5));
+		CuratorFramework waiterClient = client(zooKeeper.connectString(), Duration.ofSeconds(5));
 		CountingLockBackend waiterBackend = CountingLockBackend.of(track(new ZooKeeperLockBackend(waiterClient)));
 		DefaultDistributeLock waiter = lock(waiterBackend, false);
 		LockHandle held = holder.tryAcquire(KEY, Duration.ZERO, null).orElseThrow();
 		CountDownLatch lost = new CountDownLatch(1);
 		held.onLost((handle) -> lost.countDown());
 		CompletableFuture<LockHandle> waiting = CompletableFuture
-			.supplyAsync(() -> acquire(waiter, KEY, Duration.ofSeconds(30)));
+			.supplyAsync(() -> Locks.tryAcquire(waiter, KEY, Duration.ofSeconds(30)).orElseThrow());
 		assertThat(waiterBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
 
-		EmbeddedZooKeeper.expireSession(holderClient, server.getConnectString());
+		zooKeeper.expireSession(holderClient);
 
 		LockHandle taken = waiting.get(10, TimeUnit.SECONDS);
 		assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken());
@@ -192,16 +190,6 @@ class ZooKeeperLockBackendFaultTests {
 	private static long acquireAndRelease(DefaultDistributeLock lock, String key) throws InterruptedException {
 		try (LockHandle handle = lock.tryAcquire(key, Duration.ZERO, null).orElseThrow()) {
 			return handle.fencingToken();
-		}
-	}
-
-	private static LockHandle acquire(DefaultDistributeLock lock, String key, Duration wait) {
-		try {
-			return lock.tryAcquire(key, wait, null).orElseThrow();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
 		}
 	}
 

@@ -32,6 +32,7 @@ class ZooKeeperLockHealthTests {
 
 	@Test
 	void healthFollowsTheServerAndLogsEachChangeOnce(CapturedOutput output) throws Exception {
+		// A server of its own, as the test stops it.
 		try (TestingServer server = EmbeddedZooKeeper.startServer()) {
 			new ApplicationContextRunner()
 				.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class,

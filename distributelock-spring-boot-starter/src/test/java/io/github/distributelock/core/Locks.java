@@ -1,0 +1,32 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import io.github.distributelock.LockHandle;
+
+/**
+ * Acquisitions for lambdas, such as the tasks of other callers, which cannot throw
+ * {@link InterruptedException}.
+ */
+public final class Locks {
+
+	private Locks() {
+	}
+
+	/**
+	 * {@link DefaultDistributeLock#tryAcquire(String, Duration, Duration)} with no fixed
+	 * lease; an interrupt is kept on the thread and thrown as an
+	 * {@link IllegalStateException}.
+	 */
+	public static Optional<LockHandle> tryAcquire(DefaultDistributeLock lock, String key, Duration wait) {
+		try {
+			return lock.tryAcquire(key, wait, null);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while acquiring '" + key + "'", ex);
+		}
+	}
+
+}
