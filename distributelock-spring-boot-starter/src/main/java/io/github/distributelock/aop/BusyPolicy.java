@@ -11,6 +11,7 @@ import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 import io.github.distributelock.LockFailedException;
+import io.github.distributelock.LockServiceShutdownException;
 import io.github.distributelock.Lockable;
 import io.github.distributelock.Lockable.OnBusy;
 import org.apache.commons.logging.Log;
@@ -138,6 +139,25 @@ final class BusyPolicy {
 	@Nullable Object busy(String lockKey) {
 		if (this.skipped == null) {
 			throw failure(lockKey);
+		}
+		return this.skipped.get();
+	}
+
+	/**
+	 * What a call whose lock service shuts down returns: a skipping call (a scheduled
+	 * tick as the application stops) ends quietly, others fail with the shutdown.
+	 * @param lockKey the key it asked for
+	 * @param shutdown the shutdown that ended the acquisition
+	 * @return the empty value of the return type, for a call that skips
+	 * @throws LockServiceShutdownException if the call fails rather than skips
+	 */
+	@Nullable Object shuttingDown(String lockKey, LockServiceShutdownException shutdown) {
+		if (this.skipped == null) {
+			throw shutdown;
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Skipped " + InvalidLockableException.describe(this.method)
+					+ ": the lock service is shutting down, so lock '" + lockKey + "' was not taken");
 		}
 		return this.skipped.get();
 	}

@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockFailedException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockServiceShutdownException;
 import io.github.distributelock.LockRequest;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -88,6 +89,9 @@ public class LockableMethodInterceptor implements MethodInterceptor {
 		}
 		catch (InterruptedException ex) {
 			return definition.busyPolicy().interrupted(lockKey, ex);
+		}
+		catch (LockServiceShutdownException ex) {
+			return definition.busyPolicy().shuttingDown(lockKey, ex);
 		}
 		if (handle.isEmpty()) {
 			return definition.busyPolicy().busy(lockKey);

@@ -249,7 +249,8 @@ final class Acquisition {
 			// The caller hears of the failure now, not one more store call later: the
 			// give-back needs no caller (off its thread, retried in the background until
 			// the lease would end), and the key stays gated here until it is done.
-			this.result.completeExceptionally(this.parts.store().failure(key(), "acquire", failure));
+			this.result.completeExceptionally(this.lifecycle.isClosed() ? this.lifecycle.shuttingDown(key(), failure)
+					: this.parts.store().failure(key(), "acquire", failure));
 			this.parts.store()
 				.release(this.request.claim().on(null), lease.endNanos())
 				.whenCompleteAsync((released, releaseFailure) -> abandon(), this.executor);

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributelock.DistributeLockException;
+import io.github.distributelock.LockServiceShutdownException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -99,11 +100,8 @@ final class Lifecycle {
 		return this.inFlight.get();
 	}
 
-	DistributeLockException shuttingDown(String key, @Nullable Throwable cause) {
-		return new DistributeLockException(
-				"Could not acquire lock '" + key + "' in " + this.backend
-						+ ": the lock service is shutting down (the application context is closing)",
-				key, this.backend, cause);
+	LockServiceShutdownException shuttingDown(String key, @Nullable Throwable cause) {
+		return new LockServiceShutdownException(key, this.backend, cause);
 	}
 
 }

@@ -12,6 +12,7 @@ import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.distributelock.LockFailedException;
+import io.github.distributelock.LockServiceShutdownException;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.Lockable;
 import io.github.distributelock.Lockable.OnBusy;
@@ -60,6 +61,17 @@ class BusyPolicyTests {
 				assertThat(ex.getCode()).isEqualTo("2101");
 				assertThat(ex.getLockKey()).isEqualTo("plain_1");
 			});
+	}
+
+	@Test
+	void aCallEndedByTheShutdownOfTheLockServiceSkipsQuietlyOrFailsWithTheShutdown() {
+		LockServiceShutdownException shutdown = new LockServiceShutdownException("k", "redis", null);
+		assertThat(definition(Jobs.class, "scheduled").busyPolicy().shuttingDown("k", shutdown)).isNull();
+		assertThat(definition(Jobs.class, "optional").busyPolicy().shuttingDown("k", shutdown))
+			.isEqualTo(Optional.empty());
+		assertThatExceptionOfType(LockServiceShutdownException.class)
+			.isThrownBy(() -> definition(Jobs.class, "plain").busyPolicy().shuttingDown("k", shutdown))
+			.isSameAs(shutdown);
 	}
 
 	@Test

@@ -1,8 +1,10 @@
 package io.github.distributelock.aop;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
@@ -11,6 +13,7 @@ import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockFailedException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.Lockable;
+import io.github.distributelock.Lockable.OnBusy;
 import io.github.distributelock.autoconfigure.DistributeLockAutoConfiguration;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
 import org.junit.jupiter.api.Test;
@@ -88,6 +91,20 @@ class LockableMethodInterceptorTests {
 						assertThat(ex.getCode()).isEqualTo("9");
 					});
 			}
+		});
+	}
+
+	@Test
+	void aSkippingMethodReturnsTheEmptyValueOfItsTypeWhenBusyAndRunsOnceFree() {
+		this.contextRunner.run((context) -> {
+			OrderService orders = context.getBean(OrderService.class);
+			try (LockHandle held = takeInAnotherThread(context.getBean(DistributeLock.class), "order.export_8")) {
+				assertThat(orders.export(8)).isEmpty();
+				assertThat(orders.exportAsync(8)).isCompletedWithValue(null);
+				assertThat(orders.exports()).isZero();
+			}
+			assertThat(orders.export(8)).contains("exported 8");
+			assertThat(orders.exports()).isOne();
 		});
 	}
 
@@ -216,6 +233,28 @@ class LockableMethodInterceptorTests {
 
 		@Lockable(key = "order.wait", waitTimeMs = 300, fields = "id")
 		void waitBriefly(long id) {
+		}
+
+		private final AtomicInteger exports = new AtomicInteger();
+
+		/**
+		 * Read through a method: the bean is a subclass proxy, whose own fields are
+		 * empty.
+		 */
+		int exports() {
+			return this.exports.get();
+		}
+
+		@Lockable(key = "order.export", fields = "id", onBusy = OnBusy.SKIP)
+		Optional<String> export(long id) {
+			this.exports.incrementAndGet();
+			return Optional.of("exported " + id);
+		}
+
+		@Lockable(key = "order.export", fields = "id", onBusy = OnBusy.SKIP)
+		CompletableFuture<String> exportAsync(long id) {
+			this.exports.incrementAndGet();
+			return CompletableFuture.completedFuture("exported " + id);
 		}
 
 	}

@@ -12,7 +12,11 @@ import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.jdbc.JdbcLockBackend;
+import io.github.distributelock.jdbc.JdbcTestDatabase;
+import io.github.distributelock.jdbc.JdbcTestDatabaseExtension;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -23,6 +27,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.mock;
 
@@ -30,6 +35,9 @@ import static org.mockito.Mockito.mock;
  * Tests for the JDBC backend of {@link DistributeLockAutoConfiguration}.
  */
 class JdbcLockAutoConfigurationTests {
+
+	@RegisterExtension
+	static final JdbcTestDatabaseExtension databases = new JdbcTestDatabaseExtension();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(
@@ -199,6 +207,30 @@ class JdbcLockAutoConfigurationTests {
 	void mariaDbBefore105WithTheDialectSetFailsAtStartupSayingWhy() throws SQLException {
 		assertMismatch("mariadb", "MariaDB", "10.4.34-MariaDB", "MariaDB before 10.5 has no INSERT ... RETURNING",
 				"MariaDB 10.5 or later");
+	}
+
+	@Test
+	void aDialectThatDoesNotFitARealServerFailsAtStartupNamingBoth() {
+		JdbcTestDatabase mariaDb = databases.get("mariadb");
+		runOn(mariaDb, "postgresql").run((context) -> assertFailure(context,
+				"The JDBC lock dialect 'postgresql' does not fit the database, MariaDB ", "mariadb"));
+		runOn(mariaDb, null)
+			.run((context) -> assertThat(context.getBean(JdbcLockBackend.class).dialect()).isEqualTo("mariadb"));
+		assumeTrue(JdbcTestDatabase.DIALECTS.contains("mysql"), "no MySQL server can run here");
+		JdbcTestDatabase mySql = databases.get("mysql");
+		runOn(mySql, "mariadb").run((context) -> assertFailure(context,
+				"The JDBC lock dialect 'mariadb' does not fit the database, MySQL ", "mysql"));
+		runOn(mySql, null)
+			.run((context) -> assertThat(context.getBean(JdbcLockBackend.class).dialect()).isEqualTo("mysql"));
+	}
+
+	private static ApplicationContextRunner runOn(JdbcTestDatabase database, @Nullable String dialect) {
+		ApplicationContextRunner runner = new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(DataSourceAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=jdbc", "spring.datasource.url=" + database.jdbcUrl(),
+					"spring.datasource.username=" + database.username());
+		return (dialect != null) ? runner.withPropertyValues("distributelock.jdbc.dialect=" + dialect) : runner;
 	}
 
 	private static void assertMismatch(String dialect, String productName, String productVersion, String description,

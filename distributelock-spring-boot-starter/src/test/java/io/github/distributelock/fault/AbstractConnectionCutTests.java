@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LogLines;
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
@@ -21,7 +22,11 @@ import io.github.distributelock.core.SessionLockBackend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -219,15 +224,24 @@ abstract class AbstractConnectionCutTests {
 	 * is retried in the background until the store answers.
 	 */
 	@Test
-	void releaseThatFailsWhileCutIsRetriedInTheBackgroundAndFreesTheKeyLongBeforeItsLease() throws Exception {
+	@ExtendWith(OutputCaptureExtension.class)
+	void releaseThatFailsWhileCutIsRetriedInTheBackgroundAndFreesTheKeyLongBeforeItsLease(CapturedOutput output)
+			throws Exception {
 		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
 		Duration longLease = Duration.ofSeconds(60);
 		LockBackend backend = newLongLeaseBackend(proxy.port());
 		if (backend instanceof AutoCloseable closeable) {
 			closeAfter(closeable);
 		}
+		AtomicInteger failedReleases = new AtomicInteger();
+		LockEventListener countingFailedReleases = (lockKey, name, store) -> new LockTracker() {
+			@Override
+			public void releaseFailed(Throwable failure) {
+				failedReleases.incrementAndGet();
+			}
+		};
 		DefaultDistributeLock holderLock = closeAfter(
-				new DefaultDistributeLock(backend, longLease, false, LockEventListener.NONE, null));
+				new DefaultDistributeLock(backend, longLease, false, countingFailedReleases, null));
 		String key = "release-retried." + System.nanoTime();
 		LockHandle held = holderLock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow();
 		proxy.cut();
@@ -242,6 +256,10 @@ abstract class AbstractConnectionCutTests {
 				+ "background retry freed the key " + freedMillis + " ms after the cut (lease " + longLease.toMillis()
 				+ " ms)");
 		assertThat(freedMillis).isLessThan(longLease.toMillis());
+		// Told once, however many retries it took: one WARN line and one counted failure.
+		assertThat(failedReleases).hasValue(1);
+		assertThat(LogLines.containing(output, "Could not release lock '" + key + "'")).hasSize(1)
+			.allSatisfy((line) -> assertThat(line).contains("retrying in the background"));
 	}
 
 	/**

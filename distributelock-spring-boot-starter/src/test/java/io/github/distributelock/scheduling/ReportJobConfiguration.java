@@ -60,7 +60,10 @@ public class ReportJobConfiguration {
 	 * @return the number of skipped runs
 	 */
 	public static long skipped(SimpleMeterRegistry meters) {
-		var timer = meters.find("distributelock.acquire").tag("result", "skipped").timer();
+		var timer = meters.find("distributelock.acquire")
+			.tag("result", "skipped")
+			.tag("lock.name", "report.job")
+			.timer();
 		return (timer != null) ? timer.count() : 0;
 	}
 
