@@ -8,6 +8,7 @@ import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.jetbrains.lincheck.datastructures.verifier.EpsilonVerifier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,7 @@ import org.slf4j.LoggerFactory;
  * parts of a scenario, where the thread numbers that reentrancy depends on no longer
  * match the threads that run them.
  */
+@Tag("lincheck")
 class LocalLocksLincheckTests {
 
 	private static final int ACTORS_PER_THREAD = 3;
