@@ -340,8 +340,10 @@ public abstract class AbstractLockBackendContractTests {
 		int threads = instances.length * callersPerInstance();
 		int iterations = FUZZ_SECTIONS / threads;
 		int[] counter = { 0 };
+		long[] lastToken = { Long.MIN_VALUE };
 		AtomicInteger inside = new AtomicInteger();
 		AtomicInteger overlaps = new AtomicInteger();
+		AtomicInteger tokensNotAboveThePrevious = new AtomicInteger();
 		ExecutorService pool = newExecutor(threads);
 		try {
 			List<Future<?>> workers = new ArrayList<>();
@@ -356,6 +358,12 @@ public abstract class AbstractLockBackendContractTests {
 							int read = counter[0];
 							Thread.yield();
 							counter[0] = read + 1;
+							// Holders follow one another, so each one's token tops the
+							// one before.
+							if (handle.fencingToken() <= lastToken[0]) {
+								tokensNotAboveThePrevious.incrementAndGet();
+							}
+							lastToken[0] = handle.fencingToken();
 							inside.decrementAndGet();
 						}
 					}
@@ -370,6 +378,8 @@ public abstract class AbstractLockBackendContractTests {
 			pool.shutdownNow();
 		}
 		assertThat(overlaps.get()).isZero();
+		assertThat(tokensNotAboveThePrevious.get()).as("fencing tokens that did not grow from holder to holder")
+			.isZero();
 		assertThat(counter[0]).isEqualTo(threads * iterations);
 		assertThat(isLockedInStore(key())).isFalse();
 	}
