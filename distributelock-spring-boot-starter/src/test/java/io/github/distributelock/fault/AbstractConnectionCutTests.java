@@ -273,8 +273,11 @@ abstract class AbstractConnectionCutTests {
 	void callerInterruptedInAStoreCallDuringAPartitionGetsInterruptedExceptionAndLeavesNothing() throws Exception {
 		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
 		CountingLockBackend callerBackend = CountingLockBackend.of(newBackendClosedAfter(proxy.port()));
+		// A lease far longer than the wait below, so that only the give-back can free the
+		// key in time if the interrupted attempt took it.
+		Duration longLease = Duration.ofSeconds(60);
 		DefaultDistributeLock callerLock = closeAfter(
-				new DefaultDistributeLock(callerBackend, LEASE, false, LockEventListener.NONE, null));
+				new DefaultDistributeLock(callerBackend, longLease, false, LockEventListener.NONE, null));
 		String key = "partition-interrupt." + System.nanoTime();
 		// Opens the connections through the proxy first, so the call below waits on one.
 		callerLock.tryAcquire(key + ".warm-up", Duration.ofSeconds(10), null).orElseThrow().close();
@@ -305,7 +308,7 @@ abstract class AbstractConnectionCutTests {
 		finally {
 			proxy.heal();
 		}
-		await().atMost(LEASE.plusSeconds(20)).until(() -> !isLocked(key));
+		await().atMost(Duration.ofSeconds(20)).until(() -> !isLocked(key));
 		try (LockHandle again = callerLock.tryAcquire(key, LEASE.plusSeconds(20), null).orElseThrow()) {
 			assertThat(again.isHeld()).isTrue();
 		}
