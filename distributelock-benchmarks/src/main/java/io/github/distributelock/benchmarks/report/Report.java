@@ -79,12 +79,42 @@ public final class Report {
 		tables.contended();
 		tables.scale();
 		JdbcTables.write(this.results, this.page);
+		KindTables.write(this.results, this.page);
+		ReactiveTables.write(this.results, this.page);
 		if (Files.exists(NOTES)) {
 			this.page.line("## Analysis");
 			this.page.line();
 			this.page.line(Files.readString(NOTES).trim());
 			this.page.line();
 		}
+	}
+
+	/**
+	 * Writes the sections of the lock kinds and reactive rows, and the peer
+	 * configurations, into the page as it is, from the result files of a run of only
+	 * those rows: each section replaces its earlier version, or goes before the analysis.
+	 * @param resultsDirectory the row run's results
+	 * @param docs the docs directory
+	 * @throws IOException if the page cannot be read or written
+	 */
+	public static void writeKindSections(Path resultsDirectory, Path docs) throws IOException {
+		Results results = Results.load(resultsDirectory);
+		Path file = docs.resolve(PAGE);
+		String page = Files.exists(file) ? Files.readString(file) : "# Benchmarks\n";
+		Markdown configurations = new Markdown();
+		configurations(configurations, (results.run != null) ? results.run.path("versions") : null);
+		page = PageSections.replace(page, "## Peer configurations", configurations.toString());
+		Markdown kinds = new Markdown();
+		KindTables.write(results, kinds);
+		if (!kinds.toString().isEmpty()) {
+			page = PageSections.replace(page, KindTables.SECTION, kinds.toString());
+		}
+		Markdown reactive = new Markdown();
+		ReactiveTables.write(results, reactive);
+		if (!reactive.toString().isEmpty()) {
+			page = PageSections.replace(page, ReactiveTables.SECTION, reactive.toString());
+		}
+		Files.writeString(file, page);
 	}
 
 	private void reRun(@Nullable JsonNode run) {
@@ -181,7 +211,7 @@ public final class Report {
 				+ "benchmarks call its lock-and-unlock.");
 		page.line();
 		List<String[]> rows = new ArrayList<>();
-		for (String name : Libraries.all()) {
+		for (String name : Libraries.known()) {
 			LibraryConfiguration configuration = Libraries.configuration(name);
 			String version = (versions != null) ? versions.path(configuration.product()).asString("") : "";
 			rows.add(new String[] { Libraries.label(name), Markdown.code(name),
