@@ -39,7 +39,18 @@ public final class Report {
 		this.results = results;
 	}
 
+	/**
+	 * Writes the page, or with {@code --kind-sections} as the third argument only the
+	 * sections of the lock kinds and reactive rows ({@link #writeKindSections}).
+	 * @param args results directory, docs directory, and optionally
+	 * {@code --kind-sections}
+	 * @throws IOException if a file cannot be read or written
+	 */
 	public static void main(String[] args) throws IOException {
+		if (args.length > 2 && args[2].equals("--kind-sections")) {
+			writeKindSections(Path.of(args[0]), Path.of(args[1]));
+			return;
+		}
 		write(Path.of(args[0]), Path.of(args[1]));
 	}
 
@@ -102,7 +113,9 @@ public final class Report {
 		Path file = docs.resolve(PAGE);
 		String page = Files.exists(file) ? Files.readString(file) : "# Benchmarks\n";
 		Markdown configurations = new Markdown();
-		configurations(configurations, (results.run != null) ? results.run.path("versions") : null);
+		// The versions of this row run, without its commit: the table also describes the
+		// rows of the page's own run, and the commit of this one is in its sections.
+		configurations(configurations, (results.run != null) ? results.run.path("versions") : null, false);
 		page = PageSections.replace(page, "## Peer configurations", configurations.toString());
 		Markdown kinds = new Markdown();
 		KindTables.write(results, kinds);
@@ -201,6 +214,10 @@ public final class Report {
 	 * @param versions the run's versions, by product
 	 */
 	static void configurations(Markdown page, @Nullable JsonNode versions) {
+		configurations(page, versions, true);
+	}
+
+	private static void configurations(Markdown page, @Nullable JsonNode versions, boolean withCommit) {
 		page.line("## Peer configurations");
 		page.line();
 		page.line("Every library runs with its documented defaults for the shape measured: the client built as "
@@ -214,6 +231,9 @@ public final class Report {
 		for (String name : Libraries.known()) {
 			LibraryConfiguration configuration = Libraries.configuration(name);
 			String version = (versions != null) ? versions.path(configuration.product()).asString("") : "";
+			if (!withCommit && version.contains(", commit ")) {
+				version = version.substring(0, version.indexOf(", commit "));
+			}
 			rows.add(new String[] { Libraries.label(name), Markdown.code(name),
 					configuration.product() + (version.isEmpty() ? "" : " " + version), configuration.client(),
 					configuration.settings(), configuration.calls() });
