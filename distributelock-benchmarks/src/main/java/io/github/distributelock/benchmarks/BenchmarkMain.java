@@ -146,7 +146,7 @@ public final class BenchmarkMain {
 			part("reactive", parts, loads, () -> {
 				write(results, "reactive-interleaved.json",
 						new InterleavedHarness(endpoints, kindSettings, results.resolve("reactive"))
-							.run(only(KindLibraries.reactive(), libraries)));
+							.run(only(KindLibraries.reactiveUncontended(), libraries)));
 				write(results, "reactive-contended.json",
 						new ContendedHarness(endpoints, kindSettings, results.resolve("reactive"), List.of(1))
 							.run(only(KindLibraries.reactive(), libraries)));
@@ -154,10 +154,17 @@ public final class BenchmarkMain {
 						new WaitersHarness(endpoints, kindSettings, results.resolve("reactive")).run());
 			});
 			long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
-			write(results, "run.json",
-					new RunInfo(date, settings.quick() ? "quick" : "full", settings, RunInfo.describeMachine(),
-							RunInfo.describeVersions(endpoints), String.join(" ", arguments), quietStart, loads,
-							LoadAverage.now().toString(), seconds));
+			RunInfo runInfo = new RunInfo(date, settings.quick() ? "quick" : "full", settings,
+					RunInfo.describeMachine(), RunInfo.describeVersions(endpoints), String.join(" ", arguments),
+					quietStart, loads, LoadAverage.now().toString(), seconds);
+			write(results, "run.json", runInfo);
+			// The run of each of these parts, for its own section: one of them may be
+			// re-run alone.
+			for (String part : KIND_ROWS) {
+				if (parts.contains(part)) {
+					write(results, part + "-run.json", runInfo);
+				}
+			}
 		}
 		finally {
 			servers.close();

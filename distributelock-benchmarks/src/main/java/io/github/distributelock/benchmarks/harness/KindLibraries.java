@@ -31,6 +31,8 @@ public final class KindLibraries {
 
 	public static final String REDIS_OURS_REACTIVE = "redis-ours-reactive";
 
+	public static final String REDIS_OURS_REACTIVE_ACQUIRE = "redis-ours-reactive-acquire";
+
 	private static final String OURS = "-ours-";
 
 	private static final String REDISSON = "redis-redisson-";
@@ -102,6 +104,14 @@ public final class KindLibraries {
 		return List.of(Libraries.REDIS_OURS_HANDLE, REDIS_OURS_REACTIVE);
 	}
 
+	/**
+	 * The libraries of the uncontended reactive rows: the reactive ones, and the reactive
+	 * acquisition without {@code withLockMono}.
+	 */
+	public static List<String> reactiveUncontended() {
+		return List.of(Libraries.REDIS_OURS_HANDLE, REDIS_OURS_REACTIVE, REDIS_OURS_REACTIVE_ACQUIRE);
+	}
+
 	/** Every library of this class. */
 	public static List<String> all() {
 		List<String> names = new ArrayList<>();
@@ -111,6 +121,7 @@ public final class KindLibraries {
 			}
 		}
 		names.add(REDIS_OURS_REACTIVE);
+		names.add(REDIS_OURS_REACTIVE_ACQUIRE);
 		return names;
 	}
 
@@ -125,7 +136,10 @@ public final class KindLibraries {
 
 	static String label(String name) {
 		if (name.equals(REDIS_OURS_REACTIVE)) {
-			return "**distributelock** ReactiveDistributeLock";
+			return "**distributelock** ReactiveDistributeLock withLockMono";
+		}
+		if (name.equals(REDIS_OURS_REACTIVE_ACQUIRE)) {
+			return "**distributelock** ReactiveDistributeLock tryAcquire + releaseAsync";
 		}
 		Kind kind = kind(name);
 		if (kind == null) {
@@ -162,6 +176,9 @@ public final class KindLibraries {
 		if (name.equals(REDIS_OURS_REACTIVE)) {
 			return ReactiveLibrary.CONFIGURATION;
 		}
+		if (name.equals(REDIS_OURS_REACTIVE_ACQUIRE)) {
+			return ReactiveLibrary.ACQUIRE_ONLY;
+		}
 		Kind kind = kind(name);
 		if (kind == null) {
 			return null;
@@ -174,10 +191,10 @@ public final class KindLibraries {
 	}
 
 	static @Nullable LockLibrary create(String name, Endpoints endpoints) throws Exception {
-		if (name.equals(REDIS_OURS_REACTIVE)) {
+		if (name.equals(REDIS_OURS_REACTIVE) || name.equals(REDIS_OURS_REACTIVE_ACQUIRE)) {
 			LettuceConnectionFactory factory = StoreClients.redisConnectionFactory(endpoints);
 			RedisLockBackend backend = new RedisLockBackend(factory);
-			return new ReactiveLibrary(new DefaultDistributeLock(backend), () -> {
+			return new ReactiveLibrary(new DefaultDistributeLock(backend), name.equals(REDIS_OURS_REACTIVE), () -> {
 				backend.close();
 				factory.destroy();
 			});

@@ -34,11 +34,27 @@ public final class ReactiveLibrary implements LockLibrary {
 
 	private final ReactiveDistributeLock reactive;
 
+	/** What the variant without {@code withLockMono} runs with, for the page. */
+	public static final LibraryConfiguration ACQUIRE_ONLY = new LibraryConfiguration("distributelock",
+			CONFIGURATION.client(), "the starter's defaults",
+			"`tryAcquire(LockRequest.of(key).withWaitTime(10 s)).block()`, unlock "
+					+ "`Mono.fromFuture(handle::releaseAsync).block()`: the contended loop's calls, uncontended");
+
 	private final AutoCloseable resources;
 
-	public ReactiveLibrary(DefaultDistributeLock lock, AutoCloseable resources) {
+	private final boolean withLockMono;
+
+	/**
+	 * Creates the adapter.
+	 * @param lock the engine
+	 * @param withLockMono whether the uncontended cycle runs its work with
+	 * {@code withLockMono}, or takes and releases the lock as the contended loop does
+	 * @param resources what to close after the engine
+	 */
+	public ReactiveLibrary(DefaultDistributeLock lock, boolean withLockMono, AutoCloseable resources) {
 		this.lock = lock;
 		this.reactive = new DefaultReactiveDistributeLock(() -> lock);
+		this.withLockMono = withLockMono;
 		this.resources = resources;
 	}
 
@@ -52,7 +68,11 @@ public final class ReactiveLibrary implements LockLibrary {
 	}
 
 	@Override
-	public void lockAndUnlock(String key) {
+	public void lockAndUnlock(String key) throws Exception {
+		if (!this.withLockMono) {
+			LockLibrary.super.lockAndUnlock(key);
+			return;
+		}
 		String done = this.reactive
 			.withLockMono(LockRequest.of(key).withWaitTime(UNCONTENDED_WAIT), (handle) -> Mono.just(key),
 					() -> new IllegalStateException("Uncontended lock '" + key + "' was not taken"))

@@ -45,7 +45,7 @@ final class KindTables {
 		page.line("```");
 		page.line();
 		page.line("(`--parts=kinds` or `--parts=reactive` runs one of the two; `--rounds=N` sets the rounds.) "
-				+ RunLine.of(results.run));
+				+ RunLine.of(results.kindsRun));
 		page.line();
 		Map<String, JsonNode> rows = RowFigures.byLibrary(results.kindsInterleaved);
 		if (!rows.isEmpty()) {
@@ -53,7 +53,7 @@ final class KindTables {
 			page.line();
 			page.line("Interleaved as the main table's: per store and round a fresh JVM warms up until its JIT "
 					+ "compiler is idle, then runs every library below in turn, in batches (100 cycles on Redis, 20 on "
-					+ "ZooKeeper), " + batches(results.run) + " batches per library; p50 of every round in µs, "
+					+ "ZooKeeper), " + batches(results.kindsRun) + " batches per library; p50 of every round in µs, "
 					+ "round 1 / 2 / 3. Load average at the start → end of each round: "
 					+ RowFigures.loads(results.kindsInterleaved) + ".");
 			page.line();

@@ -32,7 +32,7 @@ final class ReactiveTables {
 		page.line();
 		page.line("Our `ReactiveDistributeLock` (`DefaultReactiveDistributeLock` over the same `DefaultDistributeLock` "
 				+ "on Redis) beside the blocking path, in the same run; the command is in \"Lock kinds\" above "
-				+ "(`--parts=reactive` runs only these rows). " + RunLine.of(results.run));
+				+ "(`--parts=reactive` runs only these rows). " + RunLine.of(results.reactiveRun));
 		page.line();
 		Map<String, JsonNode> rows = RowFigures.byLibrary(results.reactiveInterleaved);
 		JsonNode blocking = rows.get(Libraries.REDIS_OURS_HANDLE);
@@ -42,11 +42,13 @@ final class ReactiveTables {
 			page.line("Interleaved in one fresh JVM per round, as the lock kinds: the reactive cycle is "
 					+ "`withLockMono(request, handle -> Mono.just(key), busy).block()` (the lock taken at subscription, "
 					+ "the work a `Mono`, the release non-blocking), the blocking one `tryAcquire` + `close()`. "
-					+ "The timed reactive cycle ends when the measuring thread, parked in `block()`, is woken: the "
-					+ "result reaches it from a thread of Reactor's parallel scheduler, to which the lock is handed "
-					+ "on acquisition, where the blocking path completes on the caller's own thread; a reactive "
-					+ "application, which does not block, does not pay that last wake-up, and on a busy machine a "
-					+ "wake-up costs more. " + "Load average at the start → end of each round: "
+					+ "`withLockMono` hands the held lock to a thread of Reactor's parallel scheduler before the work "
+					+ "(`DefaultReactiveDistributeLock`: the acquisition completes on a Redis I/O thread, where work "
+					+ "that waits for the same client would wait for itself), and the measuring thread, parked in "
+					+ "`block()`, is woken at the end: one thread hand-off more than the blocking path, and on a busy "
+					+ "machine a hand-off costs more. The third row takes the lock as a `Mono<LockHandle>` "
+					+ "(`tryAcquire(request).block()`) and releases it with `releaseAsync()`, without that hand-off: "
+					+ "the calls of the contended loop below. " + "Load average at the start → end of each round: "
 					+ RowFigures.loads(results.reactiveInterleaved) + ".");
 			page.line();
 			List<String[]> table = new ArrayList<>();

@@ -58,6 +58,12 @@ final class Results {
 	/** The many-waiters rows ({@code reactive-waiters.json}), if they ran. */
 	@Nullable JsonNode reactiveWaiters;
 
+	/** The run that measured the lock kinds' rows ({@code kinds-run.json}). */
+	@Nullable JsonNode kindsRun;
+
+	/** The run that measured the reactive rows ({@code reactive-run.json}). */
+	@Nullable JsonNode reactiveRun;
+
 	@Nullable JsonNode run;
 
 	static Results load(Path directory) throws IOException {
@@ -105,6 +111,8 @@ final class Results {
 		results.reactiveContended = read(directory.resolve("reactive-contended.json"));
 		results.reactiveWaiters = read(directory.resolve("reactive-waiters.json"));
 		results.run = read(directory.resolve("run.json"));
+		results.kindsRun = read(directory.resolve("kinds-run.json"));
+		results.reactiveRun = read(directory.resolve("reactive-run.json"));
 		return results;
 	}
 
