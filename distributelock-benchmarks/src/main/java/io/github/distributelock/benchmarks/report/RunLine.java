@@ -29,11 +29,11 @@ final class RunLine {
 		JsonNode quiet = run.path("quietStart");
 		return "These rows were measured on " + run.path("date").asString() + " (distributelock "
 				+ run.path("versions").path("distributelock").asString() + ", " + run.path("mode").asString()
-				+ " run, arguments "
+				+ " settings, arguments "
 				+ Markdown.code(run.path("arguments").asString().isBlank() ? "none" : run.path("arguments").asString())
-				+ ", " + (seconds / 60) + " min " + (seconds % 60) + " s"
+				+ ", measured in " + (seconds / 60) + " min " + (seconds % 60) + " s"
 				+ ((quiet.path("waitedSeconds").asLong() > 0)
-						? " of which " + quiet.path("waitedSeconds").asLong() + " s waiting for a quiet machine" : "")
+						? " after waiting " + quiet.path("waitedSeconds").asLong() + " s for a quiet machine" : "")
 				+ ", " + run.path("machine").path("cores").asString()
 				+ " cores), on a machine shared with other engineers: load average (1, 5, 15 min) "
 				+ quiet.path("loadFound").asString() + " when asked to start"
