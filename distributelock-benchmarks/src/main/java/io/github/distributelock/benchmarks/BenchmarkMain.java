@@ -13,6 +13,7 @@ import io.github.distributelock.benchmarks.harness.CommandCounter;
 import io.github.distributelock.benchmarks.harness.ContendedHarness;
 import io.github.distributelock.benchmarks.harness.HandOffHarness;
 import io.github.distributelock.benchmarks.harness.InterleavedHarness;
+import io.github.distributelock.benchmarks.harness.KindLibraries;
 import io.github.distributelock.benchmarks.harness.Libraries;
 import io.github.distributelock.benchmarks.harness.LoadAverage;
 import io.github.distributelock.benchmarks.harness.PartLoad;
@@ -22,6 +23,7 @@ import io.github.distributelock.benchmarks.harness.ScaleHarness;
 import io.github.distributelock.benchmarks.harness.ShardsHarness;
 import io.github.distributelock.benchmarks.harness.Settings;
 import io.github.distributelock.benchmarks.harness.UncontendedBenchmark;
+import io.github.distributelock.benchmarks.harness.WaitersHarness;
 import io.github.distributelock.benchmarks.library.Endpoints;
 import io.github.distributelock.benchmarks.report.Report;
 import io.github.distributelock.benchmarks.store.Servers;
@@ -44,11 +46,13 @@ import tools.jackson.databind.json.JsonMapper;
  * repository's root.
  * <p>
  * Options: {@code --quick} (a short run that checks everything works),
- * {@code --parts=uncontended,interleaved,commands,contended,scale,jdbc-shards,jdbc-handoff}
+ * {@code --parts=uncontended,interleaved,commands,contended,scale,jdbc-shards,jdbc-handoff,kinds,reactive}
  * (only these parts; the page is written from whatever results exist, except for a run of
- * only the JDBC rows, which is a row run), {@code --libraries=a,b} and {@code --jvms=1}
- * or {@code --jvms=2} (only these libraries and contended shapes: a row run, whose
- * results go to {@code target/benchmark-rows} and the log, never to the page),
+ * only the JDBC rows, which is a row run, and a run of only the {@code kinds} and
+ * {@code reactive} rows, a row run that writes their sections and the peer configurations
+ * into the page and leaves the rest of it as it is), {@code --libraries=a,b} and
+ * {@code --jvms=1} or {@code --jvms=2} (only these libraries and contended shapes: a row
+ * run, whose results go to {@code target/benchmark-rows} and the log, never to the page),
  * {@code --rounds=N} (rounds of the interleaved and contended parts),
  * {@code --quiet-below=L} and {@code --quiet-wait=S} (wait up to S seconds for the
  * 1-minute load average to fall below L before starting: 1 and 300 by default, 0 s for
@@ -65,10 +69,16 @@ public final class BenchmarkMain {
 	static final Path DOCS = Path.of("docs");
 
 	private static final List<String> PARTS = List.of("uncontended", "interleaved", "commands", "contended", "scale",
-			"jdbc-shards", "jdbc-handoff");
+			"jdbc-shards", "jdbc-handoff", "kinds", "reactive");
 
 	/** The parts of the JDBC rows, whose run alone is a row run. */
 	private static final Set<String> JDBC_ROWS = Set.of("jdbc-shards", "jdbc-handoff");
+
+	/**
+	 * The parts of the lock kinds and reactive rows, whose run alone is a row run that
+	 * writes its sections into the page.
+	 */
+	private static final Set<String> KIND_ROWS = Set.of("kinds", "reactive");
 
 	private static final ObjectMapper json = JsonMapper.builder().build();
 
@@ -80,13 +90,15 @@ public final class BenchmarkMain {
 		Settings defaults = arguments.contains("--quick") ? Settings.quickRun() : Settings.full();
 		Settings settings = defaults
 			.withRounds(Integer.parseInt(option(arguments, "--rounds", Integer.toString(defaults.rounds()))));
-		List<String> libraries = list(arguments, "--libraries", Libraries.all());
+		List<String> libraries = list(arguments, "--libraries", Libraries.known());
 		Set<String> parts = Set.copyOf(list(arguments, "--parts", PARTS));
 		List<Integer> jvmCounts = list(arguments, "--jvms", List.of("1", "2")).stream().map(Integer::valueOf).toList();
 		check(libraries, parts, jvmCounts);
 		boolean rowRun = arguments.stream()
 			.anyMatch((arg) -> arg.startsWith("--libraries=") || arg.startsWith("--jvms="))
-				|| JDBC_ROWS.containsAll(parts);
+				|| JDBC_ROWS.containsAll(parts) || KIND_ROWS.containsAll(parts);
+		boolean kindSections = KIND_ROWS.containsAll(parts)
+				&& arguments.stream().noneMatch((arg) -> arg.startsWith("--libraries=") || arg.startsWith("--jvms="));
 		Path results = rowRun ? ROWS : RESULTS;
 		if (!Files.isDirectory(Path.of("distributelock-benchmarks"))) {
 			throw new IllegalStateException("Run from the repository's root, where distributelock-benchmarks/ is");
@@ -122,17 +134,48 @@ public final class BenchmarkMain {
 					new ShardsHarness(endpoints, settings, results.resolve("jdbc-shards")).run()));
 			part("jdbc-handoff", parts, loads, () -> write(results, "jdbc-handoff.json",
 					new HandOffHarness(endpoints, settings, results.resolve("jdbc-handoff")).run()));
+			Settings kindSettings = settings.forKindRows();
+			part("kinds", parts, loads, () -> {
+				write(results, "kinds-interleaved.json",
+						new InterleavedHarness(endpoints, kindSettings, results.resolve("kinds"))
+							.run(only(KindLibraries.uncontendedKinds(), libraries)));
+				write(results, "kinds-contended.json",
+						new ContendedHarness(endpoints, kindSettings, results.resolve("kinds"), List.of(1))
+							.run(only(KindLibraries.contendedKinds(), libraries)));
+			});
+			part("reactive", parts, loads, () -> {
+				write(results, "reactive-interleaved.json",
+						new InterleavedHarness(endpoints, kindSettings, results.resolve("reactive"))
+							.run(only(KindLibraries.reactiveUncontended(), libraries)));
+				write(results, "reactive-contended.json",
+						new ContendedHarness(endpoints, kindSettings, results.resolve("reactive"), List.of(1))
+							.run(only(KindLibraries.reactive(), libraries)));
+				write(results, "reactive-waiters.json",
+						new WaitersHarness(endpoints, kindSettings, results.resolve("reactive")).run());
+			});
 			long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
-			write(results, "run.json",
-					new RunInfo(date, settings.quick() ? "quick" : "full", settings, RunInfo.describeMachine(),
-							RunInfo.describeVersions(endpoints), String.join(" ", arguments), quietStart, loads,
-							LoadAverage.now().toString(), seconds));
+			RunInfo runInfo = new RunInfo(date, settings.quick() ? "quick" : "full", settings,
+					RunInfo.describeMachine(), RunInfo.describeVersions(endpoints), String.join(" ", arguments),
+					quietStart, loads, LoadAverage.now().toString(), seconds);
+			write(results, "run.json", runInfo);
+			// The run of each of these parts, for its own section: one of them may be
+			// re-run alone.
+			for (String part : KIND_ROWS) {
+				if (parts.contains(part)) {
+					write(results, part + "-run.json", runInfo);
+				}
+			}
 		}
 		finally {
 			servers.close();
 			Runtime.getRuntime().removeShutdownHook(stopServers);
 		}
-		if (rowRun) {
+		if (kindSections) {
+			Report.writeKindSections(results, DOCS);
+			logger.info("Kind rows done in " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)
+					+ " s; results in " + results + "; wrote their sections into " + DOCS.resolve(Report.PAGE));
+		}
+		else if (rowRun) {
 			logger.info("Row run done in " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)
 					+ " s; results in " + results + " (the page is left as it is)");
 		}
@@ -155,9 +198,9 @@ public final class BenchmarkMain {
 
 	private static void check(List<String> libraries, Set<String> parts, List<Integer> jvmCounts) {
 		for (String library : libraries) {
-			if (!Libraries.all().contains(library)) {
+			if (!Libraries.known().contains(library)) {
 				throw new IllegalArgumentException(
-						"Unknown library '" + library + "' in --libraries; known: " + Libraries.all());
+						"Unknown library '" + library + "' in --libraries; known: " + Libraries.known());
 			}
 		}
 		for (String part : parts) {

@@ -92,6 +92,16 @@ public final class Libraries {
 	}
 
 	/**
+	 * Every library of the run: those of the page's main tables, then those of the lock
+	 * kinds and reactive rows ({@link KindLibraries}).
+	 */
+	public static List<String> known() {
+		List<String> names = new ArrayList<>(all());
+		names.addAll(KindLibraries.all());
+		return names;
+	}
+
+	/**
 	 * The libraries of the uncontended parts: all but the shapes that differ only when
 	 * threads contend.
 	 */
@@ -140,7 +150,7 @@ public final class Libraries {
 			case JDBC_OURS_HANDLE -> "**distributelock** tryAcquire + close";
 			case JDBC_SI -> "Spring Integration JdbcLockRegistry";
 			case JDBC_SHEDLOCK -> "ShedLock JdbcTemplateLockProvider";
-			default -> name;
+			default -> KindLibraries.label(name);
 		};
 	}
 
@@ -187,7 +197,13 @@ public final class Libraries {
 			case JDBC_FLOOR -> JdbcFloor.CONFIGURATION;
 			case JDBC_SI -> SpringIntegrationJdbcLibrary.CONFIGURATION;
 			case JDBC_SHEDLOCK -> ShedLockLibrary.CONFIGURATION;
-			default -> throw new IllegalArgumentException("Unknown library '" + name + "'; known: " + all());
+			default -> {
+				LibraryConfiguration kind = KindLibraries.configuration(name);
+				if (kind == null) {
+					throw new IllegalArgumentException("Unknown library '" + name + "'; known: " + known());
+				}
+				yield kind;
+			}
 		};
 	}
 
@@ -238,7 +254,13 @@ public final class Libraries {
 				HikariDataSource pool = StoreClients.pool(endpoints);
 				yield new ShedLockLibrary(dataSources.apply(pool), pool);
 			}
-			default -> throw new IllegalArgumentException("Unknown library '" + name + "'; known: " + all());
+			default -> {
+				LockLibrary kind = KindLibraries.create(name, endpoints);
+				if (kind == null) {
+					throw new IllegalArgumentException("Unknown library '" + name + "'; known: " + known());
+				}
+				yield kind;
+			}
 		};
 	}
 

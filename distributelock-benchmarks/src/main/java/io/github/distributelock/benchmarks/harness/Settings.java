@@ -37,6 +37,21 @@ public record Settings(boolean quick, int warmupIterations, int measurementItera
 	}
 
 	/**
+	 * The settings of the lock kinds and reactive rows: as these, but shorter, so that
+	 * all of them run in about 10 minutes on 2 cores: contended runs warm up at least 3 s
+	 * and at most 15 s and measure 4 s; interleaved rounds run 30 batches per library.
+	 * @return the settings
+	 */
+	public Settings forKindRows() {
+		if (this.quick) {
+			return this;
+		}
+		return new Settings(false, this.warmupIterations, this.measurementIterations, this.iterationTime, this.rounds,
+				Duration.ofSeconds(3), Duration.ofSeconds(15), Duration.ofSeconds(4), this.scaleCycles,
+				this.countedCycles, 30);
+	}
+
+	/**
 	 * The same settings with another number of rounds.
 	 * @param rounds the rounds
 	 * @return the settings

@@ -43,7 +43,10 @@ final class ReRun {
 		page.line("Parts: `uncontended` (JMH), `interleaved`, `commands`, `contended`, `scale`, and the JDBC rows "
 				+ "`jdbc-shards` (one database against two shards) and `jdbc-handoff` (PostgreSQL hand-off across JVMs, "
 				+ "notification against polling); a run of only the JDBC rows is a row run: `" + Report.RUN
-				+ " --parts=jdbc-shards,jdbc-handoff`. Other options: "
+				+ " --parts=jdbc-shards,jdbc-handoff`; so is a run of only the lock kinds and reactive rows, `"
+				+ Report.RUN
+				+ " --parts=kinds,reactive`, which rewrites their two sections and the peer configurations of this "
+				+ "page and leaves the rest as it is. Other options: "
 				+ "`--rounds=N` (rounds of the interleaved and contended parts, 3 by default), `--quick` (a short run "
 				+ "that only checks that everything works), and the quiet-machine gate: before starting, the run "
 				+ "waits up to `--quiet-wait=300` seconds for the 1-minute load average to fall below "

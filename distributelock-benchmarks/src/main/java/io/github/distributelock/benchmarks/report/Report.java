@@ -39,7 +39,18 @@ public final class Report {
 		this.results = results;
 	}
 
+	/**
+	 * Writes the page, or with {@code --kind-sections} as the third argument only the
+	 * sections of the lock kinds and reactive rows ({@link #writeKindSections}).
+	 * @param args results directory, docs directory, and optionally
+	 * {@code --kind-sections}
+	 * @throws IOException if a file cannot be read or written
+	 */
 	public static void main(String[] args) throws IOException {
+		if (args.length > 2 && args[2].equals("--kind-sections")) {
+			writeKindSections(Path.of(args[0]), Path.of(args[1]));
+			return;
+		}
 		write(Path.of(args[0]), Path.of(args[1]));
 	}
 
@@ -79,12 +90,44 @@ public final class Report {
 		tables.contended();
 		tables.scale();
 		JdbcTables.write(this.results, this.page);
+		KindTables.write(this.results, this.page);
+		ReactiveTables.write(this.results, this.page);
 		if (Files.exists(NOTES)) {
 			this.page.line("## Analysis");
 			this.page.line();
 			this.page.line(Files.readString(NOTES).trim());
 			this.page.line();
 		}
+	}
+
+	/**
+	 * Writes the sections of the lock kinds and reactive rows, and the peer
+	 * configurations, into the page as it is, from the result files of a run of only
+	 * those rows: each section replaces its earlier version, or goes before the analysis.
+	 * @param resultsDirectory the row run's results
+	 * @param docs the docs directory
+	 * @throws IOException if the page cannot be read or written
+	 */
+	public static void writeKindSections(Path resultsDirectory, Path docs) throws IOException {
+		Results results = Results.load(resultsDirectory);
+		Path file = docs.resolve(PAGE);
+		String page = Files.exists(file) ? Files.readString(file) : "# Benchmarks\n";
+		Markdown configurations = new Markdown();
+		// The versions of this row run, without its commit: the table also describes the
+		// rows of the page's own run, and the commit of this one is in its sections.
+		configurations(configurations, (results.run != null) ? results.run.path("versions") : null, false);
+		page = PageSections.replace(page, "## Peer configurations", configurations.toString());
+		Markdown kinds = new Markdown();
+		KindTables.write(results, kinds);
+		if (!kinds.toString().isEmpty()) {
+			page = PageSections.replace(page, KindTables.SECTION, kinds.toString());
+		}
+		Markdown reactive = new Markdown();
+		ReactiveTables.write(results, reactive);
+		if (!reactive.toString().isEmpty()) {
+			page = PageSections.replace(page, ReactiveTables.SECTION, reactive.toString());
+		}
+		Files.writeString(file, page);
 	}
 
 	private void reRun(@Nullable JsonNode run) {
@@ -171,6 +214,10 @@ public final class Report {
 	 * @param versions the run's versions, by product
 	 */
 	static void configurations(Markdown page, @Nullable JsonNode versions) {
+		configurations(page, versions, true);
+	}
+
+	private static void configurations(Markdown page, @Nullable JsonNode versions, boolean withCommit) {
 		page.line("## Peer configurations");
 		page.line();
 		page.line("Every library runs with its documented defaults for the shape measured: the client built as "
@@ -181,9 +228,12 @@ public final class Report {
 				+ "benchmarks call its lock-and-unlock.");
 		page.line();
 		List<String[]> rows = new ArrayList<>();
-		for (String name : Libraries.all()) {
+		for (String name : Libraries.known()) {
 			LibraryConfiguration configuration = Libraries.configuration(name);
 			String version = (versions != null) ? versions.path(configuration.product()).asString("") : "";
+			if (!withCommit && version.contains(", commit ")) {
+				version = version.substring(0, version.indexOf(", commit "));
+			}
 			rows.add(new String[] { Libraries.label(name), Markdown.code(name),
 					configuration.product() + (version.isEmpty() ? "" : " " + version), configuration.client(),
 					configuration.settings(), configuration.calls() });

@@ -43,6 +43,27 @@ final class Results {
 	/** The JDBC hand-off rows ({@code jdbc-handoff.json}), if they ran. */
 	@Nullable JsonNode jdbcHandOff;
 
+	/** The lock kinds' interleaved rows ({@code kinds-interleaved.json}), if they ran. */
+	@Nullable JsonNode kindsInterleaved;
+
+	/** The lock kinds' contended rows ({@code kinds-contended.json}), if they ran. */
+	@Nullable JsonNode kindsContended;
+
+	/** The reactive interleaved rows ({@code reactive-interleaved.json}), if they ran. */
+	@Nullable JsonNode reactiveInterleaved;
+
+	/** The reactive contended rows ({@code reactive-contended.json}), if they ran. */
+	@Nullable JsonNode reactiveContended;
+
+	/** The many-waiters rows ({@code reactive-waiters.json}), if they ran. */
+	@Nullable JsonNode reactiveWaiters;
+
+	/** The run that measured the lock kinds' rows ({@code kinds-run.json}). */
+	@Nullable JsonNode kindsRun;
+
+	/** The run that measured the reactive rows ({@code reactive-run.json}). */
+	@Nullable JsonNode reactiveRun;
+
 	@Nullable JsonNode run;
 
 	static Results load(Path directory) throws IOException {
@@ -84,7 +105,14 @@ final class Results {
 		addAll(results.scale, read(directory.resolve("scale.json")));
 		results.jdbcShards = read(directory.resolve("jdbc-shards.json"));
 		results.jdbcHandOff = read(directory.resolve("jdbc-handoff.json"));
+		results.kindsInterleaved = read(directory.resolve("kinds-interleaved.json"));
+		results.kindsContended = read(directory.resolve("kinds-contended.json"));
+		results.reactiveInterleaved = read(directory.resolve("reactive-interleaved.json"));
+		results.reactiveContended = read(directory.resolve("reactive-contended.json"));
+		results.reactiveWaiters = read(directory.resolve("reactive-waiters.json"));
 		results.run = read(directory.resolve("run.json"));
+		results.kindsRun = read(directory.resolve("kinds-run.json"));
+		results.reactiveRun = read(directory.resolve("reactive-run.json"));
 		return results;
 	}
 
