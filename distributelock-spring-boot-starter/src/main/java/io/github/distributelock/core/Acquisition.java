@@ -130,23 +130,62 @@ final class Acquisition {
 	 * of them competes at the store.
 	 */
 	private void awaitGate(boolean first) {
-		CompletableFuture<Void> wake = this.slot.awaitGate(first);
+		CompletableFuture<Boolean> wake = this.slot.awaitGate(first, this);
 		waitingOn(wake);
 		this.parts.store().expire(wake, this.request.deadline(), GATE_TIMEOUT);
-		wake.whenCompleteAsync((woken, failure) -> {
-			if (this.result.isDone()) {
-				abandon();
+		wake.whenComplete((handedOver, failure) -> {
+			if (failure == null && handedOver) {
+				// The holder passed this call the gate and now hands it the lock: see
+				// takeOver. Nothing to run on the caller's thread until then.
+				return;
 			}
-			else if (failure != null) {
-				notAcquired();
+			this.executor.execute(() -> {
+				if (this.result.isDone()) {
+					abandon();
+				}
+				else if (failure != null) {
+					notAcquired();
+				}
+				else if (this.slot.tryTakeGate()) {
+					attempt();
+				}
+				else {
+					awaitGate(true);
+				}
+			});
+		});
+	}
+
+	/**
+	 * Takes the lock from its holder in this JVM by a hand-over in the store, as this
+	 * call's attempt: the holder passed this call's slot the gate. If the holder no
+	 * longer held the lock, the store's answer is that of an attempt, and the call goes
+	 * on from it as from any other; if this call has ended meanwhile, what it was handed
+	 * is given back.
+	 * @param holder the holder's claim, on the thread of a caller that waits for the
+	 * release anyway
+	 * @param holderLeaseEndNanos when the holder's lease ends, for retries of its release
+	 * if the store fails
+	 * @return whether the holder still held the lock
+	 */
+	CompletableFuture<Boolean> takeOver(LockBackend.Claim holder, @Nullable Long holderLeaseEndNanos) {
+		long attemptStart = System.nanoTime();
+		long lossReports = this.parts.losses().reports();
+		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
+		CompletableFuture<HandOverLockBackend.HandOver> handedOver = this.parts.store()
+			.handOver(holder, this.request.claim(), lease, holderLeaseEndNanos);
+		handedOver.whenCompleteAsync((handOver, failure) -> {
+			if (failure != null) {
+				giveBackAfterFailure(failure, attemptStart);
 			}
-			else if (this.slot.tryTakeGate()) {
-				attempt();
+			else if (handOver.next().acquired()) {
+				acquired(handOver.next(), attemptStart, lossReports);
 			}
 			else {
-				awaitGate(true);
+				awaitRelease(handOver.next());
 			}
 		}, this.executor);
+		return handedOver.thenApply(HandOverLockBackend.HandOver::released);
 	}
 
 	private void attempt() {

@@ -181,9 +181,17 @@ final class HeldLock {
 		return releaseInStore(previous, callerExecutor);
 	}
 
+	/**
+	 * Releases the lock in the store or, when a caller of this JVM waits for the key and
+	 * the store can, hands it over to that caller in the same round trip.
+	 */
 	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor) {
 		LockBackend.Claim release = this.claim.on(callerExecutor);
-		return this.parts.store().release(release, this.lease.endNanos()).handleAsync((releasedInStore, failure) -> {
+		Acquisition next = (previous == HELD && this.parts.store().handsOver(this.claim)) ? this.slot.handOverGate()
+				: null;
+		CompletableFuture<Boolean> releasing = (next != null) ? next.takeOver(release, this.lease.endNanos())
+				: this.parts.store().release(release, this.lease.endNanos());
+		return releasing.handleAsync((releasedInStore, failure) -> {
 			if (failure != null) {
 				this.slot.leave(this);
 				this.tracker.releaseFailed(failure);

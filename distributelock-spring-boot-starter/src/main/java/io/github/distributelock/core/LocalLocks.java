@@ -34,8 +34,21 @@ import org.jspecify.annotations.Nullable;
  * with 4 threads in one JVM and with 2 JVMs of 2). The price: a queued caller can be
  * overtaken by callers that arrive while the gate is free, always bounded by its wait
  * time.
+ * <p>
+ * On a store that can {@link HandOverLockBackend hand a lock over}, a holder that
+ * releases while callers wait at the gate passes the gate, and the lock in the store with
+ * it, to the first of them: one round trip per hand-off instead of a release and an
+ * acquisition, and no caller can overtake the waiters. After
+ * {@link #LONGEST_HAND_OVER_RUN} hand-overs in a row the lock is released in the store
+ * instead, so that the waiters of other instances, woken by that release, get their turn.
  */
 final class LocalLocks {
+
+	/**
+	 * How many times in a row a key is handed from one caller of this JVM to the next
+	 * before it is released in the store for the other instances to compete for.
+	 */
+	static final int LONGEST_HAND_OVER_RUN = 8;
 
 	private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
 
@@ -81,6 +94,12 @@ final class LocalLocks {
 
 	int size() {
 		return this.entries.size();
+	}
+
+	/** How many callers of this JVM wait at the gate of {@code key}. */
+	int waitingAtGate(String key) {
+		Entry entry = this.entries.get(key);
+		return (entry != null) ? entry.waiters.size() : 0;
 	}
 
 	private void leave(Entry entry) {
@@ -179,16 +198,46 @@ final class LocalLocks {
 		 * {@link #tryTakeGate()}, and if that fails waits again with {@code first}.
 		 * Cancelling it gives the wake-up to the next waiter.
 		 */
-		CompletableFuture<Void> awaitGate(boolean first) {
-			CompletableFuture<Void> wake = new CompletableFuture<>();
-			this.entry.queue(wake, first);
-			wake.whenComplete((result, failure) -> {
+		CompletableFuture<Boolean> awaitGate(boolean first, Acquisition successor) {
+			CompletableFuture<Boolean> wake = new CompletableFuture<>();
+			Waiter waiter = new Waiter(wake, this, successor);
+			this.entry.queue(waiter, first);
+			wake.whenComplete((handedOver, failure) -> {
 				if (failure != null) {
 					// Given up (deadline, cancel): if it was woken meanwhile, pass it on.
-					this.entry.unqueue(wake);
+					this.entry.unqueue(waiter);
 				}
 			});
 			return wake;
+		}
+
+		/**
+		 * Passes the gate this slot took to the first caller waiting for it, which then
+		 * takes the lock by hand-over: its wake-up completes with {@code true}, and from
+		 * then on its slot owns the gate.
+		 * @return the acquisition that now owns the gate, or {@code null} if nobody
+		 * waits, or the key was handed over too many times in a row, and the lock is to
+		 * be released in the store
+		 */
+		@Nullable Acquisition handOverGate() {
+			if (!this.gateTaken.get()) {
+				return null;
+			}
+			Entry entry = this.entry;
+			if (entry.handOvers >= LONGEST_HAND_OVER_RUN) {
+				return null;
+			}
+			for (Waiter next; (next = entry.waiters.pollFirst()) != null;) {
+				// A waiter that gave up meanwhile is skipped. One woken with true runs
+				// nothing of its own until it is told to take over, after this returns.
+				if (next.wake.complete(true)) {
+					this.gateTaken.set(false);
+					next.slot.gateTaken.set(true);
+					entry.handOvers++;
+					return next.successor;
+				}
+			}
+			return null;
 		}
 
 		/** Records the lock taken through this slot. */
@@ -237,9 +286,15 @@ final class LocalLocks {
 
 		final AtomicBoolean taken = new AtomicBoolean();
 
-		final ConcurrentLinkedDeque<CompletableFuture<Void>> waiters = new ConcurrentLinkedDeque<>();
+		final ConcurrentLinkedDeque<Waiter> waiters = new ConcurrentLinkedDeque<>();
 
 		int users;
+
+		/**
+		 * How many times in a row the key was handed over; only the holder of the gate
+		 * reads or writes it, and the gate passes with a volatile write.
+		 */
+		int handOvers;
 
 		/** The exclusive, fair or write holder. */
 		volatile @Nullable HeldLock held;
@@ -255,12 +310,12 @@ final class LocalLocks {
 			return !this.taken.get() && this.taken.compareAndSet(false, true);
 		}
 
-		void queue(CompletableFuture<Void> wake, boolean first) {
+		void queue(Waiter waiter, boolean first) {
 			if (first) {
-				this.waiters.addFirst(wake);
+				this.waiters.addFirst(waiter);
 			}
 			else {
-				this.waiters.addLast(wake);
+				this.waiters.addLast(waiter);
 			}
 			// The holder may have given the gate back before this waiter was queued, and
 			// then woke nobody.
@@ -269,8 +324,8 @@ final class LocalLocks {
 			}
 		}
 
-		void unqueue(CompletableFuture<Void> wake) {
-			if (!this.waiters.remove(wake)) {
+		void unqueue(Waiter waiter) {
+			if (!this.waiters.remove(waiter)) {
 				// Woken and given up at once: the wake-up must reach another waiter.
 				wakeNext();
 			}
@@ -283,17 +338,26 @@ final class LocalLocks {
 		}
 
 		void give() {
+			this.handOvers = 0;
 			this.taken.set(false);
 			wakeNext();
 		}
 
 		private void wakeNext() {
-			for (CompletableFuture<Void> next; (next = this.waiters.pollFirst()) != null;) {
-				if (next.complete(null)) {
+			for (Waiter next; (next = this.waiters.pollFirst()) != null;) {
+				if (next.wake.complete(false)) {
 					return;
 				}
 			}
 		}
+
+	}
+
+	/**
+	 * A caller waiting for a key's gate: its wake-up completes with {@code false} when
+	 * the gate may be free, with {@code true} when the gate was handed to its slot.
+	 */
+	private record Waiter(CompletableFuture<Boolean> wake, Slot slot, Acquisition successor) {
 
 	}
 

@@ -94,6 +94,30 @@ final class StoreCalls {
 		});
 	}
 
+	/** Whether the lock of {@code claim} can be handed over to another claim. */
+	boolean handsOver(LockBackend.Claim claim) {
+		return this.backend instanceof HandOverLockBackend && claim.kind().type() == LockKind.Type.EXCLUSIVE;
+	}
+
+	/**
+	 * Hands the lock of {@code holder} to {@code next}; when the store fails, the
+	 * holder's release is retried in the background until {@code holderLeaseEndNanos}, as
+	 * after a failed {@link #release release}, and the stage completes exceptionally at
+	 * once. The holder's release and the next claim's give-back are both owner-checked,
+	 * so they are safe whether or not the store applied the hand-over.
+	 */
+	CompletableFuture<HandOverLockBackend.HandOver> handOver(LockBackend.Claim holder, LockBackend.Claim next,
+			Duration lease, @Nullable Long holderLeaseEndNanos) {
+		HandOverLockBackend handOver = (HandOverLockBackend) this.backend;
+		return this.<HandOverLockBackend.HandOver>call(holder.key(), "hand over",
+				() -> handOver.handOver(holder, next, lease))
+			.whenComplete((handedOver, failure) -> {
+				if (failure != null) {
+					retry(new ReleaseRetry(holder.on(null), holderLeaseEndNanos), failure);
+				}
+			});
+	}
+
 	/**
 	 * Releases the lock after {@code delayNanos}: the end of the minimum hold of a lock
 	 * in a store without leases. Until then it is one of the releases to retry, so that

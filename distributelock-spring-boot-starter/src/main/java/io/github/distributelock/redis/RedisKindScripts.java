@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.HandOverLockBackend.HandOver;
 import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
 import io.lettuce.core.ScriptOutputType;
@@ -20,7 +21,8 @@ import static io.github.distributelock.redis.RedisScripts.Script;
  * what its replies mean.
  * <ul>
  * <li>exclusive: {@code acquire.lua}, {@code renew.lua}, {@code release.lua}, the wire
- * format of the original starter (the lock word holds the owner);</li>
+ * format of the original starter (the lock word holds the owner), and
+ * {@code hand-over.lua}, which passes it from one owner to the next in one step;</li>
  * <li>fair and write: the lock word holds a marker and the owner; waiters queue beside
  * it, in arrival order, each with a lease of its own ({@code fair-acquire.lua},
  * {@code renew.lua}, {@code fair-release.lua});</li>
@@ -48,6 +50,8 @@ final class RedisKindScripts {
 	static final Script SHARED_RENEW = Script.readWithPrelude("shared-renew.lua", ScriptOutputType.INTEGER);
 
 	static final Script SHARED_RELEASE = Script.readWithPrelude("shared-release.lua", ScriptOutputType.INTEGER);
+
+	static final Script HAND_OVER = Script.readWithPrelude("hand-over.lua", ScriptOutputType.MULTI);
 
 	private final RedisLockKeys keys;
 
@@ -78,6 +82,25 @@ final class RedisKindScripts {
 							this.keys.waitersKey(lockKey)),
 					List.of(word(claim), claim.owner(), millis, this.fenceIdleMillis, mostHolders(claim.kind())));
 		};
+	}
+
+	/** The plain lock of {@code holder} passed to {@code next}, in one script. */
+	Call handOver(Claim holder, Claim next, Duration lease) {
+		String lockKey = lockKey(holder);
+		lockKey(next);
+		return new Call(HAND_OVER, List.of(lockKey, this.keys.fenceKey(lockKey)),
+				List.of(holder.owner(), next.owner(), Long.toString(lease.toMillis()), this.fenceIdleMillis));
+	}
+
+	/**
+	 * What the hand-over script answered: whether the holder held the lock, then the
+	 * reply of an acquire script for the next owner.
+	 */
+	static HandOver handOverResult(Claim next, @Nullable List<Object> reply, @Nullable Object hint, String backend) {
+		if (reply == null || reply.size() != 3 || !(reply.get(0) instanceof Number released)) {
+			throw new IllegalStateException("Unexpected reply to the hand-over script: " + reply);
+		}
+		return new HandOver(released.longValue() == 1, acquireResult(next, reply.subList(1, 3), hint, backend));
 	}
 
 	Call renew(Claim claim, Duration lease) {
