@@ -48,7 +48,7 @@ final class LocalLocks {
 	 * How many times in a row a key is handed from one caller of this JVM to the next
 	 * before it is released in the store for the other instances to compete for.
 	 */
-	static final int LONGEST_HAND_OVER_RUN = 8;
+	static final int LONGEST_HAND_OVER_RUN = 32;
 
 	private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
 
