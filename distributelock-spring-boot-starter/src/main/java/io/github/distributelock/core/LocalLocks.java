@@ -48,9 +48,8 @@ final class LocalLocks {
 	 * How many times in a row a key is handed from one caller of this JVM to the next
 	 * before it is released in the store for the other instances to compete for. A
 	 * hand-off costs about a tenth of a millisecond on a local network, so a run keeps
-	 * the waiters of other instances out for a few milliseconds; with 8, two instances of
-	 * two busy threads each released the key four times as often and took about 5% fewer
-	 * locks per second in all.
+	 * the waiters of other instances out for a few milliseconds at most, while most
+	 * hand-offs under contention cost one round trip instead of two.
 	 */
 	static final int LONGEST_HAND_OVER_RUN = 32;
 
