@@ -547,9 +547,8 @@ public abstract class AbstractLockBackendContractTests {
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
-	/** Waits until {@code callers} callers of {@code lock} wait for the test's key. */
 	private void awaitWaitingAtGate(DefaultDistributeLock lock, int callers) {
-		await().atMost(Duration.ofSeconds(10)).until(() -> lock.waitingAtGate(key()) == callers);
+		Locks.awaitWaitingAtGate(lock, key(), callers);
 	}
 
 	@Test
