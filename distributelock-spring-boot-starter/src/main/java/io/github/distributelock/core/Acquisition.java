@@ -337,6 +337,13 @@ final class Acquisition {
 	}
 
 	private void notAcquired() {
+		if (this.queued && !this.result.isDone()) {
+			// The caller hears that it did not get the lock once its claim has left the
+			// store's queue, so that nothing of the call is in the store any more (one
+			// round trip past the deadline at most).
+			leaveQueue(this::notAcquired);
+			return;
+		}
 		if (this.result.complete(null)) {
 			if (this.request.skipWhenBusy()) {
 				logWaited("Skipped lock '", ", held by another owner, after waiting ");
@@ -364,11 +371,16 @@ final class Acquisition {
 			settle();
 			return;
 		}
+		leaveQueue(this::abandon);
+	}
+
+	/** Takes the claim out of the store's queue, then goes on with {@code next}. */
+	private void leaveQueue(Runnable next) {
 		this.queued = false;
 		Lease lease = this.parts.watchdog().newLease(this.request.fixedLease(), System.nanoTime());
 		this.parts.store()
 			.release(this.request.claim(), lease.endNanos())
-			.whenCompleteAsync((released, failure) -> abandon(), this.executor);
+			.whenCompleteAsync((released, failure) -> next.run(), this.executor);
 	}
 
 	/** Tells the tracker how the call ended, once, and lets go of the call. */
