@@ -6,6 +6,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.distributelock.DistributeLockException;
 import org.apache.commons.logging.Log;
@@ -68,6 +69,16 @@ final class Acquisition {
 
 	/** Whether an attempt reached, or may have reached, the store's queue. */
 	private volatile boolean queued;
+
+	/**
+	 * Whether this call waits in the store's queue where a holder of this JVM may hand it
+	 * the lock: set before each such wait, cleared by the wait's end or by the holder,
+	 * whichever comes first.
+	 */
+	private final AtomicBoolean handOverWait = new AtomicBoolean();
+
+	/** Whether this call is among the waiters of the key's store queue in this JVM. */
+	private boolean waitsInStoreQueue;
 
 	Acquisition(HeldLock.Parts parts, Lifecycle lifecycle, LocalLocks.Slot slot, Request request, LockTracker tracker,
 			Executor executor) {
@@ -157,11 +168,27 @@ final class Acquisition {
 	}
 
 	/**
+	 * Ends this call's wait for a release in the store (of a fair lock, queued there) so
+	 * that a holder of this JVM can hand it the lock, unless the wait has ended already.
+	 * @return whether the holder may now call {@link #takeOver}
+	 */
+	boolean claimForHandOver() {
+		if (!this.handOverWait.compareAndSet(true, false)) {
+			return false;
+		}
+		CompletableFuture<?> wait = this.pendingWait;
+		if (wait != null) {
+			wait.cancel(false);
+		}
+		return true;
+	}
+
+	/**
 	 * Takes the lock from its holder in this JVM by a hand-over in the store, as this
-	 * call's attempt: the holder passed this call's slot the gate. If the holder no
-	 * longer held the lock, the store's answer is that of an attempt, and the call goes
-	 * on from it as from any other; if this call has ended meanwhile, what it was handed
-	 * is given back.
+	 * call's attempt: the holder passed this call's slot the gate, or ended its wait in
+	 * the store's queue. If the holder no longer held the lock, the store's answer is
+	 * that of an attempt, and the call goes on from it as from any other; if this call
+	 * has ended meanwhile, what it was handed is given back.
 	 * @param holder the holder's claim, on the thread of a caller that waits for the
 	 * release anyway
 	 * @param holderLeaseEndNanos when the holder's lease ends, for retries of its release
@@ -260,9 +287,22 @@ final class Acquisition {
 		if (this.request.claim().kind().queued()) {
 			deadline = deadline.atMost(QUEUED_WAIT_SLICE);
 		}
+		boolean handOverTarget = this.request.claim().kind().type() == LockKind.Type.FAIR
+				&& this.parts.store().handsOver(this.request.claim());
+		if (handOverTarget) {
+			if (!this.waitsInStoreQueue) {
+				this.waitsInStoreQueue = true;
+				this.slot.waitInStoreQueue(this);
+			}
+			this.handOverWait.set(true);
+		}
 		CompletableFuture<Void> wait = this.parts.store().awaitRelease(this.request.claim(), attempt, deadline);
 		waitingOn(wait);
 		wait.whenCompleteAsync((released, failure) -> {
+			if (handOverTarget && !this.handOverWait.compareAndSet(true, false)) {
+				// A holder of this JVM hands the lock over instead: see takeOver.
+				return;
+			}
 			if (failure != null && !this.result.isDone()) {
 				backOff(failure);
 			}
@@ -387,6 +427,9 @@ final class Acquisition {
 	private void settle() {
 		if (this.settled.isDone()) {
 			return;
+		}
+		if (this.waitsInStoreQueue) {
+			this.slot.leaveStoreQueue(this);
 		}
 		if (this.result.isCompletedExceptionally()) {
 			this.tracker.failed(StoreCalls.unwrap(this.result.handle((lock, failure) -> failure).join()));

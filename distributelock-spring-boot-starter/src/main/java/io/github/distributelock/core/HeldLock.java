@@ -187,8 +187,8 @@ final class HeldLock {
 	 */
 	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor) {
 		LockBackend.Claim release = this.claim.on(callerExecutor);
-		Acquisition next = (previous == HELD && this.parts.store().handsOver(this.claim)) ? this.slot.handOverGate()
-				: null;
+		Acquisition next = (previous == HELD && this.parts.store().handsOver(this.claim))
+				? this.slot.successor(this.claim.kind()) : null;
 		CompletableFuture<Boolean> releasing = (next != null) ? next.takeOver(release, this.lease.endNanos())
 				: this.parts.store().release(release, this.lease.endNanos());
 		return releasing.handleAsync((releasedInStore, failure) -> {

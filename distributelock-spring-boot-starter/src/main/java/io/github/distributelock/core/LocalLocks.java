@@ -215,6 +215,34 @@ final class LocalLocks {
 		}
 
 		/**
+		 * The caller of this JVM that a holder releasing a lock of {@code kind} hands it
+		 * over to, if any: the first waiting at the gate for a plain lock, the first of
+		 * this JVM queued in the store for a fair lock (the store hands it over only if
+		 * that waiter heads its queue, so arrival order across instances is kept).
+		 */
+		@Nullable Acquisition successor(LockKind kind) {
+			return (kind.type() == LockKind.Type.FAIR) ? firstInStoreQueue() : handOverGate();
+		}
+
+		/** Counts {@code waiter} among the callers of this JVM queued in the store. */
+		void waitInStoreQueue(Acquisition waiter) {
+			this.entry.storeQueue.add(waiter);
+		}
+
+		void leaveStoreQueue(Acquisition waiter) {
+			this.entry.storeQueue.remove(waiter);
+		}
+
+		private @Nullable Acquisition firstInStoreQueue() {
+			for (Acquisition waiter : this.entry.storeQueue) {
+				if (waiter.claimForHandOver()) {
+					return waiter;
+				}
+			}
+			return null;
+		}
+
+		/**
 		 * Passes the gate this slot took to the first caller waiting for it, which then
 		 * takes the lock by hand-over: its wake-up completes with {@code true}, and from
 		 * then on its slot owns the gate.
@@ -222,7 +250,7 @@ final class LocalLocks {
 		 * waits, or the key was handed over too many times in a row, and the lock is to
 		 * be released in the store
 		 */
-		@Nullable Acquisition handOverGate() {
+		private @Nullable Acquisition handOverGate() {
 			if (!this.gateTaken.get()) {
 				return null;
 			}
@@ -290,6 +318,12 @@ final class LocalLocks {
 		final AtomicBoolean taken = new AtomicBoolean();
 
 		final ConcurrentLinkedDeque<Waiter> waiters = new ConcurrentLinkedDeque<>();
+
+		/**
+		 * The fair callers of this JVM queued in the store for the key, in the order they
+		 * first waited there.
+		 */
+		final ConcurrentLinkedDeque<Acquisition> storeQueue = new ConcurrentLinkedDeque<>();
 
 		int users;
 

@@ -96,7 +96,8 @@ final class StoreCalls {
 
 	/** Whether the lock of {@code claim} can be handed over to another claim. */
 	boolean handsOver(LockBackend.Claim claim) {
-		return this.backend instanceof HandOverLockBackend && claim.kind().type() == LockKind.Type.EXCLUSIVE;
+		return this.backend instanceof HandOverLockBackend
+				&& (claim.kind().type() == LockKind.Type.EXCLUSIVE || claim.kind().type() == LockKind.Type.FAIR);
 	}
 
 	/**

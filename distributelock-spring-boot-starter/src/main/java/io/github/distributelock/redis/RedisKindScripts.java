@@ -25,7 +25,8 @@ import static io.github.distributelock.redis.RedisScripts.Script;
  * {@code hand-over.lua}, which passes it from one owner to the next in one step;</li>
  * <li>fair and write: the lock word holds a marker and the owner; waiters queue beside
  * it, in arrival order, each with a lease of its own ({@code fair-acquire.lua},
- * {@code renew.lua}, {@code fair-release.lua});</li>
+ * {@code renew.lua}, {@code fair-release.lua}, and for the fair lock
+ * {@code fair-hand-over.lua}, which passes it to the head of the queue in one step);</li>
  * <li>read and permits: the lock word holds a marker while anyone holds the key; the
  * holders are counted beside it, each with its own lease ({@code shared-*.lua}).</li>
  * </ul>
@@ -52,6 +53,8 @@ final class RedisKindScripts {
 	static final Script SHARED_RELEASE = Script.readWithPrelude("shared-release.lua", ScriptOutputType.INTEGER);
 
 	static final Script HAND_OVER = Script.readWithPrelude("hand-over.lua", ScriptOutputType.MULTI);
+
+	static final Script FAIR_HAND_OVER = Script.readWithPrelude("fair-hand-over.lua", ScriptOutputType.MULTI);
 
 	private final RedisLockKeys keys;
 
@@ -84,12 +87,25 @@ final class RedisKindScripts {
 		};
 	}
 
-	/** The plain lock of {@code holder} passed to {@code next}, in one script. */
+	/**
+	 * The plain or fair lock of {@code holder} passed to {@code next}, in one script.
+	 * @throws UnsupportedOperationException for another kind
+	 */
 	Call handOver(Claim holder, Claim next, Duration lease) {
 		String lockKey = lockKey(holder);
 		lockKey(next);
-		return new Call(HAND_OVER, List.of(lockKey, this.keys.fenceKey(lockKey)),
-				List.of(holder.owner(), next.owner(), Long.toString(lease.toMillis()), this.fenceIdleMillis));
+		String millis = Long.toString(lease.toMillis());
+		String fence = this.keys.fenceKey(lockKey);
+		return switch (holder.kind().type()) {
+			case EXCLUSIVE -> new Call(HAND_OVER, List.of(lockKey, fence),
+					List.of(holder.owner(), next.owner(), millis, this.fenceIdleMillis));
+			case FAIR -> new Call(FAIR_HAND_OVER,
+					List.of(lockKey, fence, this.keys.queueKey(lockKey), this.keys.waitersKey(lockKey)),
+					List.of(word(holder), word(next), next.owner(), millis, this.fenceIdleMillis,
+							this.keys.releaseChannel(lockKey)));
+			default -> throw new UnsupportedOperationException(
+					"A " + holder.kind().tag() + " lock is not handed over; release it instead");
+		};
 	}
 
 	/**

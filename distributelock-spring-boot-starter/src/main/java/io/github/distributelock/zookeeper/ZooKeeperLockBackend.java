@@ -136,10 +136,19 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 	/**
 	 * Writes the next owner into the plain lock's node, at the version read with the
 	 * holder's owner, on one session: one fsync, where a release and a new node cost two.
+	 * A fair lock is released, and the next claim attempts, which its node's place in the
+	 * queue decides.
 	 */
 	@Override
 	public CompletionStage<HandOver> handOver(Claim holder, Claim next, Duration lease) {
-		return this.plain.handOver(holder, next);
+		if (ZooKeeperPlainLocks.plain(holder)) {
+			return this.plain.handOver(holder, next);
+		}
+		// A queued kind hands off with the holder's delete, which admits the next node:
+		// there is no write to save.
+		return this.kinds.release(holder)
+			.thenCompose(
+					(released) -> this.kinds.tryAcquire(next).thenApply((attempt) -> new HandOver(released, attempt)));
 	}
 
 	@Override

@@ -24,6 +24,9 @@ public class CountingLockBackend implements LockBackend, LockStoreProbe {
 
 	public final CountDownLatch waiting = new CountDownLatch(1);
 
+	/** How many waits for a release began. */
+	public final AtomicInteger awaitingRelease = new AtomicInteger();
+
 	public CountingLockBackend(LockBackend delegate) {
 		this.delegate = delegate;
 	}
@@ -122,6 +125,7 @@ public class CountingLockBackend implements LockBackend, LockStoreProbe {
 
 	@Override
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		this.awaitingRelease.incrementAndGet();
 		this.waiting.countDown();
 		return this.delegate.awaitRelease(claim, lastAttempt, deadline);
 	}
