@@ -71,14 +71,20 @@ final class Acquisition {
 	private volatile boolean queued;
 
 	/**
-	 * Whether this call waits in the store's queue where a holder of this JVM may hand it
-	 * the lock: set before each such wait, cleared by the wait's end or by the holder,
-	 * whichever comes first.
+	 * Whether a holder of this JVM may hand this call the lock while it waits in the
+	 * store's queue: a fair lock on a store that hands locks over.
+	 */
+	private final boolean handOverTarget;
+
+	/**
+	 * Whether this call waits in the store's queue, where a holder of this JVM may hand
+	 * it the lock: set when an attempt left it queued, cleared by whichever comes first
+	 * of the call going on by itself and a holder claiming it.
 	 */
 	private final AtomicBoolean handOverWait = new AtomicBoolean();
 
 	/** Whether this call is among the waiters of the key's store queue in this JVM. */
-	private boolean waitsInStoreQueue;
+	private final AtomicBoolean waitsInStoreQueue = new AtomicBoolean();
 
 	Acquisition(HeldLock.Parts parts, Lifecycle lifecycle, LocalLocks.Slot slot, Request request, LockTracker tracker,
 			Executor executor) {
@@ -88,6 +94,8 @@ final class Acquisition {
 		this.request = request;
 		this.tracker = tracker;
 		this.executor = executor;
+		this.handOverTarget = request.claim().kind().type() == LockKind.Type.FAIR
+				&& parts.store().handsOver(request.claim());
 	}
 
 	String key() {
@@ -168,8 +176,32 @@ final class Acquisition {
 	}
 
 	/**
+	 * Lets a holder of this JVM hand this call the lock while the store's answer left it
+	 * queued there (a fair lock), in the order the store answered: the waiters of the
+	 * key's queue in this JVM are listed in that order.
+	 */
+	private void waitingInStoreQueue(@Nullable AcquireResult attempt) {
+		if (!this.handOverTarget || attempt == null || attempt.acquired()) {
+			return;
+		}
+		if (this.waitsInStoreQueue.compareAndSet(false, true)) {
+			this.slot.waitInStoreQueue(this);
+		}
+		this.handOverWait.set(true);
+	}
+
+	/**
+	 * Whether this call goes on by itself: no holder of this JVM claimed it to hand it
+	 * the lock, and none can any more. A claimed call is driven by {@link #takeOver}.
+	 */
+	private boolean unclaimed() {
+		return !this.handOverTarget || this.handOverWait.compareAndSet(true, false);
+	}
+
+	/**
 	 * Ends this call's wait for a release in the store (of a fair lock, queued there) so
-	 * that a holder of this JVM can hand it the lock, unless the wait has ended already.
+	 * that a holder of this JVM can hand it the lock, unless the call has gone on by
+	 * itself.
 	 * @return whether the holder may now call {@link #takeOver}
 	 */
 	boolean claimForHandOver() {
@@ -201,17 +233,18 @@ final class Acquisition {
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
 		CompletableFuture<HandOverLockBackend.HandOver> handedOver = this.parts.store()
 			.handOver(holder, this.request.claim(), lease, holderLeaseEndNanos);
-		handedOver.whenCompleteAsync((handOver, failure) -> {
-			if (failure != null) {
-				giveBackAfterFailure(failure, attemptStart);
-			}
-			else if (handOver.next().acquired()) {
-				acquired(handOver.next(), attemptStart, lossReports);
-			}
-			else {
-				awaitRelease(handOver.next());
-			}
-		}, this.executor);
+		handedOver.whenComplete((handOver, failure) -> waitingInStoreQueue((handOver != null) ? handOver.next() : null))
+			.whenCompleteAsync((handOver, failure) -> {
+				if (failure != null) {
+					giveBackAfterFailure(failure, attemptStart);
+				}
+				else if (handOver.next().acquired()) {
+					acquired(handOver.next(), attemptStart, lossReports);
+				}
+				else {
+					awaitRelease(handOver.next());
+				}
+			}, this.executor);
 		return handedOver.thenApply(HandOverLockBackend.HandOver::released);
 	}
 
@@ -224,17 +257,20 @@ final class Acquisition {
 		long lossReports = this.parts.losses().reports();
 		this.queued = this.request.claim().kind().queued();
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
-		this.parts.store().tryAcquire(this.request.claim(), lease).whenCompleteAsync((attempt, failure) -> {
-			if (failure != null) {
-				giveBackAfterFailure(failure, attemptStart);
-			}
-			else if (attempt.acquired()) {
-				acquired(attempt, attemptStart, lossReports);
-			}
-			else {
-				awaitRelease(attempt);
-			}
-		}, this.executor);
+		this.parts.store()
+			.tryAcquire(this.request.claim(), lease)
+			.whenComplete((attempt, failure) -> waitingInStoreQueue(attempt))
+			.whenCompleteAsync((attempt, failure) -> {
+				if (failure != null) {
+					giveBackAfterFailure(failure, attemptStart);
+				}
+				else if (attempt.acquired()) {
+					acquired(attempt, attemptStart, lossReports);
+				}
+				else {
+					awaitRelease(attempt);
+				}
+			}, this.executor);
 	}
 
 	private void acquired(AcquireResult attempt, long attemptStart, long lossReports) {
@@ -270,12 +306,16 @@ final class Acquisition {
 
 	private void awaitRelease(AcquireResult attempt) {
 		if (this.result.isDone()) {
-			abandon();
+			if (unclaimed()) {
+				abandon();
+			}
 			return;
 		}
 		Deadline deadline = this.request.deadline();
 		if (deadline.hasPassed()) {
-			notAcquired();
+			if (unclaimed()) {
+				notAcquired();
+			}
 			return;
 		}
 		Duration holderLease = attempt.holderLeaseRemaining();
@@ -287,29 +327,26 @@ final class Acquisition {
 		if (this.request.claim().kind().queued()) {
 			deadline = deadline.atMost(QUEUED_WAIT_SLICE);
 		}
-		boolean handOverTarget = this.request.claim().kind().type() == LockKind.Type.FAIR
-				&& this.parts.store().handsOver(this.request.claim());
-		if (handOverTarget) {
-			if (!this.waitsInStoreQueue) {
-				this.waitsInStoreQueue = true;
-				this.slot.waitInStoreQueue(this);
-			}
-			this.handOverWait.set(true);
-		}
 		CompletableFuture<Void> wait = this.parts.store().awaitRelease(this.request.claim(), attempt, deadline);
 		waitingOn(wait);
-		wait.whenCompleteAsync((released, failure) -> {
-			if (handOverTarget && !this.handOverWait.compareAndSet(true, false)) {
-				// A holder of this JVM hands the lock over instead: see takeOver.
+		if (this.handOverTarget && !this.handOverWait.get()) {
+			// A holder claimed this call before its wait began: no need to wait.
+			wait.cancel(false);
+		}
+		wait.whenComplete((released, failure) -> {
+			if (!unclaimed()) {
+				// Nothing to run on the caller's thread: a holder hands the lock over.
 				return;
 			}
-			if (failure != null && !this.result.isDone()) {
-				backOff(failure);
-			}
-			else {
-				attempt();
-			}
-		}, this.executor);
+			this.executor.execute(() -> {
+				if (failure != null && !this.result.isDone()) {
+					backOff(failure);
+				}
+				else {
+					attempt();
+				}
+			});
+		});
 	}
 
 	/**
@@ -428,7 +465,7 @@ final class Acquisition {
 		if (this.settled.isDone()) {
 			return;
 		}
-		if (this.waitsInStoreQueue) {
+		if (this.waitsInStoreQueue.get()) {
 			this.slot.leaveStoreQueue(this);
 		}
 		if (this.result.isCompletedExceptionally()) {

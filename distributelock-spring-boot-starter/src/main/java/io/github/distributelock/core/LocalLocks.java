@@ -233,13 +233,13 @@ final class LocalLocks {
 			this.entry.storeQueue.remove(waiter);
 		}
 
+		/**
+		 * The first caller of this JVM in the store's queue, if it waits there now; one
+		 * further back is behind it in the store's queue too, so it is never the head.
+		 */
 		private @Nullable Acquisition firstInStoreQueue() {
-			for (Acquisition waiter : this.entry.storeQueue) {
-				if (waiter.claimForHandOver()) {
-					return waiter;
-				}
-			}
-			return null;
+			Acquisition first = this.entry.storeQueue.peekFirst();
+			return (first != null && first.claimForHandOver()) ? first : null;
 		}
 
 		/**
