@@ -42,6 +42,16 @@ final class HeldLock {
 	private static final TimeoutException RENEWAL_STUCK = new TimeoutException(
 			"a renewal still waited for the store when the lease ran out");
 
+	/**
+	 * How long a releasing holder waits for a caller of this JVM on its way to the gate
+	 * of the key, to hand it the lock: a few of its steps, far less than a round trip
+	 * that a release and its next attempt would cost.
+	 */
+	private static final Duration ARRIVAL_GRACE = Duration.ofMillis(1);
+
+	private static final TimeoutException ARRIVAL_GRACE_PASSED = new TimeoutException(
+			"no caller arrived at the gate in time");
+
 	final String key;
 
 	final LockBackend.Claim claim;
@@ -187,10 +197,12 @@ final class HeldLock {
 	 */
 	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor) {
 		LockBackend.Claim release = this.claim.on(callerExecutor);
-		Acquisition next = (previous == HELD && this.parts.store().handsOver(this.claim))
-				? this.slot.successor(this.claim.kind()) : null;
-		CompletableFuture<Boolean> releasing = (next != null) ? next.takeOver(release, this.lease.endNanos())
-				: this.parts.store().release(release, this.lease.endNanos());
+		CompletableFuture<@Nullable Acquisition> successor = (previous == HELD
+				&& this.parts.store().handsOver(this.claim)) ? successor(Deadline.after(ARRIVAL_GRACE))
+						: CompletableFuture.completedFuture(null);
+		CompletableFuture<Boolean> releasing = successor
+			.thenCompose((next) -> (next != null) ? next.takeOver(release, this.lease.endNanos())
+					: this.parts.store().release(release, this.lease.endNanos()));
 		return releasing.handleAsync((releasedInStore, failure) -> {
 			if (failure != null) {
 				this.slot.leave(this);
@@ -200,6 +212,23 @@ final class HeldLock {
 			}
 			return ended(releasedInStore, previous, 0);
 		}, continuation(callerExecutor));
+	}
+
+	/**
+	 * The caller of this JVM to hand the lock to: one that waits for it now, or one that
+	 * entered the key and is on its way to the gate, waited for until {@code grace}.
+	 * Under contention the holder's next caller is often a step short of the gate when
+	 * the holder releases, and a release then costs a round trip more, with another
+	 * instance's waiter and that caller racing for the key.
+	 */
+	private CompletableFuture<@Nullable Acquisition> successor(Deadline grace) {
+		CompletableFuture<Void> arrival = this.slot.nextArrival();
+		Acquisition next = this.slot.successor(this.claim.kind());
+		if (next != null || grace.hasPassed() || !this.slot.callerOnItsWayToTheGate()) {
+			return CompletableFuture.completedFuture(next);
+		}
+		this.parts.store().expire(arrival, grace, ARRIVAL_GRACE_PASSED);
+		return arrival.handle((arrived, gracePassed) -> grace).thenCompose(this::successor);
 	}
 
 	/**

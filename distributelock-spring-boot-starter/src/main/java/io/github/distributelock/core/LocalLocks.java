@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributelock.LockKindConflictException;
 import org.jspecify.annotations.Nullable;
@@ -113,6 +114,7 @@ final class LocalLocks {
 			current.users--;
 			return (current.users == 0) ? null : current;
 		});
+		entry.signalArrival();
 	}
 
 	/**
@@ -224,6 +226,26 @@ final class LocalLocks {
 			return (kind.type() == LockKind.Type.FAIR) ? firstInStoreQueue() : handOverGate();
 		}
 
+		/**
+		 * Whether a caller of this JVM that entered the key is on its way to the gate,
+		 * where the holder of the gate could hand it the lock once it arrives: nobody
+		 * waits at the gate yet, and the key's plain lock was not handed over too many
+		 * times in a row.
+		 */
+		boolean callerOnItsWayToTheGate() {
+			Entry entry = this.entry;
+			return this.gateTaken.get() && entry.waiters.isEmpty() && entry.users > 1
+					&& entry.handOvers < LONGEST_HAND_OVER_RUN;
+		}
+
+		/**
+		 * Completes when a caller of this JVM arrives at the gate of the key or leaves
+		 * the key; never completed when returned.
+		 */
+		CompletableFuture<Void> nextArrival() {
+			return this.entry.nextArrival();
+		}
+
 		/** Counts {@code waiter} among the callers of this JVM queued in the store. */
 		void waitInStoreQueue(Acquisition waiter) {
 			this.entry.storeQueue.add(waiter);
@@ -325,7 +347,14 @@ final class LocalLocks {
 		 */
 		final ConcurrentLinkedDeque<Acquisition> storeQueue = new ConcurrentLinkedDeque<>();
 
-		int users;
+		volatile int users;
+
+		/**
+		 * Completed when a caller arrives at the gate or leaves the key, and then
+		 * replaced.
+		 */
+		private final AtomicReference<CompletableFuture<Void>> arrival = new AtomicReference<>(
+				new CompletableFuture<>());
 
 		/**
 		 * How many times in a row the key was handed over; only the holder of the gate
@@ -359,6 +388,20 @@ final class LocalLocks {
 			if (!this.taken.get()) {
 				wakeNext();
 			}
+			signalArrival();
+		}
+
+		CompletableFuture<Void> nextArrival() {
+			CompletableFuture<Void> current = this.arrival.get();
+			if (!current.isDone()) {
+				return current;
+			}
+			CompletableFuture<Void> fresh = new CompletableFuture<>();
+			return this.arrival.compareAndSet(current, fresh) ? fresh : this.arrival.get();
+		}
+
+		void signalArrival() {
+			this.arrival.getAndSet(new CompletableFuture<>()).complete(null);
 		}
 
 		void unqueue(Waiter waiter) {
