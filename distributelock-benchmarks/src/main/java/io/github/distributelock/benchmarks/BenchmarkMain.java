@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.benchmarks.harness.CommandCounter;
 import io.github.distributelock.benchmarks.harness.ContendedHarness;
+import io.github.distributelock.benchmarks.harness.EngineV1Libraries;
 import io.github.distributelock.benchmarks.harness.HandOffHarness;
 import io.github.distributelock.benchmarks.harness.InterleavedHarness;
 import io.github.distributelock.benchmarks.harness.KindLibraries;
@@ -25,6 +26,7 @@ import io.github.distributelock.benchmarks.harness.Settings;
 import io.github.distributelock.benchmarks.harness.UncontendedBenchmark;
 import io.github.distributelock.benchmarks.harness.WaitersHarness;
 import io.github.distributelock.benchmarks.library.Endpoints;
+import io.github.distributelock.benchmarks.ours.EngineV1;
 import io.github.distributelock.benchmarks.report.Report;
 import io.github.distributelock.benchmarks.store.Servers;
 import org.apache.commons.logging.Log;
@@ -53,7 +55,10 @@ import tools.jackson.databind.json.JsonMapper;
  * into the page and leaves the rest of it as it is), {@code --libraries=a,b} and
  * {@code --jvms=1} or {@code --jvms=2} (only these libraries and contended shapes: a row
  * run, whose results go to {@code target/benchmark-rows} and the log, never to the page),
- * {@code --rounds=N} (rounds of the interleaved and contended parts),
+ * {@code --rounds=N} (rounds of the interleaved and contended parts), {@code --with-v1}
+ * (engine v1's rows, {@link EngineV1Libraries}, in the interleaved part beside today's;
+ * they are measured only when asked for, by this or by {@code --libraries}, and their jar
+ * is built by {@link EngineV1#buildIfMissing()} if it is not there),
  * {@code --quiet-below=L} and {@code --quiet-wait=S} (wait up to S seconds for the
  * 1-minute load average to fall below L before starting: 1 and 300 by default, 0 s for
  * the quick run).
@@ -90,10 +95,15 @@ public final class BenchmarkMain {
 		Settings defaults = arguments.contains("--quick") ? Settings.quickRun() : Settings.full();
 		Settings settings = defaults
 			.withRounds(Integer.parseInt(option(arguments, "--rounds", Integer.toString(defaults.rounds()))));
-		List<String> libraries = list(arguments, "--libraries", Libraries.known());
+		List<String> defaultLibraries = new ArrayList<>(Libraries.known());
+		if (arguments.contains("--with-v1")) {
+			defaultLibraries.addAll(EngineV1Libraries.all());
+		}
+		List<String> libraries = list(arguments, "--libraries", defaultLibraries);
 		Set<String> parts = Set.copyOf(list(arguments, "--parts", PARTS));
 		List<Integer> jvmCounts = list(arguments, "--jvms", List.of("1", "2")).stream().map(Integer::valueOf).toList();
 		check(libraries, parts, jvmCounts);
+		Wanted wanted = new Wanted(libraries, arguments.stream().anyMatch((arg) -> arg.startsWith("--libraries=")));
 		boolean rowRun = arguments.stream()
 			.anyMatch((arg) -> arg.startsWith("--libraries=") || arg.startsWith("--jvms="))
 				|| JDBC_ROWS.containsAll(parts) || KIND_ROWS.containsAll(parts);
@@ -104,6 +114,9 @@ public final class BenchmarkMain {
 			throw new IllegalStateException("Run from the repository's root, where distributelock-benchmarks/ is");
 		}
 		Files.createDirectories(results);
+		if (parts.contains("interleaved") && libraries.stream().anyMatch(EngineV1Libraries::is)) {
+			EngineV1.buildIfMissing();
+		}
 		QuietGate.QuietStart quietStart = QuietGate.await(Double.parseDouble(option(arguments, "--quiet-below", "1")),
 				Duration.ofSeconds(Long.parseLong(option(arguments, "--quiet-wait", settings.quick() ? "0" : "300"))));
 		long started = System.nanoTime();
@@ -115,21 +128,19 @@ public final class BenchmarkMain {
 			Endpoints endpoints = servers.endpoints();
 			List<PartLoad> loads = new ArrayList<>();
 			part("uncontended", parts, loads,
-					() -> runJmh(endpoints, settings, only(Libraries.uncontended(), libraries), results));
+					() -> runJmh(endpoints, settings, wanted.in(Libraries.uncontended()), results));
 			part("interleaved", parts, loads,
 					() -> write(results, "interleaved.json",
 							new InterleavedHarness(endpoints, settings, results.resolve("interleaved"))
-								.run(only(Libraries.uncontended(), libraries))));
-			part("commands", parts, loads,
-					() -> write(results, "commands.json", new CommandCounter(endpoints, settings.countedCycles())
-						.run(only(Libraries.uncontended(), libraries))));
+								.run(wanted.in(Libraries.interleaved()))));
+			part("commands", parts, loads, () -> write(results, "commands.json",
+					new CommandCounter(endpoints, settings.countedCycles()).run(wanted.in(Libraries.uncontended()))));
 			part("contended", parts, loads,
 					() -> write(results, "contended.json",
 							new ContendedHarness(endpoints, settings, results.resolve("contended"), jvmCounts)
-								.run(only(Libraries.contended(), libraries))));
-			part("scale", parts, loads,
-					() -> write(results, "scale.json", new ScaleHarness(endpoints, settings, results.resolve("scale"))
-						.run(only(Libraries.scale(), libraries))));
+								.run(wanted.in(Libraries.contended()))));
+			part("scale", parts, loads, () -> write(results, "scale.json",
+					new ScaleHarness(endpoints, settings, results.resolve("scale")).run(wanted.in(Libraries.scale()))));
 			part("jdbc-shards", parts, loads, () -> write(results, "jdbc-shards.json",
 					new ShardsHarness(endpoints, settings, results.resolve("jdbc-shards")).run()));
 			part("jdbc-handoff", parts, loads, () -> write(results, "jdbc-handoff.json",
@@ -138,18 +149,18 @@ public final class BenchmarkMain {
 			part("kinds", parts, loads, () -> {
 				write(results, "kinds-interleaved.json",
 						new InterleavedHarness(endpoints, kindSettings, results.resolve("kinds"))
-							.run(only(KindLibraries.uncontendedKinds(), libraries)));
+							.run(wanted.in(KindLibraries.uncontendedKinds())));
 				write(results, "kinds-contended.json",
 						new ContendedHarness(endpoints, kindSettings, results.resolve("kinds"), List.of(1))
-							.run(only(KindLibraries.contendedKinds(), libraries)));
+							.run(wanted.in(KindLibraries.contendedKinds())));
 			});
 			part("reactive", parts, loads, () -> {
 				write(results, "reactive-interleaved.json",
 						new InterleavedHarness(endpoints, kindSettings, results.resolve("reactive"))
-							.run(only(KindLibraries.reactiveUncontended(), libraries)));
+							.run(wanted.in(KindLibraries.reactiveUncontended())));
 				write(results, "reactive-contended.json",
 						new ContendedHarness(endpoints, kindSettings, results.resolve("reactive"), List.of(1))
-							.run(only(KindLibraries.reactive(), libraries)));
+							.run(wanted.in(KindLibraries.reactive())));
 				write(results, "reactive-waiters.json",
 						new WaitersHarness(endpoints, kindSettings, results.resolve("reactive")).run());
 			});
@@ -198,9 +209,9 @@ public final class BenchmarkMain {
 
 	private static void check(List<String> libraries, Set<String> parts, List<Integer> jvmCounts) {
 		for (String library : libraries) {
-			if (!Libraries.known().contains(library)) {
-				throw new IllegalArgumentException(
-						"Unknown library '" + library + "' in --libraries; known: " + Libraries.known());
+			if (!Libraries.known().contains(library) && !EngineV1Libraries.is(library)) {
+				throw new IllegalArgumentException("Unknown library '" + library + "' in --libraries; known: "
+						+ Libraries.known() + " and engine v1's " + EngineV1Libraries.all());
 			}
 		}
 		for (String part : parts) {
@@ -238,10 +249,6 @@ public final class BenchmarkMain {
 		json.writerWithDefaultPrettyPrinter().writeValue(results.resolve(file).toFile(), value);
 	}
 
-	private static List<String> only(List<String> names, List<String> wanted) {
-		return names.stream().filter(wanted::contains).toList();
-	}
-
 	private static List<String> list(List<String> arguments, String name, List<String> fallback) {
 		String value = option(arguments, name, "");
 		return value.isEmpty() ? fallback : List.of(value.split(","));
@@ -253,6 +260,23 @@ public final class BenchmarkMain {
 			.map((argument) -> argument.substring(name.length() + 1))
 			.findFirst()
 			.orElse(fallback);
+	}
+
+	/**
+	 * The libraries asked for.
+	 *
+	 * @param names their names
+	 * @param inOrderGiven whether they were given with {@code --libraries}: a row run
+	 * measures them in the order given, a full run in each part's order
+	 */
+	private record Wanted(List<String> names, boolean inOrderGiven) {
+
+		List<String> in(List<String> part) {
+			return (this.inOrderGiven ? this.names.stream().filter(part::contains)
+					: part.stream().filter(this.names::contains))
+				.toList();
+		}
+
 	}
 
 	/** A part of the run. */

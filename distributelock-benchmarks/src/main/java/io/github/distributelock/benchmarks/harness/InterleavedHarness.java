@@ -43,14 +43,18 @@ public final class InterleavedHarness {
 		List<RoundLoad> loads = new ArrayList<>();
 		for (int round = 1; round <= this.settings.rounds(); round++) {
 			String atStart = LoadAverage.now().toString();
+			Map<String, InterleavedRound> thisRound = new LinkedHashMap<>();
 			for (Map.Entry<String, List<String>> store : byStore.entrySet()) {
 				for (InterleavedRound result : run(store.getKey(), store.getValue(), round)) {
 					rounds.get(result.library()).add(result);
+					thisRound.put(result.library(), result);
 					logger.info(String.format("Interleaved %s, round %d of %d: p50 %.1f us, p99 %.1f us",
 							result.library(), round, this.settings.rounds(), result.p50Micros(), result.p99Micros()));
 				}
 			}
-			loads.add(new RoundLoad(round, atStart, LoadAverage.now().toString()));
+			String atEnd = LoadAverage.now().toString();
+			logEngineV1(thisRound, round, atStart, atEnd);
+			loads.add(new RoundLoad(round, atStart, atEnd));
 		}
 		List<InterleavedResult> results = new ArrayList<>();
 		rounds.forEach((library, measured) -> {
@@ -59,6 +63,21 @@ public final class InterleavedHarness {
 			}
 		});
 		return new Measured<>(loads, results);
+	}
+
+	/**
+	 * Logs today's engine against engine v1 at p50, for each engine v1 row of the round
+	 * whose row of today ran beside it in the same JVM.
+	 */
+	private void logEngineV1(Map<String, InterleavedRound> round, int number, String atStart, String atEnd) {
+		round.forEach((library, v1) -> {
+			InterleavedRound today = EngineV1Libraries.is(library) ? round.get(EngineV1Libraries.today(library)) : null;
+			if (today != null) {
+				logger.info(String.format("Interleaved %s / %s, round %d: p50 %.1f / %.1f us = %.3f (load %s -> %s)",
+						today.library(), library, number, today.p50Micros(), v1.p50Micros(),
+						today.p50Micros() / v1.p50Micros(), atStart, atEnd));
+			}
+		});
 	}
 
 	private List<InterleavedRound> run(String store, List<String> libraries, int round) throws Exception {

@@ -102,6 +102,16 @@ public final class Libraries {
 	}
 
 	/**
+	 * The libraries of the interleaved part: the uncontended ones, then engine v1's
+	 * ({@link EngineV1Libraries}).
+	 */
+	public static List<String> interleaved() {
+		List<String> names = new ArrayList<>(uncontended());
+		names.addAll(EngineV1Libraries.all());
+		return names;
+	}
+
+	/**
 	 * The libraries of the uncontended parts: all but the shapes that differ only when
 	 * threads contend.
 	 */
@@ -150,7 +160,7 @@ public final class Libraries {
 			case JDBC_OURS_HANDLE -> "**distributelock** tryAcquire + close";
 			case JDBC_SI -> "Spring Integration JdbcLockRegistry";
 			case JDBC_SHEDLOCK -> "ShedLock JdbcTemplateLockProvider";
-			default -> KindLibraries.label(name);
+			default -> EngineV1Libraries.is(name) ? EngineV1Libraries.label(name) : KindLibraries.label(name);
 		};
 	}
 
@@ -198,7 +208,8 @@ public final class Libraries {
 			case JDBC_SI -> SpringIntegrationJdbcLibrary.CONFIGURATION;
 			case JDBC_SHEDLOCK -> ShedLockLibrary.CONFIGURATION;
 			default -> {
-				LibraryConfiguration kind = KindLibraries.configuration(name);
+				LibraryConfiguration kind = EngineV1Libraries.is(name) ? EngineV1Libraries.configuration(name)
+						: KindLibraries.configuration(name);
 				if (kind == null) {
 					throw new IllegalArgumentException("Unknown library '" + name + "'; known: " + known());
 				}
@@ -255,7 +266,8 @@ public final class Libraries {
 				yield new ShedLockLibrary(dataSources.apply(pool), pool);
 			}
 			default -> {
-				LockLibrary kind = KindLibraries.create(name, endpoints);
+				LockLibrary kind = EngineV1Libraries.is(name) ? EngineV1Libraries.create(name, endpoints, dataSources)
+						: KindLibraries.create(name, endpoints);
 				if (kind == null) {
 					throw new IllegalArgumentException("Unknown library '" + name + "'; known: " + known());
 				}

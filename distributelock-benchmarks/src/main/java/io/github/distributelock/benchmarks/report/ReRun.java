@@ -1,9 +1,19 @@
 package io.github.distributelock.benchmarks.report;
 
+import java.util.List;
+
+import io.github.distributelock.benchmarks.ours.EngineV1;
+
 /**
  * The page's "How to re-run" section: the command of the whole page, and of one row.
  */
 final class ReRun {
+
+	/** The row run of today's engine against engine v1, on every store. */
+	static final List<String> V1_ROW_RUN = List.of("redis-floor", "redis-v1-handle", "redis-ours-handle",
+			"redis-v1-trylock", "redis-ours-trylock", "zookeeper-floor", "zookeeper-v1-handle", "zookeeper-ours-handle",
+			"zookeeper-v1-trylock", "zookeeper-ours-trylock", "jdbc-floor", "jdbc-v1-handle", "jdbc-ours-handle",
+			"jdbc-v1-trylock", "jdbc-ours-trylock");
 
 	private ReRun() {
 	}
@@ -38,6 +48,15 @@ final class ReRun {
 		page.line("```");
 		page.line(Report.RUN + " --parts=contended --libraries=redis-redisson --jvms=1");
 		page.line(Report.RUN + " --parts=interleaved --libraries=redis-floor,redis-ours-handle");
+		page.line("```");
+		page.line();
+		page.line("Today's engine against engine v1 (the starter of commit `" + EngineV1.COMMIT + "`, built into "
+				+ "`distributelock-benchmarks/target/v1/` by `" + EngineV1.BUILD_SCRIPT + "`, which the run calls if "
+				+ "the jar is missing; it needs a full clone): name the `<store>-v1-handle` and `<store>-v1-trylock` "
+				+ "rows beside ours, in the order to measure them, or add `--with-v1` to a run of the whole page:");
+		page.line();
+		page.line("```");
+		page.line(Report.RUN + " --parts=interleaved --rounds=5 --libraries=" + String.join(",", V1_ROW_RUN));
 		page.line("```");
 		page.line();
 		page.line("Parts: `uncontended` (JMH), `interleaved`, `commands`, `contended`, `scale`, and the JDBC rows "

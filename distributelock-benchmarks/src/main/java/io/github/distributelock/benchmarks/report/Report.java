@@ -86,6 +86,7 @@ public final class Report {
 		ResultTables tables = new ResultTables(this.results, this.page);
 		tables.uncontended(CHART);
 		tables.interleaved();
+		EngineV1Tables.write(this.results, this.page);
 		tables.commands();
 		tables.contended();
 		tables.scale();
