@@ -233,18 +233,21 @@ final class Acquisition {
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
 		CompletableFuture<HandOverLockBackend.HandOver> handedOver = this.parts.store()
 			.handOver(holder, this.request.claim(), lease, holderLeaseEndNanos);
-		handedOver.whenComplete((handOver, failure) -> waitingInStoreQueue((handOver != null) ? handOver.next() : null))
-			.whenCompleteAsync((handOver, failure) -> {
-				if (failure != null) {
-					giveBackAfterFailure(failure, attemptStart);
-				}
-				else if (handOver.next().acquired()) {
-					acquired(handOver.next(), attemptStart, lossReports);
-				}
-				else {
-					awaitRelease(handOver.next());
-				}
-			}, this.executor);
+		CompletableFuture<HandOverLockBackend.HandOver> answer = this.handOverTarget
+				? handedOver.whenComplete(
+						(handOver, failure) -> waitingInStoreQueue((handOver != null) ? handOver.next() : null))
+				: handedOver;
+		answer.whenCompleteAsync((handOver, failure) -> {
+			if (failure != null) {
+				giveBackAfterFailure(failure, attemptStart);
+			}
+			else if (handOver.next().acquired()) {
+				acquired(handOver.next(), attemptStart, lossReports);
+			}
+			else {
+				awaitRelease(handOver.next());
+			}
+		}, this.executor);
 		return handedOver.thenApply(HandOverLockBackend.HandOver::released);
 	}
 
@@ -257,20 +260,21 @@ final class Acquisition {
 		long lossReports = this.parts.losses().reports();
 		this.queued = this.request.claim().kind().queued();
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
-		this.parts.store()
-			.tryAcquire(this.request.claim(), lease)
-			.whenComplete((attempt, failure) -> waitingInStoreQueue(attempt))
-			.whenCompleteAsync((attempt, failure) -> {
-				if (failure != null) {
-					giveBackAfterFailure(failure, attemptStart);
-				}
-				else if (attempt.acquired()) {
-					acquired(attempt, attemptStart, lossReports);
-				}
-				else {
-					awaitRelease(attempt);
-				}
-			}, this.executor);
+		CompletableFuture<AcquireResult> answer = this.parts.store().tryAcquire(this.request.claim(), lease);
+		if (this.handOverTarget) {
+			answer = answer.whenComplete((attempt, failure) -> waitingInStoreQueue(attempt));
+		}
+		answer.whenCompleteAsync((attempt, failure) -> {
+			if (failure != null) {
+				giveBackAfterFailure(failure, attemptStart);
+			}
+			else if (attempt.acquired()) {
+				acquired(attempt, attemptStart, lossReports);
+			}
+			else {
+				awaitRelease(attempt);
+			}
+		}, this.executor);
 	}
 
 	private void acquired(AcquireResult attempt, long attemptStart, long lossReports) {

@@ -197,12 +197,21 @@ final class HeldLock {
 	 */
 	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor) {
 		LockBackend.Claim release = this.claim.on(callerExecutor);
-		CompletableFuture<@Nullable Acquisition> successor = (previous == HELD
-				&& this.parts.store().handsOver(this.claim)) ? successor(Deadline.after(ARRIVAL_GRACE))
-						: CompletableFuture.completedFuture(null);
-		CompletableFuture<Boolean> releasing = successor
-			.thenCompose((next) -> (next != null) ? next.takeOver(release, this.lease.endNanos())
-					: this.parts.store().release(release, this.lease.endNanos()));
+		Acquisition next = null;
+		CompletableFuture<Boolean> releasing;
+		if (previous == HELD && this.parts.store().handsOver(this.claim)) {
+			next = this.slot.successor(this.claim.kind());
+			if (next == null && this.slot.callerOnItsWayToTheGate()) {
+				releasing = successor(Deadline.after(ARRIVAL_GRACE))
+					.thenCompose((arrived) -> releaseOrHandOver(arrived, release));
+			}
+			else {
+				releasing = releaseOrHandOver(next, release);
+			}
+		}
+		else {
+			releasing = releaseOrHandOver(null, release);
+		}
 		return releasing.handleAsync((releasedInStore, failure) -> {
 			if (failure != null) {
 				this.slot.leave(this);
@@ -214,6 +223,11 @@ final class HeldLock {
 		}, continuation(callerExecutor));
 	}
 
+	private CompletableFuture<Boolean> releaseOrHandOver(@Nullable Acquisition next, LockBackend.Claim release) {
+		return (next != null) ? next.takeOver(release, this.lease.endNanos())
+				: this.parts.store().release(release, this.lease.endNanos());
+	}
+
 	/**
 	 * The caller of this JVM to hand the lock to: one that waits for it now, or one that
 	 * entered the key and is on its way to the gate, waited for until {@code grace}.
@@ -222,9 +236,10 @@ final class HeldLock {
 	 * instance's waiter and that caller racing for the key.
 	 */
 	private CompletableFuture<@Nullable Acquisition> successor(Deadline grace) {
-		CompletableFuture<Void> arrival = this.slot.nextArrival();
+		CompletableFuture<Void> arrival = this.slot.awaitArrival();
 		Acquisition next = this.slot.successor(this.claim.kind());
 		if (next != null || grace.hasPassed() || !this.slot.callerOnItsWayToTheGate()) {
+			this.slot.stopAwaitingArrival(arrival);
 			return CompletableFuture.completedFuture(next);
 		}
 		this.parts.store().expire(arrival, grace, ARRIVAL_GRACE_PASSED);

@@ -239,11 +239,18 @@ final class LocalLocks {
 		}
 
 		/**
-		 * Completes when a caller of this JVM arrives at the gate of the key or leaves
-		 * the key; never completed when returned.
+		 * Completes when a caller of this JVM next arrives at the gate of the key or
+		 * leaves the key; for the holder of the gate, who waits for one at a time.
 		 */
-		CompletableFuture<Void> nextArrival() {
-			return this.entry.nextArrival();
+		CompletableFuture<Void> awaitArrival() {
+			CompletableFuture<Void> arrival = new CompletableFuture<>();
+			this.entry.arrival.set(arrival);
+			return arrival;
+		}
+
+		/** Stops waiting for the arrival that {@link #awaitArrival()} returned. */
+		void stopAwaitingArrival(CompletableFuture<Void> arrival) {
+			this.entry.arrival.compareAndSet(arrival, null);
 		}
 
 		/** Counts {@code waiter} among the callers of this JVM queued in the store. */
@@ -350,11 +357,11 @@ final class LocalLocks {
 		volatile int users;
 
 		/**
-		 * Completed when a caller arrives at the gate or leaves the key, and then
-		 * replaced.
+		 * What the holder of the gate waits on for a caller to arrive at the gate or to
+		 * leave the key, while it does; {@code null} otherwise, so that arrivals cost a
+		 * read.
 		 */
-		private final AtomicReference<CompletableFuture<Void>> arrival = new AtomicReference<>(
-				new CompletableFuture<>());
+		final AtomicReference<@Nullable CompletableFuture<Void>> arrival = new AtomicReference<>();
 
 		/**
 		 * How many times in a row the key was handed over; only the holder of the gate
@@ -391,17 +398,13 @@ final class LocalLocks {
 			signalArrival();
 		}
 
-		CompletableFuture<Void> nextArrival() {
-			CompletableFuture<Void> current = this.arrival.get();
-			if (!current.isDone()) {
-				return current;
-			}
-			CompletableFuture<Void> fresh = new CompletableFuture<>();
-			return this.arrival.compareAndSet(current, fresh) ? fresh : this.arrival.get();
-		}
-
 		void signalArrival() {
-			this.arrival.getAndSet(new CompletableFuture<>()).complete(null);
+			if (this.arrival.get() != null) {
+				CompletableFuture<Void> awaited = this.arrival.getAndSet(null);
+				if (awaited != null) {
+					awaited.complete(null);
+				}
+			}
 		}
 
 		void unqueue(Waiter waiter) {

@@ -65,8 +65,25 @@ final class StoreCalls {
 		return call(claim.key(), "acquire", () -> this.backend.tryAcquire(claim, lease));
 	}
 
+	/**
+	 * Waits for a release; cancelling the returned stage cancels the backend's, which
+	 * frees what the backend holds for the wait.
+	 */
 	CompletableFuture<Void> awaitRelease(LockBackend.Claim claim, AcquireResult lastAttempt, Deadline deadline) {
-		return call(claim.key(), "wait for", () -> this.backend.awaitRelease(claim, lastAttempt, deadline));
+		CompletableFuture<Void> stage;
+		try {
+			stage = this.backend.awaitRelease(claim, lastAttempt, deadline).toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(failure(claim.key(), "wait for", ex));
+		}
+		CompletableFuture<Void> named = named(claim.key(), "wait for", stage);
+		named.whenComplete((result, failure) -> {
+			if (failure != null && !stage.isDone()) {
+				stage.cancel(false);
+			}
+		});
+		return named;
 	}
 
 	CompletableFuture<Boolean> renew(LockBackend.Claim claim, Duration lease) {
@@ -165,13 +182,15 @@ final class StoreCalls {
 	 * that names the key and the backend.
 	 */
 	private <T> CompletableFuture<T> call(String key, String operation, Supplier<CompletionStage<T>> storeCall) {
-		CompletableFuture<T> stage;
 		try {
-			stage = storeCall.get().toCompletableFuture();
+			return named(key, operation, storeCall.get().toCompletableFuture());
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(failure(key, operation, ex));
 		}
+	}
+
+	private <T> CompletableFuture<T> named(String key, String operation, CompletableFuture<T> stage) {
 		CompletableFuture<T> named = new CompletableFuture<>();
 		stage.whenComplete((result, failure) -> {
 			if (failure != null) {
@@ -179,12 +198,6 @@ final class StoreCalls {
 			}
 			else {
 				named.complete(result);
-			}
-		});
-		// The engine gives up a wait by cancelling it: the backend frees what it holds.
-		named.whenComplete((result, failure) -> {
-			if (failure != null && !stage.isDone()) {
-				stage.cancel(false);
 			}
 		});
 		return named;
