@@ -230,10 +230,6 @@ abstract class AbstractConnectionCutTests {
 			throws Exception {
 		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
 		Duration longLease = Duration.ofSeconds(60);
-		LockBackend backend = newLongLeaseBackend(proxy.port());
-		if (backend instanceof AutoCloseable closeable) {
-			closeAfter(closeable);
-		}
 		AtomicInteger failedReleases = new AtomicInteger();
 		LockEventListener countingFailedReleases = (lockKey, name, store) -> new LockTracker() {
 			@Override
@@ -241,8 +237,7 @@ abstract class AbstractConnectionCutTests {
 				failedReleases.incrementAndGet();
 			}
 		};
-		DefaultDistributeLock holderLock = closeAfter(
-				new DefaultDistributeLock(backend, longLease, false, countingFailedReleases, null));
+		DefaultDistributeLock holderLock = longLeaseLock(proxy, longLease, countingFailedReleases);
 		String key = "release-retried." + System.nanoTime();
 		LockHandle held = holderLock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow();
 		proxy.cut();
@@ -264,6 +259,18 @@ abstract class AbstractConnectionCutTests {
 	}
 
 	/**
+	 * A lock service through {@code proxy} whose locks outlive the test, closed after it.
+	 */
+	private DefaultDistributeLock longLeaseLock(TcpProxy proxy, Duration lease, LockEventListener events)
+			throws Exception {
+		LockBackend backend = newLongLeaseBackend(proxy.port());
+		if (backend instanceof AutoCloseable closeable) {
+			closeAfter(closeable);
+		}
+		return closeAfter(new DefaultDistributeLock(backend, lease, false, events, null));
+	}
+
+	/**
 	 * A hand-over to the next caller of the same instance that fails on a cut connection
 	 * is told to the holder once, like a failed release, and the holder's release is
 	 * retried in the background; the waiter, whose attempt it was, gives back what it may
@@ -274,13 +281,7 @@ abstract class AbstractConnectionCutTests {
 	void handOverThatFailsWhileCutIsToldOnceAndTheWaiterGetsTheLockOnceTheStoreIsBack(CapturedOutput output)
 			throws Exception {
 		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
-		Duration longLease = Duration.ofSeconds(60);
-		LockBackend backend = newLongLeaseBackend(proxy.port());
-		if (backend instanceof AutoCloseable closeable) {
-			closeAfter(closeable);
-		}
-		DefaultDistributeLock lock = closeAfter(
-				new DefaultDistributeLock(backend, longLease, false, LockEventListener.NONE, null));
+		DefaultDistributeLock lock = longLeaseLock(proxy, Duration.ofSeconds(60), LockEventListener.NONE);
 		String key = "hand-over-cut." + System.nanoTime();
 		LockHandle held = lock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow();
 		CompletableFuture<Optional<LockHandle>> waiting = CompletableFuture

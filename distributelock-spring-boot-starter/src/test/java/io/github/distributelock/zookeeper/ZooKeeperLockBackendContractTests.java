@@ -207,6 +207,16 @@ class ZooKeeperLockBackendContractTests {
 		void releaseNeverDeletesANodeRecreatedByAnotherOwner() throws Exception {
 			LockBackend backend = trackBackend(newBackend());
 			assertThat(Backends.tryAcquire(backend, key(), "first", Duration.ofSeconds(30)).acquired()).isTrue();
+			recreateOnAnotherSession("second");
+			assertThat(Backends.release(backend, key(), "first")).isFalse();
+			assertThat(zooKeeper.store().getData().forPath(PATHS.lockPath(key()))).isEqualTo(bytes("second"));
+			zooKeeper.store().delete().forPath(PATHS.lockPath(key()));
+		}
+
+		/**
+		 * Deletes the test key's node by hand and creates it again on another session.
+		 */
+		private void recreateOnAnotherSession(String owner) throws Exception {
 			zooKeeper.store().delete().forPath(PATHS.lockPath(key()));
 			// The root is a container, which the server may remove as soon as it is
 			// empty.
@@ -214,22 +224,15 @@ class ZooKeeperLockBackendContractTests {
 				.create()
 				.creatingParentContainersIfNeeded()
 				.withMode(CreateMode.EPHEMERAL)
-				.forPath(PATHS.lockPath(key()), bytes("second"));
-			assertThat(Backends.release(backend, key(), "first")).isFalse();
-			assertThat(zooKeeper.store().getData().forPath(PATHS.lockPath(key()))).isEqualTo(bytes("second"));
-			zooKeeper.store().delete().forPath(PATHS.lockPath(key()));
+				.forPath(PATHS.lockPath(key()), bytes(owner));
 		}
 
 		@Test
 		void handOverNeverWritesIntoANodeRecreatedByAnotherOwner() throws Exception {
 			ZooKeeperLockBackend backend = trackBackend(newBackend());
 			assertThat(Backends.tryAcquire(backend, key(), "first", Duration.ofSeconds(30)).acquired()).isTrue();
-			zooKeeper.store().delete().forPath(PATHS.lockPath(key()));
-			zooKeeper.store()
-				.create()
-				.creatingParentContainersIfNeeded()
-				.withMode(CreateMode.EPHEMERAL)
-				.forPath(PATHS.lockPath(key()), bytes("first"));
+			// Even with the holder's owner in it: the node is another session's.
+			recreateOnAnotherSession("first");
 			HandOverLockBackend.HandOver handOver = Backends.handOver(backend, key(), "first", "next",
 					Duration.ofSeconds(30));
 			assertThat(handOver.released()).isFalse();
