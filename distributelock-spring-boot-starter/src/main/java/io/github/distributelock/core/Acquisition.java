@@ -6,6 +6,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.distributelock.DistributeLockException;
 import org.apache.commons.logging.Log;
@@ -69,6 +70,22 @@ final class Acquisition {
 	/** Whether an attempt reached, or may have reached, the store's queue. */
 	private volatile boolean queued;
 
+	/**
+	 * Whether a holder of this JVM may hand this call the lock while it waits in the
+	 * store's queue: a fair lock on a store that hands locks over.
+	 */
+	private final boolean handOverTarget;
+
+	/**
+	 * Whether this call waits in the store's queue, where a holder of this JVM may hand
+	 * it the lock: set when an attempt left it queued, cleared by whichever comes first
+	 * of the call going on by itself and a holder claiming it.
+	 */
+	private final AtomicBoolean handOverWait = new AtomicBoolean();
+
+	/** Whether this call is among the waiters of the key's store queue in this JVM. */
+	private final AtomicBoolean waitsInStoreQueue = new AtomicBoolean();
+
 	Acquisition(HeldLock.Parts parts, Lifecycle lifecycle, LocalLocks.Slot slot, Request request, LockTracker tracker,
 			Executor executor) {
 		this.parts = parts;
@@ -77,6 +94,8 @@ final class Acquisition {
 		this.request = request;
 		this.tracker = tracker;
 		this.executor = executor;
+		this.handOverTarget = request.claim().kind().type() == LockKind.Type.FAIR
+				&& parts.store().handsOver(request.claim());
 	}
 
 	String key() {
@@ -130,23 +149,106 @@ final class Acquisition {
 	 * of them competes at the store.
 	 */
 	private void awaitGate(boolean first) {
-		CompletableFuture<Void> wake = this.slot.awaitGate(first);
+		CompletableFuture<Boolean> wake = this.slot.awaitGate(first, this);
 		waitingOn(wake);
 		this.parts.store().expire(wake, this.request.deadline(), GATE_TIMEOUT);
-		wake.whenCompleteAsync((woken, failure) -> {
-			if (this.result.isDone()) {
-				abandon();
+		wake.whenComplete((handedOver, failure) -> {
+			if (failure == null && handedOver) {
+				// The holder passed this call the gate and now hands it the lock: see
+				// takeOver. Nothing to run on the caller's thread until then.
+				return;
 			}
-			else if (failure != null) {
-				notAcquired();
+			this.executor.execute(() -> {
+				if (this.result.isDone()) {
+					abandon();
+				}
+				else if (failure != null) {
+					notAcquired();
+				}
+				else if (this.slot.tryTakeGate()) {
+					attempt();
+				}
+				else {
+					awaitGate(true);
+				}
+			});
+		});
+	}
+
+	/**
+	 * Lets a holder of this JVM hand this call the lock while the store's answer left it
+	 * queued there (a fair lock), in the order the store answered: the waiters of the
+	 * key's queue in this JVM are listed in that order.
+	 */
+	private void waitingInStoreQueue(@Nullable AcquireResult attempt) {
+		if (!this.handOverTarget || attempt == null || attempt.acquired()) {
+			return;
+		}
+		if (this.waitsInStoreQueue.compareAndSet(false, true)) {
+			this.slot.waitInStoreQueue(this);
+		}
+		this.handOverWait.set(true);
+	}
+
+	/**
+	 * Whether this call goes on by itself: no holder of this JVM claimed it to hand it
+	 * the lock, and none can any more. A claimed call is driven by {@link #takeOver}.
+	 */
+	private boolean unclaimed() {
+		return !this.handOverTarget || this.handOverWait.compareAndSet(true, false);
+	}
+
+	/**
+	 * Ends this call's wait for a release in the store (of a fair lock, queued there) so
+	 * that a holder of this JVM can hand it the lock, unless the call has gone on by
+	 * itself.
+	 * @return whether the holder may now call {@link #takeOver}
+	 */
+	boolean claimForHandOver() {
+		if (!this.handOverWait.compareAndSet(true, false)) {
+			return false;
+		}
+		CompletableFuture<?> wait = this.pendingWait;
+		if (wait != null) {
+			wait.cancel(false);
+		}
+		return true;
+	}
+
+	/**
+	 * Takes the lock from its holder in this JVM by a hand-over in the store, as this
+	 * call's attempt: the holder passed this call's slot the gate, or ended its wait in
+	 * the store's queue. If the holder no longer held the lock, the store's answer is
+	 * that of an attempt, and the call goes on from it as from any other; if this call
+	 * has ended meanwhile, what it was handed is given back.
+	 * @param holder the holder's claim, on the thread of a caller that waits for the
+	 * release anyway
+	 * @param holderLeaseEndNanos when the holder's lease ends, for retries of its release
+	 * if the store fails
+	 * @return whether the holder still held the lock
+	 */
+	CompletableFuture<Boolean> takeOver(LockBackend.Claim holder, @Nullable Long holderLeaseEndNanos) {
+		long attemptStart = System.nanoTime();
+		long lossReports = this.parts.losses().reports();
+		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
+		CompletableFuture<HandOverLockBackend.HandOver> handedOver = this.parts.store()
+			.handOver(holder, this.request.claim(), lease, holderLeaseEndNanos);
+		CompletableFuture<HandOverLockBackend.HandOver> answer = this.handOverTarget
+				? handedOver.whenComplete(
+						(handOver, failure) -> waitingInStoreQueue((handOver != null) ? handOver.next() : null))
+				: handedOver;
+		answer.whenCompleteAsync((handOver, failure) -> {
+			if (failure != null) {
+				giveBackAfterFailure(failure, attemptStart);
 			}
-			else if (this.slot.tryTakeGate()) {
-				attempt();
+			else if (handOver.next().acquired()) {
+				acquired(handOver.next(), attemptStart, lossReports);
 			}
 			else {
-				awaitGate(true);
+				awaitRelease(handOver.next());
 			}
 		}, this.executor);
+		return handedOver.thenApply(HandOverLockBackend.HandOver::released);
 	}
 
 	private void attempt() {
@@ -158,7 +260,11 @@ final class Acquisition {
 		long lossReports = this.parts.losses().reports();
 		this.queued = this.request.claim().kind().queued();
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
-		this.parts.store().tryAcquire(this.request.claim(), lease).whenCompleteAsync((attempt, failure) -> {
+		CompletableFuture<AcquireResult> answer = this.parts.store().tryAcquire(this.request.claim(), lease);
+		if (this.handOverTarget) {
+			answer = answer.whenComplete((attempt, failure) -> waitingInStoreQueue(attempt));
+		}
+		answer.whenCompleteAsync((attempt, failure) -> {
 			if (failure != null) {
 				giveBackAfterFailure(failure, attemptStart);
 			}
@@ -204,12 +310,16 @@ final class Acquisition {
 
 	private void awaitRelease(AcquireResult attempt) {
 		if (this.result.isDone()) {
-			abandon();
+			if (unclaimed()) {
+				abandon();
+			}
 			return;
 		}
 		Deadline deadline = this.request.deadline();
 		if (deadline.hasPassed()) {
-			notAcquired();
+			if (unclaimed()) {
+				notAcquired();
+			}
 			return;
 		}
 		Duration holderLease = attempt.holderLeaseRemaining();
@@ -223,14 +333,24 @@ final class Acquisition {
 		}
 		CompletableFuture<Void> wait = this.parts.store().awaitRelease(this.request.claim(), attempt, deadline);
 		waitingOn(wait);
-		wait.whenCompleteAsync((released, failure) -> {
-			if (failure != null && !this.result.isDone()) {
-				backOff(failure);
+		if (this.handOverTarget && !this.handOverWait.get()) {
+			// A holder claimed this call before its wait began: no need to wait.
+			wait.cancel(false);
+		}
+		wait.whenComplete((released, failure) -> {
+			if (!unclaimed()) {
+				// Nothing to run on the caller's thread: a holder hands the lock over.
+				return;
 			}
-			else {
-				attempt();
-			}
-		}, this.executor);
+			this.executor.execute(() -> {
+				if (failure != null && !this.result.isDone()) {
+					backOff(failure);
+				}
+				else {
+					attempt();
+				}
+			});
+		});
 	}
 
 	/**
@@ -298,6 +418,13 @@ final class Acquisition {
 	}
 
 	private void notAcquired() {
+		if (this.queued && !this.result.isDone()) {
+			// The caller hears that it did not get the lock once its claim has left the
+			// store's queue, so that nothing of the call is in the store any more (one
+			// round trip past the deadline at most).
+			leaveQueue(this::notAcquired);
+			return;
+		}
 		if (this.result.complete(null)) {
 			if (this.request.skipWhenBusy()) {
 				logWaited("Skipped lock '", ", held by another owner, after waiting ");
@@ -325,17 +452,25 @@ final class Acquisition {
 			settle();
 			return;
 		}
+		leaveQueue(this::abandon);
+	}
+
+	/** Takes the claim out of the store's queue, then goes on with {@code next}. */
+	private void leaveQueue(Runnable next) {
 		this.queued = false;
 		Lease lease = this.parts.watchdog().newLease(this.request.fixedLease(), System.nanoTime());
 		this.parts.store()
 			.release(this.request.claim(), lease.endNanos())
-			.whenCompleteAsync((released, failure) -> abandon(), this.executor);
+			.whenCompleteAsync((released, failure) -> next.run(), this.executor);
 	}
 
 	/** Tells the tracker how the call ended, once, and lets go of the call. */
 	private void settle() {
 		if (this.settled.isDone()) {
 			return;
+		}
+		if (this.waitsInStoreQueue.get()) {
+			this.slot.leaveStoreQueue(this);
 		}
 		if (this.result.isCompletedExceptionally()) {
 			this.tracker.failed(StoreCalls.unwrap(this.result.handle((lock, failure) -> failure).join()));

@@ -6,8 +6,8 @@ import java.lang.invoke.MethodType;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
@@ -19,18 +19,23 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * If the caller stops waiting (an interrupt), later tasks run on {@code fallback}, so
  * that an acquisition given up half-way still gives back what it took.
+ * <p>
+ * The caller parks and is unparked by whoever hands it a task or completes its result: a
+ * {@code LinkedBlockingQueue} cost two locks and two conditions per call, and the store
+ * client's thread and the caller contended for its lock, which took 12% of a caller's CPU
+ * time on Redis and PostgreSQL and put the blocking path 4% behind the first engine's.
  */
 final class CallerRuns implements Executor {
-
-	private static final Runnable DONE = () -> {
-	};
 
 	/** {@code Thread.isVirtual()}, where the JDK has it (Java 21 and later). */
 	private static final @Nullable MethodHandle IS_VIRTUAL = isVirtualMethod();
 
-	private final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+	private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
 	private final Executor fallback;
+
+	/** The thread that waits for the result and runs the tasks, once it waits. */
+	private volatile @Nullable Thread caller;
 
 	private volatile boolean abandoned;
 
@@ -78,7 +83,9 @@ final class CallerRuns implements Executor {
 		this.tasks.add(task);
 		if (this.abandoned && this.tasks.remove(task)) {
 			this.fallback.execute(task);
+			return;
 		}
+		wakeCaller();
 	}
 
 	/**
@@ -87,18 +94,23 @@ final class CallerRuns implements Executor {
 	 * run on the fallback executor
 	 */
 	<T> T await(CompletableFuture<T> result) throws InterruptedException, ExecutionException {
-		result.whenComplete((value, failure) -> this.tasks.add(DONE));
-		try {
-			while (!result.isDone()) {
-				runNext(this.tasks.take());
+		this.caller = Thread.currentThread();
+		result.whenComplete((value, failure) -> wakeCaller());
+		while (!result.isDone()) {
+			if (Thread.interrupted()) {
+				abandon();
+				throw new InterruptedException();
 			}
-			runQueued();
-			return result.get();
+			Runnable task = this.tasks.poll();
+			if (task != null) {
+				task.run();
+			}
+			else if (!result.isDone()) {
+				LockSupport.park(this);
+			}
 		}
-		catch (InterruptedException ex) {
-			abandon();
-			throw ex;
-		}
+		runQueued();
+		return result.get();
 	}
 
 	/**
@@ -108,16 +120,18 @@ final class CallerRuns implements Executor {
 	 */
 	<T> T awaitUninterruptibly(CompletableFuture<T> result) throws ExecutionException {
 		boolean interrupted = Thread.interrupted();
-		result.whenComplete((value, failure) -> this.tasks.add(DONE));
+		this.caller = Thread.currentThread();
+		result.whenComplete((value, failure) -> wakeCaller());
 		try {
 			while (!result.isDone()) {
-				Runnable task = poll();
-				if (task == null) {
-					interrupted = true;
+				Runnable task = this.tasks.poll();
+				if (task != null) {
+					task.run();
 				}
-				else {
-					runNext(task);
+				else if (!result.isDone()) {
+					LockSupport.park(this);
 				}
+				// An interrupt ends a park at once: clear it, so as not to spin.
 				interrupted |= Thread.interrupted();
 			}
 			runQueued();
@@ -133,19 +147,17 @@ final class CallerRuns implements Executor {
 		}
 	}
 
-	private @Nullable Runnable poll() {
-		try {
-			return this.tasks.poll(1, TimeUnit.DAYS);
-		}
-		catch (InterruptedException ex) {
-			return null;
+	private void wakeCaller() {
+		Thread waiting = this.caller;
+		if (waiting != null && waiting != Thread.currentThread()) {
+			LockSupport.unpark(waiting);
 		}
 	}
 
 	/** Tasks queued when the result completed belong to this call: run them too. */
 	private void runQueued() {
 		for (Runnable task; (task = this.tasks.poll()) != null;) {
-			runNext(task);
+			task.run();
 		}
 		this.abandoned = true;
 		for (Runnable task; (task = this.tasks.poll()) != null;) {
@@ -156,14 +168,8 @@ final class CallerRuns implements Executor {
 	private void abandon() {
 		this.abandoned = true;
 		for (Runnable task; (task = this.tasks.poll()) != null;) {
-			if (task != DONE) {
-				this.fallback.execute(task);
-			}
+			this.fallback.execute(task);
 		}
-	}
-
-	private static void runNext(Runnable task) {
-		task.run();
 	}
 
 }

@@ -243,6 +243,14 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	}
 
 	/**
+	 * How many callers of this instance wait for another of its callers to release
+	 * {@code key}.
+	 */
+	int waitingAtGate(String key) {
+		return this.locks.waitingAtGate(key);
+	}
+
+	/**
 	 * How many locks were lost while held since this instance was created.
 	 * @return the number of lost locks
 	 */

@@ -42,6 +42,16 @@ final class HeldLock {
 	private static final TimeoutException RENEWAL_STUCK = new TimeoutException(
 			"a renewal still waited for the store when the lease ran out");
 
+	/**
+	 * How long a releasing holder waits for a caller of this JVM on its way to the gate
+	 * of the key, to hand it the lock: a few of its steps, far less than a round trip
+	 * that a release and its next attempt would cost.
+	 */
+	private static final Duration ARRIVAL_GRACE = Duration.ofMillis(1);
+
+	private static final TimeoutException ARRIVAL_GRACE_PASSED = new TimeoutException(
+			"no caller arrived at the gate in time");
+
 	final String key;
 
 	final LockBackend.Claim claim;
@@ -181,9 +191,28 @@ final class HeldLock {
 		return releaseInStore(previous, callerExecutor);
 	}
 
+	/**
+	 * Releases the lock in the store or, when a caller of this JVM waits for the key and
+	 * the store can, hands it over to that caller in the same round trip.
+	 */
 	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor) {
 		LockBackend.Claim release = this.claim.on(callerExecutor);
-		return this.parts.store().release(release, this.lease.endNanos()).handleAsync((releasedInStore, failure) -> {
+		Acquisition next = null;
+		CompletableFuture<Boolean> releasing;
+		if (previous == HELD && this.parts.store().handsOver(this.claim)) {
+			next = this.slot.successor(this.claim.kind());
+			if (next == null && this.slot.callerOnItsWayToTheGate()) {
+				releasing = successor(Deadline.after(ARRIVAL_GRACE))
+					.thenCompose((arrived) -> releaseOrHandOver(arrived, release));
+			}
+			else {
+				releasing = releaseOrHandOver(next, release);
+			}
+		}
+		else {
+			releasing = releaseOrHandOver(null, release);
+		}
+		return releasing.handleAsync((releasedInStore, failure) -> {
 			if (failure != null) {
 				this.slot.leave(this);
 				this.tracker.releaseFailed(failure);
@@ -192,6 +221,29 @@ final class HeldLock {
 			}
 			return ended(releasedInStore, previous, 0);
 		}, continuation(callerExecutor));
+	}
+
+	private CompletableFuture<Boolean> releaseOrHandOver(@Nullable Acquisition next, LockBackend.Claim release) {
+		return (next != null) ? next.takeOver(release, this.lease.endNanos())
+				: this.parts.store().release(release, this.lease.endNanos());
+	}
+
+	/**
+	 * The caller of this JVM to hand the lock to: one that waits for it now, or one that
+	 * entered the key and is on its way to the gate, waited for until {@code grace}.
+	 * Under contention the holder's next caller is often a step short of the gate when
+	 * the holder releases, and a release then costs a round trip more, with another
+	 * instance's waiter and that caller racing for the key.
+	 */
+	private CompletableFuture<@Nullable Acquisition> successor(Deadline grace) {
+		CompletableFuture<Void> arrival = this.slot.awaitArrival();
+		Acquisition next = this.slot.successor(this.claim.kind());
+		if (next != null || grace.hasPassed() || !this.slot.callerOnItsWayToTheGate()) {
+			this.slot.stopAwaitingArrival(arrival);
+			return CompletableFuture.completedFuture(next);
+		}
+		this.parts.store().expire(arrival, grace, ARRIVAL_GRACE_PASSED);
+		return arrival.handle((arrived, gracePassed) -> grace).thenCompose(this::successor);
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributelock.LockKindConflictException;
 import org.jspecify.annotations.Nullable;
@@ -34,8 +35,24 @@ import org.jspecify.annotations.Nullable;
  * with 4 threads in one JVM and with 2 JVMs of 2). The price: a queued caller can be
  * overtaken by callers that arrive while the gate is free, always bounded by its wait
  * time.
+ * <p>
+ * On a store that can {@link HandOverLockBackend hand a lock over}, a holder that
+ * releases while callers wait at the gate passes the gate, and the lock in the store with
+ * it, to the first of them: one round trip per hand-off instead of a release and an
+ * acquisition, and no caller can overtake the waiters. After
+ * {@link #LONGEST_HAND_OVER_RUN} hand-overs in a row the lock is released in the store
+ * instead, so that the waiters of other instances, woken by that release, get their turn.
  */
 final class LocalLocks {
+
+	/**
+	 * How many times in a row a key is handed from one caller of this JVM to the next
+	 * before it is released in the store for the other instances to compete for. A
+	 * hand-off costs about a tenth of a millisecond on a local network, so a run keeps
+	 * the waiters of other instances out for a few milliseconds at most, while most
+	 * hand-offs under contention cost one round trip instead of two.
+	 */
+	static final int LONGEST_HAND_OVER_RUN = 32;
 
 	private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
 
@@ -83,6 +100,12 @@ final class LocalLocks {
 		return this.entries.size();
 	}
 
+	/** How many callers of this JVM wait at the gate of {@code key}. */
+	int waitingAtGate(String key) {
+		Entry entry = this.entries.get(key);
+		return (entry != null) ? entry.waiters.size() : 0;
+	}
+
 	private void leave(Entry entry) {
 		this.entries.computeIfPresent(entry.key, (k, current) -> {
 			if (current != entry) {
@@ -91,6 +114,7 @@ final class LocalLocks {
 			current.users--;
 			return (current.users == 0) ? null : current;
 		});
+		entry.signalArrival();
 	}
 
 	/**
@@ -179,16 +203,101 @@ final class LocalLocks {
 		 * {@link #tryTakeGate()}, and if that fails waits again with {@code first}.
 		 * Cancelling it gives the wake-up to the next waiter.
 		 */
-		CompletableFuture<Void> awaitGate(boolean first) {
-			CompletableFuture<Void> wake = new CompletableFuture<>();
-			this.entry.queue(wake, first);
-			wake.whenComplete((result, failure) -> {
+		CompletableFuture<Boolean> awaitGate(boolean first, Acquisition successor) {
+			CompletableFuture<Boolean> wake = new CompletableFuture<>();
+			Waiter waiter = new Waiter(wake, this, successor);
+			this.entry.queue(waiter, first);
+			wake.whenComplete((handedOver, failure) -> {
 				if (failure != null) {
 					// Given up (deadline, cancel): if it was woken meanwhile, pass it on.
-					this.entry.unqueue(wake);
+					this.entry.unqueue(waiter);
 				}
 			});
 			return wake;
+		}
+
+		/**
+		 * The caller of this JVM that a holder releasing a lock of {@code kind} hands it
+		 * over to, if any: the first waiting at the gate for a plain lock, the first of
+		 * this JVM queued in the store for a fair lock (the store hands it over only if
+		 * that waiter heads its queue, so arrival order across instances is kept).
+		 */
+		@Nullable Acquisition successor(LockKind kind) {
+			return (kind.type() == LockKind.Type.FAIR) ? firstInStoreQueue() : handOverGate();
+		}
+
+		/**
+		 * Whether a caller of this JVM that entered the key is on its way to the gate,
+		 * where the holder of the gate could hand it the lock once it arrives: nobody
+		 * waits at the gate yet, and the key's plain lock was not handed over too many
+		 * times in a row.
+		 */
+		boolean callerOnItsWayToTheGate() {
+			Entry entry = this.entry;
+			return this.gateTaken.get() && entry.waiters.isEmpty() && entry.users > 1
+					&& entry.handOvers < LONGEST_HAND_OVER_RUN;
+		}
+
+		/**
+		 * Completes when a caller of this JVM next arrives at the gate of the key or
+		 * leaves the key; for the holder of the gate, who waits for one at a time.
+		 */
+		CompletableFuture<Void> awaitArrival() {
+			CompletableFuture<Void> arrival = new CompletableFuture<>();
+			this.entry.arrival.set(arrival);
+			return arrival;
+		}
+
+		/** Stops waiting for the arrival that {@link #awaitArrival()} returned. */
+		void stopAwaitingArrival(CompletableFuture<Void> arrival) {
+			this.entry.arrival.compareAndSet(arrival, null);
+		}
+
+		/** Counts {@code waiter} among the callers of this JVM queued in the store. */
+		void waitInStoreQueue(Acquisition waiter) {
+			this.entry.storeQueue.add(waiter);
+		}
+
+		void leaveStoreQueue(Acquisition waiter) {
+			this.entry.storeQueue.remove(waiter);
+		}
+
+		/**
+		 * The first caller of this JVM in the store's queue, if it waits there now; one
+		 * further back is behind it in the store's queue too, so it is never the head.
+		 */
+		private @Nullable Acquisition firstInStoreQueue() {
+			Acquisition first = this.entry.storeQueue.peekFirst();
+			return (first != null && first.claimForHandOver()) ? first : null;
+		}
+
+		/**
+		 * Passes the gate this slot took to the first caller waiting for it, which then
+		 * takes the lock by hand-over: its wake-up completes with {@code true}, and from
+		 * then on its slot owns the gate.
+		 * @return the acquisition that now owns the gate, or {@code null} if nobody
+		 * waits, or the key was handed over too many times in a row, and the lock is to
+		 * be released in the store
+		 */
+		private @Nullable Acquisition handOverGate() {
+			if (!this.gateTaken.get()) {
+				return null;
+			}
+			Entry entry = this.entry;
+			if (entry.handOvers >= LONGEST_HAND_OVER_RUN) {
+				return null;
+			}
+			for (Waiter next; (next = entry.waiters.pollFirst()) != null;) {
+				// A waiter that gave up meanwhile is skipped. One woken with true runs
+				// nothing of its own until it is told to take over, after this returns.
+				if (next.wake.complete(true)) {
+					this.gateTaken.set(false);
+					next.slot.gateTaken.set(true);
+					entry.handOvers++;
+					return next.successor;
+				}
+			}
+			return null;
 		}
 
 		/** Records the lock taken through this slot. */
@@ -237,9 +346,28 @@ final class LocalLocks {
 
 		final AtomicBoolean taken = new AtomicBoolean();
 
-		final ConcurrentLinkedDeque<CompletableFuture<Void>> waiters = new ConcurrentLinkedDeque<>();
+		final ConcurrentLinkedDeque<Waiter> waiters = new ConcurrentLinkedDeque<>();
 
-		int users;
+		/**
+		 * The fair callers of this JVM queued in the store for the key, in the order they
+		 * first waited there.
+		 */
+		final ConcurrentLinkedDeque<Acquisition> storeQueue = new ConcurrentLinkedDeque<>();
+
+		volatile int users;
+
+		/**
+		 * What the holder of the gate waits on for a caller to arrive at the gate or to
+		 * leave the key, while it does; {@code null} otherwise, so that arrivals cost a
+		 * read.
+		 */
+		final AtomicReference<@Nullable CompletableFuture<Void>> arrival = new AtomicReference<>();
+
+		/**
+		 * How many times in a row the key was handed over; only the holder of the gate
+		 * reads or writes it, and the gate passes with a volatile write.
+		 */
+		int handOvers;
 
 		/** The exclusive, fair or write holder. */
 		volatile @Nullable HeldLock held;
@@ -255,22 +383,32 @@ final class LocalLocks {
 			return !this.taken.get() && this.taken.compareAndSet(false, true);
 		}
 
-		void queue(CompletableFuture<Void> wake, boolean first) {
+		void queue(Waiter waiter, boolean first) {
 			if (first) {
-				this.waiters.addFirst(wake);
+				this.waiters.addFirst(waiter);
 			}
 			else {
-				this.waiters.addLast(wake);
+				this.waiters.addLast(waiter);
 			}
 			// The holder may have given the gate back before this waiter was queued, and
 			// then woke nobody.
 			if (!this.taken.get()) {
 				wakeNext();
 			}
+			signalArrival();
 		}
 
-		void unqueue(CompletableFuture<Void> wake) {
-			if (!this.waiters.remove(wake)) {
+		void signalArrival() {
+			if (this.arrival.get() != null) {
+				CompletableFuture<Void> awaited = this.arrival.getAndSet(null);
+				if (awaited != null) {
+					awaited.complete(null);
+				}
+			}
+		}
+
+		void unqueue(Waiter waiter) {
+			if (!this.waiters.remove(waiter)) {
 				// Woken and given up at once: the wake-up must reach another waiter.
 				wakeNext();
 			}
@@ -283,17 +421,26 @@ final class LocalLocks {
 		}
 
 		void give() {
+			this.handOvers = 0;
 			this.taken.set(false);
 			wakeNext();
 		}
 
 		private void wakeNext() {
-			for (CompletableFuture<Void> next; (next = this.waiters.pollFirst()) != null;) {
-				if (next.complete(null)) {
+			for (Waiter next; (next = this.waiters.pollFirst()) != null;) {
+				if (next.wake.complete(false)) {
 					return;
 				}
 			}
 		}
+
+	}
+
+	/**
+	 * A caller waiting for a key's gate: its wake-up completes with {@code false} when
+	 * the gate may be free, with {@code true} when the gate was handed to its slot.
+	 */
+	private record Waiter(CompletableFuture<Boolean> wake, Slot slot, Acquisition successor) {
 
 	}
 

@@ -65,8 +65,25 @@ final class StoreCalls {
 		return call(claim.key(), "acquire", () -> this.backend.tryAcquire(claim, lease));
 	}
 
+	/**
+	 * Waits for a release; cancelling the returned stage cancels the backend's, which
+	 * frees what the backend holds for the wait.
+	 */
 	CompletableFuture<Void> awaitRelease(LockBackend.Claim claim, AcquireResult lastAttempt, Deadline deadline) {
-		return call(claim.key(), "wait for", () -> this.backend.awaitRelease(claim, lastAttempt, deadline));
+		CompletableFuture<Void> stage;
+		try {
+			stage = this.backend.awaitRelease(claim, lastAttempt, deadline).toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(failure(claim.key(), "wait for", ex));
+		}
+		CompletableFuture<Void> named = named(claim.key(), "wait for", stage);
+		named.whenComplete((result, failure) -> {
+			if (failure != null && !stage.isDone()) {
+				stage.cancel(false);
+			}
+		});
+		return named;
 	}
 
 	CompletableFuture<Boolean> renew(LockBackend.Claim claim, Duration lease) {
@@ -92,6 +109,31 @@ final class StoreCalls {
 				retry(new ReleaseRetry(claim.on(null), leaseEndNanos), failure);
 			}
 		});
+	}
+
+	/** Whether the lock of {@code claim} can be handed over to another claim. */
+	boolean handsOver(LockBackend.Claim claim) {
+		return this.backend instanceof HandOverLockBackend
+				&& (claim.kind().type() == LockKind.Type.EXCLUSIVE || claim.kind().type() == LockKind.Type.FAIR);
+	}
+
+	/**
+	 * Hands the lock of {@code holder} to {@code next}; when the store fails, the
+	 * holder's release is retried in the background until {@code holderLeaseEndNanos}, as
+	 * after a failed {@link #release release}, and the stage completes exceptionally at
+	 * once. The holder's release and the next claim's give-back are both owner-checked,
+	 * so they are safe whether or not the store applied the hand-over.
+	 */
+	CompletableFuture<HandOverLockBackend.HandOver> handOver(LockBackend.Claim holder, LockBackend.Claim next,
+			Duration lease, @Nullable Long holderLeaseEndNanos) {
+		HandOverLockBackend handOver = (HandOverLockBackend) this.backend;
+		return this.<HandOverLockBackend.HandOver>call(holder.key(), "hand over",
+				() -> handOver.handOver(holder, next, lease))
+			.whenComplete((handedOver, failure) -> {
+				if (failure != null) {
+					retry(new ReleaseRetry(holder.on(null), holderLeaseEndNanos), failure);
+				}
+			});
 	}
 
 	/**
@@ -140,13 +182,15 @@ final class StoreCalls {
 	 * that names the key and the backend.
 	 */
 	private <T> CompletableFuture<T> call(String key, String operation, Supplier<CompletionStage<T>> storeCall) {
-		CompletableFuture<T> stage;
 		try {
-			stage = storeCall.get().toCompletableFuture();
+			return named(key, operation, storeCall.get().toCompletableFuture());
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(failure(key, operation, ex));
 		}
+	}
+
+	private <T> CompletableFuture<T> named(String key, String operation, CompletableFuture<T> stage) {
 		CompletableFuture<T> named = new CompletableFuture<>();
 		stage.whenComplete((result, failure) -> {
 			if (failure != null) {
@@ -154,12 +198,6 @@ final class StoreCalls {
 			}
 			else {
 				named.complete(result);
-			}
-		});
-		// The engine gives up a wait by cancelling it: the backend frees what it holds.
-		named.whenComplete((result, failure) -> {
-			if (failure != null && !stage.isDone()) {
-				stage.cancel(false);
 			}
 		});
 		return named;

@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.HandOverLockBackend.HandOver;
 import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
 import io.lettuce.core.ScriptOutputType;
@@ -20,10 +21,12 @@ import static io.github.distributelock.redis.RedisScripts.Script;
  * what its replies mean.
  * <ul>
  * <li>exclusive: {@code acquire.lua}, {@code renew.lua}, {@code release.lua}, the wire
- * format of the original starter (the lock word holds the owner);</li>
+ * format of the original starter (the lock word holds the owner), and
+ * {@code hand-over.lua}, which passes it from one owner to the next in one step;</li>
  * <li>fair and write: the lock word holds a marker and the owner; waiters queue beside
  * it, in arrival order, each with a lease of its own ({@code fair-acquire.lua},
- * {@code renew.lua}, {@code fair-release.lua});</li>
+ * {@code renew.lua}, {@code fair-release.lua}, and for the fair lock
+ * {@code fair-hand-over.lua}, which passes it to the head of the queue in one step);</li>
  * <li>read and permits: the lock word holds a marker while anyone holds the key; the
  * holders are counted beside it, each with its own lease ({@code shared-*.lua}).</li>
  * </ul>
@@ -48,6 +51,10 @@ final class RedisKindScripts {
 	static final Script SHARED_RENEW = Script.readWithPrelude("shared-renew.lua", ScriptOutputType.INTEGER);
 
 	static final Script SHARED_RELEASE = Script.readWithPrelude("shared-release.lua", ScriptOutputType.INTEGER);
+
+	static final Script HAND_OVER = Script.readWithPrelude("hand-over.lua", ScriptOutputType.MULTI);
+
+	static final Script FAIR_HAND_OVER = Script.readWithPrelude("fair-hand-over.lua", ScriptOutputType.MULTI);
 
 	private final RedisLockKeys keys;
 
@@ -78,6 +85,38 @@ final class RedisKindScripts {
 							this.keys.waitersKey(lockKey)),
 					List.of(word(claim), claim.owner(), millis, this.fenceIdleMillis, mostHolders(claim.kind())));
 		};
+	}
+
+	/**
+	 * The plain or fair lock of {@code holder} passed to {@code next}, in one script.
+	 * @throws UnsupportedOperationException for another kind
+	 */
+	Call handOver(Claim holder, Claim next, Duration lease) {
+		String lockKey = lockKey(holder);
+		lockKey(next);
+		String millis = Long.toString(lease.toMillis());
+		String fence = this.keys.fenceKey(lockKey);
+		return switch (holder.kind().type()) {
+			case EXCLUSIVE -> new Call(HAND_OVER, List.of(lockKey, fence),
+					List.of(holder.owner(), next.owner(), millis, this.fenceIdleMillis));
+			case FAIR -> new Call(FAIR_HAND_OVER,
+					List.of(lockKey, fence, this.keys.queueKey(lockKey), this.keys.waitersKey(lockKey)),
+					List.of(word(holder), word(next), next.owner(), millis, this.fenceIdleMillis,
+							this.keys.releaseChannel(lockKey)));
+			default -> throw new UnsupportedOperationException(
+					"A " + holder.kind().tag() + " lock is not handed over; release it instead");
+		};
+	}
+
+	/**
+	 * What the hand-over script answered: whether the holder held the lock, then the
+	 * reply of an acquire script for the next owner.
+	 */
+	static HandOver handOverResult(Claim next, @Nullable List<Object> reply, @Nullable Object hint, String backend) {
+		if (reply == null || reply.size() != 3 || !(reply.get(0) instanceof Number released)) {
+			throw new IllegalStateException("Unexpected reply to the hand-over script: " + reply);
+		}
+		return new HandOver(released.longValue() == 1, acquireResult(next, reply.subList(1, 3), hint, backend));
 	}
 
 	Call renew(Claim claim, Duration lease) {

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
+import io.github.distributelock.core.HandOverLockBackend;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockStoreProbe;
 import io.github.distributelock.redis.RedisKindScripts.Call;
@@ -31,6 +32,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * beside it in arrival order with leases of their own; readers and permit holders with a
  * marker, counted beside it with a lease each (see {@link RedisKindScripts}).
  * <p>
+ * A lock released while another caller of this JVM waits for the key is handed to it in
+ * the same script ({@link #handOver}): the key never looks free to other instances in
+ * between, and the hand-off costs one round trip.
+ * <p>
  * Single node, Sentinel and Cluster work alike: everything one script touches lives in
  * the lock key's hash slot. Every command is sent on Lettuce's asynchronous API, and
  * waiters wait on a subscription, so no thread waits for Redis.
@@ -47,7 +52,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  *
  * @since 1.0.0
  */
-public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoCloseable {
+public class RedisLockBackend implements HandOverLockBackend, LockStoreProbe, AutoCloseable {
 
 	/** The key prefix of the original {@code cn.dslcode} starter. */
 	public static final String DEFAULT_KEY_PREFIX = "lock:";
@@ -233,6 +238,24 @@ public class RedisLockBackend implements LockBackend, LockStoreProbe, AutoClosea
 				}
 				return true;
 			});
+	}
+
+	/**
+	 * Passes the lock in one script ({@code hand-over.lua}). With replicas to
+	 * acknowledge, a lock is held only once they acknowledged it, so the lock is released
+	 * and the next claim attempts, as without a hand-over.
+	 */
+	@Override
+	public CompletionStage<HandOver> handOver(Claim holder, Claim next, Duration lease) {
+		if (this.replicaAcks != null) {
+			return release(holder).thenCompose(
+					(released) -> tryAcquire(next, lease).thenApply((attempt) -> new HandOver(released, attempt)));
+		}
+		Call call = this.scripts.handOver(holder, next, lease);
+		RedisReleaseListener.Heard heard = this.releaseListener
+			.heard(this.keys.releaseChannel(this.keys.lockKey(next.key())));
+		return this.redis.<List<Object>>eval(call.script(), call.keyBytes(), call.argBytes())
+			.thenApply((reply) -> RedisKindScripts.handOverResult(next, reply, heard, name()));
 	}
 
 	@Override

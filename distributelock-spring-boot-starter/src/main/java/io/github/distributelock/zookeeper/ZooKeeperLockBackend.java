@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
+import io.github.distributelock.core.HandOverLockBackend;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockLossListener;
 import io.github.distributelock.core.LockStoreProbe;
@@ -22,9 +23,11 @@ import org.apache.curator.framework.state.ConnectionStateListener;
  * A {@link LockBackend} on ZooKeeper through Apache Curator: the lock is an ephemeral
  * node {@code <root>/<lock key>} holding the owner token, created in one request, removed
  * by a delete of the version read with the owner, and its fencing token is the node's
- * creation zxid ({@code czxid}), which only grows. Waiters set a watch on the node and
- * are woken by its deletion. The root and any missing parents are container nodes, which
- * the server removes once they are empty.
+ * creation zxid ({@code czxid}), which only grows. A lock released while another caller
+ * of this client waits for it is handed over by writing that caller's owner into the node
+ * at the version read ({@link #handOver}); the fencing token is then that write's zxid.
+ * Waiters set a watch on the node and are woken by its deletion. The root and any missing
+ * parents are container nodes, which the server removes once they are empty.
  * <p>
  * The fair, read/write and permit locks queue at the same path instead: a container node
  * with one ephemeral sequential node per claim, ordered by arrival, whose lowest nodes
@@ -57,7 +60,7 @@ import org.apache.curator.framework.state.ConnectionStateListener;
  *
  * @since 1.0.0
  */
-public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe, AutoCloseable {
+public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBackend, LockStoreProbe, AutoCloseable {
 
 	/** The parent node of the lock nodes of the original {@code cn.dslcode} starter. */
 	public static final String DEFAULT_ROOT = "/locks";
@@ -128,6 +131,24 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 	@Override
 	public CompletionStage<Boolean> release(Claim claim) {
 		return (ZooKeeperPlainLocks.plain(claim)) ? this.plain.release(claim) : this.kinds.release(claim);
+	}
+
+	/**
+	 * Writes the next owner into the plain lock's node, at the version read with the
+	 * holder's owner, on one session: one fsync, where a release and a new node cost two.
+	 * A fair lock is released, and the next claim attempts, which its node's place in the
+	 * queue decides.
+	 */
+	@Override
+	public CompletionStage<HandOver> handOver(Claim holder, Claim next, Duration lease) {
+		if (ZooKeeperPlainLocks.plain(holder)) {
+			return this.plain.handOver(holder, next);
+		}
+		// A queued kind hands off with the holder's delete, which admits the next node:
+		// there is no write to save.
+		return this.kinds.release(holder)
+			.thenCompose(
+					(released) -> this.kinds.tryAcquire(next).thenApply((attempt) -> new HandOver(released, attempt)));
 	}
 
 	@Override

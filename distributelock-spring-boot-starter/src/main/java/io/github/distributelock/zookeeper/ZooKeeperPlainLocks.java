@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
+import io.github.distributelock.core.HandOverLockBackend.HandOver;
 import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Conflict;
@@ -22,7 +23,8 @@ import org.apache.zookeeper.data.Stat;
  * The plain exclusive lock, the wire format of the original starter: an ephemeral node
  * {@code <root>/<key>} holding the owner token, created in one request, removed by a
  * delete of the version read with the owner, both on one session; its fencing token is
- * its {@code czxid}. Waiters watch the node.
+ * its {@code czxid}, or, for a node handed from one owner of this session to the next by
+ * a write of the version read, that write's zxid. Waiters watch the node.
  * <p>
  * An attempt that finds a queue of the other kinds at the path (a node of no session)
  * waits for a queue of fair locks to end, fails for another kind, and deletes an empty
@@ -112,7 +114,9 @@ final class ZooKeeperPlainLocks {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
 			if (outcome == KeeperException.Code.OK && Arrays.equals(data, owner)
 					&& stat.getEphemeralOwner() == zooKeeper.getSessionId()) {
-				result.complete(AcquireResult.acquired(stat.getCzxid()));
+				// The zxid of the write that gave this owner the node: its creation, or a
+				// hand-over from an owner before it.
+				result.complete(AcquireResult.acquired(stat.getMzxid()));
 			}
 			else if (outcome == KeeperException.Code.OK && stat.getEphemeralOwner() == 0) {
 				metQueue(zooKeeper, claim, fullPath, () -> {
@@ -243,6 +247,64 @@ final class ZooKeeperPlainLocks {
 			}
 		}, null);
 		return released;
+	}
+
+	/**
+	 * Gives the lock node of {@code holder} to {@code next}: reads the owner and the
+	 * version, then writes the next owner at that version, both on one ZooKeeper handle,
+	 * so one session (one fsync, where a release and a new node cost two). The fencing
+	 * token of {@code next} is the zxid of that write, which tops every zxid before it.
+	 * If the node is not the holder's, {@code next} makes an attempt instead.
+	 */
+	CompletableFuture<HandOver> handOver(Claim holder, Claim next) {
+		return this.session.retriedOnReconnection(() -> handOverOnOneSession(holder, next));
+	}
+
+	private CompletableFuture<HandOver> handOverOnOneSession(Claim holder, Claim next) {
+		String path = this.session.fixForNamespace(this.session.paths().lockPath(holder.key()));
+		byte[] expected = owner(holder);
+		CompletableFuture<HandOver> handedOver = new CompletableFuture<>();
+		ZooKeeper zooKeeper = this.session.handle(handedOver);
+		if (zooKeeper == null) {
+			return handedOver;
+		}
+		zooKeeper.getData(path, false, (code, name, context, data, stat) -> {
+			KeeperException.Code outcome = KeeperException.Code.get(code);
+			if (outcome == KeeperException.Code.NONODE || (outcome == KeeperException.Code.OK
+					&& (!Arrays.equals(data, expected) || stat.getEphemeralOwner() != zooKeeper.getSessionId()))) {
+				attemptInstead(next, handedOver);
+			}
+			else if (outcome != KeeperException.Code.OK) {
+				handedOver.completeExceptionally(KeeperException.create(outcome, path));
+			}
+			else {
+				zooKeeper.setData(path, owner(next), stat.getVersion(), (setCode, written, setContext, setStat) -> {
+					KeeperException.Code setOutcome = KeeperException.Code.get(setCode);
+					if (setOutcome == KeeperException.Code.OK) {
+						handedOver.complete(new HandOver(true, AcquireResult.acquired(setStat.getMzxid())));
+					}
+					else if (setOutcome == KeeperException.Code.NONODE
+							|| setOutcome == KeeperException.Code.BADVERSION) {
+						attemptInstead(next, handedOver);
+					}
+					else {
+						handedOver.completeExceptionally(KeeperException.create(setOutcome, path));
+					}
+				}, null);
+			}
+		}, null);
+		return handedOver;
+	}
+
+	private void attemptInstead(Claim next, CompletableFuture<HandOver> handedOver) {
+		tryAcquire(next).whenComplete((attempt, failure) -> {
+			if (failure != null) {
+				handedOver.completeExceptionally(failure);
+			}
+			else {
+				handedOver.complete(new HandOver(false, attempt));
+			}
+		});
 	}
 
 	/** Waits on the lock node, or on what the last attempt found at its path. */

@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.TestInfo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The behaviour every {@link LockBackend} must show under {@link DefaultDistributeLock}.
@@ -384,6 +386,171 @@ public abstract class AbstractLockBackendContractTests {
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * A lock released while a caller of the same instance waits for it passes to that
+	 * caller; on a store that hands locks over, in one store call, with no release that
+	 * would let another instance in between, and no attempt of the waiter's own.
+	 */
+	@Test
+	void aLockReleasedWhileACallerOfTheSameInstanceWaitsPassesToIt() throws Exception {
+		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
+		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		CompletableFuture<Optional<LockHandle>> waiting = CompletableFuture
+			.supplyAsync(() -> Locks.tryAcquire(lock, key(), LONG_WAIT), callers());
+		awaitWaitingAtGate(lock, 1);
+		int attempts = backend.acquireAttempts.get();
+		int releases = backend.releases.get();
+		held.close();
+		LockHandle next = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
+		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		assertThat(isLockedInStore(key())).isTrue();
+		if (backend.handsOver()) {
+			assertThat(backend.handOvers.get()).as("hand-overs").isEqualTo(1);
+			assertThat(backend.releases.get() - releases).as("releases sent").isZero();
+			assertThat(backend.acquireAttempts.get() - attempts).as("attempts sent").isZero();
+		}
+		assertThat(newLock().tryAcquire(key(), Duration.ZERO, null)).isEmpty();
+		next.close();
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	/**
+	 * The store holds a lock passed from one caller to the next for the new owner only:
+	 * the old owner's value no longer releases it, the new owner's does, from any
+	 * instance.
+	 */
+	@Test
+	void aLockPassedToTheNextCallerIsOwnedInTheStoreByItsValue() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		DefaultDistributeLock other = newLock();
+		assertThat(lock.tryLock(key(), "first", 0, -1)).isTrue();
+		CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(() -> {
+			try {
+				return lock.tryLock(key(), "second", 30_000, -1);
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}, callers());
+		awaitWaitingAtGate(lock, 1);
+		assertThat(lock.releaseLock(key(), "first")).isTrue();
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(other.releaseLock(key(), "first")).isFalse();
+		assertThat(isLockedInStore(key())).isTrue();
+		assertThat(other.releaseLock(key(), "second")).isTrue();
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	/**
+	 * A waiter that gives up while the lock is being handed to it (here: its future is
+	 * cancelled while the store's answer is held back) gives back what it was handed.
+	 */
+	@Test
+	void aWaiterThatGivesUpWhileTheLockIsHandedToItLeavesNothingInTheStore() throws Exception {
+		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
+		assumeTrue(backend.handsOver(), "the store does not hand locks over");
+		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		CompletableFuture<Optional<LockHandle>> waiting = lock
+			.tryAcquireAsync(LockRequest.of(key()).withWaitTime(LONG_WAIT));
+		awaitWaitingAtGate(lock, 1);
+		CountDownLatch answer = backend.holdBackHandOvers();
+		CompletableFuture<Void> closing = CompletableFuture.runAsync(held::close, callers());
+		assertThat(backend.handingOver.await(10, TimeUnit.SECONDS)).isTrue();
+		waiting.cancel(false);
+		answer.countDown();
+		closing.get(10, TimeUnit.SECONDS);
+		await().atMost(Duration.ofSeconds(10)).until(() -> !isLockedInStore(key()));
+		assertThat(lock.heldLocks()).isEmpty();
+		assertThat(newLock().tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+		assertThat(lock.tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+	}
+
+	/**
+	 * A blocking waiter interrupted while the lock is being handed to it gets an
+	 * {@link InterruptedException} and gives back what it was handed.
+	 */
+	@Test
+	void aWaiterInterruptedWhileTheLockIsHandedToItLeavesNothingInTheStore() throws Exception {
+		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
+		assumeTrue(backend.handsOver(), "the store does not hand locks over");
+		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		AtomicReference<Thread> waiterThread = new AtomicReference<>();
+		CompletableFuture<Object> waiting = CompletableFuture.supplyAsync(() -> {
+			waiterThread.set(Thread.currentThread());
+			try {
+				return lock.tryAcquire(key(), LONG_WAIT, null);
+			}
+			catch (InterruptedException ex) {
+				return ex;
+			}
+		}, callers());
+		awaitWaitingAtGate(lock, 1);
+		CountDownLatch answer = backend.holdBackHandOvers();
+		CompletableFuture<Void> closing = CompletableFuture.runAsync(held::close, callers());
+		assertThat(backend.handingOver.await(10, TimeUnit.SECONDS)).isTrue();
+		waiterThread.get().interrupt();
+		answer.countDown();
+		assertThat(waiting.get(20, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+		closing.get(10, TimeUnit.SECONDS);
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(lock.heldLocks()).isEmpty();
+		assertThat(newLock().tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+	}
+
+	/**
+	 * Callers of one instance that keep the key busy hand it to each other only a few
+	 * times in a row before releasing it in the store, where a waiter of another instance
+	 * gets its turn.
+	 */
+	@Test
+	protected void aWaiterOfAnotherInstanceGetsTheLockWhileCallersOfOneInstanceKeepPassingItOn() throws Exception {
+		DefaultDistributeLock busy = newLock();
+		DefaultDistributeLock other = newLock();
+		AtomicBoolean otherGotIt = new AtomicBoolean();
+		AtomicInteger busyCycles = new AtomicInteger();
+		// Enough callers that one always waits at the gate when another releases.
+		int busyCallers = 4;
+		ExecutorService pool = newExecutor(busyCallers);
+		try {
+			List<Future<?>> workers = new ArrayList<>();
+			for (int t = 0; t < busyCallers; t++) {
+				workers.add(pool.submit(() -> {
+					long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+					for (int i = 0; i < 100_000 && !otherGotIt.get() && System.nanoTime() - end < 0; i++) {
+						try (LockHandle held = Locks.tryAcquire(busy, key(), LONG_WAIT).orElseThrow()) {
+							// Work under the lock, long enough for every other caller to
+							// queue again at the gate before it is released.
+							LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+						}
+						busyCycles.incrementAndGet();
+					}
+					return null;
+				}));
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> busyCycles.get() > 20);
+			Optional<LockHandle> taken = other.tryAcquire(key(), Duration.ofSeconds(20), null);
+			otherGotIt.set(true);
+			assertThat(taken).as("the other instance's lock after %d cycles of the busy one", busyCycles.get())
+				.isPresent();
+			taken.get().close();
+			for (Future<?> worker : workers) {
+				worker.get(70, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			otherGotIt.set(true);
+			pool.shutdownNow();
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	private void awaitWaitingAtGate(DefaultDistributeLock lock, int callers) {
+		Locks.awaitWaitingAtGate(lock, key(), callers);
+	}
+
 	@Test
 	void closeWakesWaitersReleasesHeldLocksAndRefusesNewCalls() throws Exception {
 		DefaultDistributeLock holder = newLock();
@@ -601,6 +768,79 @@ public abstract class AbstractLockBackendContractTests {
 		}
 		assertThat(unexpected.get()).isNull();
 		assertThat(acquired.get() + interrupted.get()).isPositive();
+		assertThat(isLockedInStore(key()))
+			.as("a lock left in the store after %d acquisitions and %d interrupts", acquired.get(), interrupted.get())
+			.isFalse();
+		assertThat(newLock().tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+	}
+
+	/**
+	 * Interrupts that land anywhere while callers of one instance pass a lock on to each
+	 * other (in a hand-over, at the gate, in the store call): whatever each call ends
+	 * with, holders never overlap and no lock is left in the store or in the instance.
+	 */
+	@Test
+	void interruptsWhileCallersOfOneInstancePassTheLockOnLeaveNoLockBehind() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		int callers = 3;
+		ExecutorService pool = newExecutor(callers);
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger overlaps = new AtomicInteger();
+		AtomicInteger acquired = new AtomicInteger();
+		AtomicInteger interrupted = new AtomicInteger();
+		AtomicReference<Throwable> unexpected = new AtomicReference<>();
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		try {
+			for (int round = 0; round < 30 && System.nanoTime() - end < 0; round++) {
+				List<Future<?>> calls = new ArrayList<>();
+				for (int c = 0; c < callers; c++) {
+					calls.add(pool.submit(() -> {
+						for (int i = 0; i < 20; i++) {
+							try {
+								Optional<LockHandle> handle = lock.tryAcquire(key(), Duration.ofSeconds(5), null);
+								if (handle.isPresent()) {
+									try (LockHandle held = handle.get()) {
+										if (inside.incrementAndGet() != 1) {
+											overlaps.incrementAndGet();
+										}
+										acquired.incrementAndGet();
+										inside.decrementAndGet();
+									}
+								}
+							}
+							catch (InterruptedException ex) {
+								interrupted.incrementAndGet();
+								return null;
+							}
+							catch (Throwable ex) {
+								unexpected.compareAndSet(null, ex);
+								return null;
+							}
+						}
+						return null;
+					}));
+				}
+				// Spreads the interrupts over the calls, the hand-overs included.
+				LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(3_000_000));
+				calls.get(ThreadLocalRandom.current().nextInt(callers)).cancel(true);
+				for (Future<?> call : calls) {
+					try {
+						call.get(30, TimeUnit.SECONDS);
+					}
+					catch (java.util.concurrent.CancellationException ex) {
+						// The one interrupted.
+					}
+				}
+			}
+		}
+		finally {
+			pool.shutdown();
+			assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+		}
+		assertThat(unexpected.get()).isNull();
+		assertThat(overlaps.get()).isZero();
+		assertThat(acquired.get()).isPositive();
+		await().atMost(Duration.ofSeconds(10)).until(() -> lock.heldLocks().isEmpty());
 		assertThat(isLockedInStore(key()))
 			.as("a lock left in the store after %d acquisitions and %d interrupts", acquired.get(), interrupted.get())
 			.isFalse();

@@ -113,6 +113,84 @@ public abstract class AbstractLockKindsContractTests {
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * Fair waiters of two instances, the holder's among them, queued alternately: a
+	 * holder hands the lock to a waiter of its own instance only when that waiter heads
+	 * the store's queue, so arrival order holds across instances.
+	 */
+	@Test
+	void fairWaitersOfTwoInstancesAreServedInArrivalOrderWhenHoldersHandTheLockOn() throws Exception {
+		CountingLockBackend[] backends = { countingBackend(), countingBackend() };
+		DefaultDistributeLock[] instances = { this.closeables.add(new DefaultDistributeLock(backends[0])),
+				this.closeables.add(new DefaultDistributeLock(backends[1])) };
+		LockHandle held = instances[0].tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
+		List<Integer> served = new CopyOnWriteArrayList<>();
+		List<Future<?>> waiters = new ArrayList<>();
+		int[] order = { 1, 0, 0, 1, 1, 0 };
+		for (int i = 0; i < order.length; i++) {
+			int number = i;
+			DefaultDistributeLock waiter = instances[order[i]];
+			int queuedBefore = backends[order[i]].awaitingRelease.get();
+			waiters.add(this.callers.submit(() -> {
+				try (LockHandle handle = waiter.tryAcquire(LockRequest.of(key()).withFair(true).withWaitTime(WAIT))
+					.orElseThrow()) {
+					served.add(number);
+				}
+				return null;
+			}));
+			// The next waiter starts only once this one is queued in the store.
+			CountingLockBackend backend = backends[order[i]];
+			await().atMost(Duration.ofSeconds(20)).until(() -> backend.awaitingRelease.get() > queuedBefore);
+		}
+		held.close();
+		for (Future<?> waiter : waiters) {
+			waiter.get(60, TimeUnit.SECONDS);
+		}
+		assertThat(served).containsExactly(0, 1, 2, 3, 4, 5);
+		if (backends[0].handsOver()) {
+			// 1 to 2, 3 to 4: a waiter of the releasing instance headed the queue.
+			assertThat(backends[0].handOvers.get() + backends[1].handOvers.get()).as("hand-overs attempted")
+				.isGreaterThanOrEqualTo(2);
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	/**
+	 * Fair waiters of one instance take the lock from each other in arrival order, each
+	 * hand-off one store call when the store hands locks over.
+	 */
+	@Test
+	void fairWaitersOfTheHoldersInstanceTakeTheLockFromEachOtherInArrivalOrder() throws Exception {
+		CountingLockBackend backend = countingBackend();
+		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(backend));
+		LockHandle held = lock.tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
+		List<Integer> served = new CopyOnWriteArrayList<>();
+		List<Future<?>> waiters = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			int number = i;
+			int queuedBefore = backend.awaitingRelease.get();
+			waiters.add(this.callers.submit(() -> {
+				try (LockHandle handle = lock.tryAcquire(LockRequest.of(key()).withFair(true).withWaitTime(WAIT))
+					.orElseThrow()) {
+					served.add(number);
+				}
+				return null;
+			}));
+			await().atMost(Duration.ofSeconds(20)).until(() -> backend.awaitingRelease.get() > queuedBefore);
+		}
+		int releases = backend.releases.get();
+		held.close();
+		for (Future<?> waiter : waiters) {
+			waiter.get(60, TimeUnit.SECONDS);
+		}
+		assertThat(served).containsExactly(0, 1, 2, 3);
+		if (backend.handsOver()) {
+			assertThat(backend.handOvers.get()).as("hand-overs").isEqualTo(4);
+			assertThat(backend.releases.get() - releases).as("releases: only the last holder's").isEqualTo(1);
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
 	@Test
 	void aFairWaiterThatGivesUpLeavesTheQueueAtOnce() throws Exception {
 		DefaultDistributeLock holder = newLock();

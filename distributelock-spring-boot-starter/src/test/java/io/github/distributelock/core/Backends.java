@@ -20,6 +20,11 @@ public final class Backends {
 		return join(backend.release(new LockBackend.Claim(key, owner)));
 	}
 
+	public static HandOverLockBackend.HandOver handOver(HandOverLockBackend backend, String key, String holder,
+			String next, Duration lease) {
+		return join(backend.handOver(new LockBackend.Claim(key, holder), new LockBackend.Claim(key, next), lease));
+	}
+
 	public static boolean renew(LockBackend backend, String key, String owner, Duration lease) {
 		return join(backend.renew(new LockBackend.Claim(key, owner), lease));
 	}

@@ -1,8 +1,10 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -22,14 +24,75 @@ public class CountingLockBackend implements LockBackend, LockStoreProbe {
 
 	public final CountDownLatch waiting = new CountDownLatch(1);
 
+	/** How many waits for a release began. */
+	public final AtomicInteger awaitingRelease = new AtomicInteger();
+
 	public CountingLockBackend(LockBackend delegate) {
 		this.delegate = delegate;
 	}
 
-	/** A counting backend that is a {@link SessionLockBackend} if the delegate is one. */
+	/**
+	 * Completes the hand-overs once counted down: a test holds them back to act while one
+	 * is in flight. Counted down from the start unless a test {@link #holdBackHandOvers
+	 * holds them back}.
+	 */
+	private volatile CountDownLatch handOversGo = new CountDownLatch(0);
+
+	/** Counted down when a hand-over reached this backend. */
+	public final CountDownLatch handingOver = new CountDownLatch(1);
+
+	public final AtomicInteger handOvers = new AtomicInteger();
+
+	/**
+	 * A counting backend with the capabilities of the delegate: a
+	 * {@link SessionLockBackend} and a {@link HandOverLockBackend} if the delegate is
+	 * one.
+	 */
 	public static CountingLockBackend of(LockBackend delegate) {
+		if (delegate instanceof HandOverLockBackend handOver) {
+			return (delegate instanceof SessionLockBackend session) ? new SessionHandingOver(handOver, session)
+					: new HandingOver(handOver);
+		}
 		return (delegate instanceof SessionLockBackend session) ? new Session(session)
 				: new CountingLockBackend(delegate);
+	}
+
+	/**
+	 * Holds back the answers of later hand-overs until the returned latch is counted
+	 * down.
+	 */
+	public CountDownLatch holdBackHandOvers() {
+		CountDownLatch go = new CountDownLatch(1);
+		this.handOversGo = go;
+		return go;
+	}
+
+	/** Whether the store hands locks over; {@code true} only for such a delegate. */
+	public boolean handsOver() {
+		return this instanceof HandOverLockBackend;
+	}
+
+	CompletionStage<HandOverLockBackend.HandOver> countHandOver(HandOverLockBackend delegate, Claim holder, Claim next,
+			Duration lease) {
+		this.handOvers.incrementAndGet();
+		this.handingOver.countDown();
+		CountDownLatch go = this.handOversGo;
+		CompletionStage<HandOverLockBackend.HandOver> handedOver = delegate.handOver(holder, next, lease);
+		return (go.getCount() == 0) ? handedOver
+				: handedOver.thenCompose((answer) -> CompletableFuture.supplyAsync(() -> awaitQuietly(go, answer)));
+	}
+
+	private static <T> T awaitQuietly(CountDownLatch go, T result) {
+		try {
+			if (!go.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("A held-back hand-over was never let go");
+			}
+			return result;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/** Whether the store's locks have leases that the watchdog renews. */
@@ -62,6 +125,7 @@ public class CountingLockBackend implements LockBackend, LockStoreProbe {
 
 	@Override
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+		this.awaitingRelease.incrementAndGet();
 		this.waiting.countDown();
 		return this.delegate.awaitRelease(claim, lastAttempt, deadline);
 	}
@@ -69,6 +133,52 @@ public class CountingLockBackend implements LockBackend, LockStoreProbe {
 	@Override
 	public void probe() {
 		((LockStoreProbe) this.delegate).probe();
+	}
+
+	private static final class HandingOver extends CountingLockBackend implements HandOverLockBackend {
+
+		private final HandOverLockBackend handOver;
+
+		HandingOver(HandOverLockBackend handOver) {
+			super(handOver);
+			this.handOver = handOver;
+		}
+
+		@Override
+		public CompletionStage<HandOver> handOver(Claim holder, Claim next, Duration lease) {
+			return countHandOver(this.handOver, holder, next, lease);
+		}
+
+	}
+
+	private static final class SessionHandingOver extends CountingLockBackend
+			implements SessionLockBackend, HandOverLockBackend {
+
+		private final HandOverLockBackend handOver;
+
+		private final SessionLockBackend session;
+
+		SessionHandingOver(HandOverLockBackend handOver, SessionLockBackend session) {
+			super(handOver);
+			this.handOver = handOver;
+			this.session = session;
+		}
+
+		@Override
+		public CompletionStage<HandOver> handOver(Claim holder, Claim next, Duration lease) {
+			return countHandOver(this.handOver, holder, next, lease);
+		}
+
+		@Override
+		public void addLossListener(LockLossListener listener) {
+			this.session.addLossListener(listener);
+		}
+
+		@Override
+		public void removeLossListener(LockLossListener listener) {
+			this.session.removeLossListener(listener);
+		}
+
 	}
 
 	private static final class Session extends CountingLockBackend implements SessionLockBackend {

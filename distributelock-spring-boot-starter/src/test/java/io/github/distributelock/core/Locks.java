@@ -5,6 +5,8 @@ import java.util.Optional;
 
 import io.github.distributelock.LockHandle;
 
+import static org.awaitility.Awaitility.await;
+
 /**
  * Acquisitions for lambdas, such as the tasks of other callers, which cannot throw
  * {@link InterruptedException}.
@@ -12,6 +14,14 @@ import io.github.distributelock.LockHandle;
 public final class Locks {
 
 	private Locks() {
+	}
+
+	/**
+	 * Waits, at most 10 s, until {@code callers} callers of {@code lock} wait at its gate
+	 * for {@code key}, behind a caller of the same instance that holds it.
+	 */
+	public static void awaitWaitingAtGate(DefaultDistributeLock lock, String key, int callers) {
+		await().atMost(Duration.ofSeconds(10)).until(() -> lock.waitingAtGate(key) == callers);
 	}
 
 	/**

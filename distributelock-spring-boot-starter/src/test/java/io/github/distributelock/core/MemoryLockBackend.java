@@ -45,6 +45,13 @@ public class MemoryLockBackend implements LockBackend, LockStoreProbe {
 
 	private final AtomicLong tokens = new AtomicLong();
 
+	/**
+	 * How many times a holder or waiter left any key, guarded by the lock: an attempt
+	 * that failed passes it to the wait after it, which a release in between ends at
+	 * once.
+	 */
+	private long releases;
+
 	@Override
 	public String name() {
 		return "memory";
@@ -70,7 +77,13 @@ public class MemoryLockBackend implements LockBackend, LockStoreProbe {
 		CompletableFuture<Void> changed = new CompletableFuture<>();
 		this.lock.lock();
 		try {
-			state(claim.key()).waiters.add(changed);
+			KeyState state = state(claim.key());
+			// A release between the attempt and this wait was told to nobody: the
+			// waiter attempts again at once.
+			if (!(lastAttempt.hint() instanceof Long releases) || releases != this.releases) {
+				return CompletableFuture.completedFuture(null);
+			}
+			state.waiters.add(changed);
 		}
 		finally {
 			this.lock.unlock();
@@ -159,9 +172,12 @@ public class MemoryLockBackend implements LockBackend, LockStoreProbe {
 		void expire(long now) {
 			if (this.exclusive != null && now - this.exclusive.expiresAt >= 0) {
 				this.exclusive = null;
+				MemoryLockBackend.this.releases++;
 			}
-			this.shared.values().removeIf((holder) -> now - holder.expiresAt >= 0);
-			this.queue.values().removeIf((waiter) -> now - waiter.expiresAt >= 0);
+			if (this.shared.values().removeIf((holder) -> now - holder.expiresAt >= 0)
+					| this.queue.values().removeIf((waiter) -> now - waiter.expiresAt >= 0)) {
+				MemoryLockBackend.this.releases++;
+			}
 		}
 
 		AcquireResult attempt(Claim claim, long leaseNanos) {
@@ -198,7 +214,7 @@ public class MemoryLockBackend implements LockBackend, LockStoreProbe {
 					}
 				}
 			}
-			return AcquireResult.heldByAnother(null);
+			return AcquireResult.heldByAnother(null, MemoryLockBackend.this.releases);
 		}
 
 		private void conflictWith(LockKind kind) {
@@ -241,6 +257,7 @@ public class MemoryLockBackend implements LockBackend, LockStoreProbe {
 		}
 
 		boolean release(String owner) {
+			MemoryLockBackend.this.releases++;
 			this.queue.remove(owner);
 			if (this.exclusive != null && this.exclusive.owner.equals(owner)) {
 				this.exclusive = null;

@@ -2,6 +2,7 @@ package io.github.distributelock.fault;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -229,10 +230,6 @@ abstract class AbstractConnectionCutTests {
 			throws Exception {
 		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
 		Duration longLease = Duration.ofSeconds(60);
-		LockBackend backend = newLongLeaseBackend(proxy.port());
-		if (backend instanceof AutoCloseable closeable) {
-			closeAfter(closeable);
-		}
 		AtomicInteger failedReleases = new AtomicInteger();
 		LockEventListener countingFailedReleases = (lockKey, name, store) -> new LockTracker() {
 			@Override
@@ -240,8 +237,7 @@ abstract class AbstractConnectionCutTests {
 				failedReleases.incrementAndGet();
 			}
 		};
-		DefaultDistributeLock holderLock = closeAfter(
-				new DefaultDistributeLock(backend, longLease, false, countingFailedReleases, null));
+		DefaultDistributeLock holderLock = longLeaseLock(proxy, longLease, countingFailedReleases);
 		String key = "release-retried." + System.nanoTime();
 		LockHandle held = holderLock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow();
 		proxy.cut();
@@ -258,6 +254,48 @@ abstract class AbstractConnectionCutTests {
 		assertThat(freedMillis).isLessThan(longLease.toMillis());
 		// Told once, however many retries it took: one WARN line and one counted failure.
 		assertThat(failedReleases).hasValue(1);
+		assertThat(LogLines.containing(output, "Could not release lock '" + key + "'")).hasSize(1)
+			.allSatisfy((line) -> assertThat(line).contains("retrying in the background"));
+	}
+
+	/**
+	 * A lock service through {@code proxy} whose locks outlive the test, closed after it.
+	 */
+	private DefaultDistributeLock longLeaseLock(TcpProxy proxy, Duration lease, LockEventListener events)
+			throws Exception {
+		LockBackend backend = newLongLeaseBackend(proxy.port());
+		if (backend instanceof AutoCloseable closeable) {
+			closeAfter(closeable);
+		}
+		return closeAfter(new DefaultDistributeLock(backend, lease, false, events, null));
+	}
+
+	/**
+	 * A hand-over to the next caller of the same instance that fails on a cut connection
+	 * is told to the holder once, like a failed release, and the holder's release is
+	 * retried in the background; the waiter, whose attempt it was, gives back what it may
+	 * have been handed and tries again, and gets the lock once the store is back.
+	 */
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void handOverThatFailsWhileCutIsToldOnceAndTheWaiterGetsTheLockOnceTheStoreIsBack(CapturedOutput output)
+			throws Exception {
+		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
+		DefaultDistributeLock lock = longLeaseLock(proxy, Duration.ofSeconds(60), LockEventListener.NONE);
+		String key = "hand-over-cut." + System.nanoTime();
+		LockHandle held = lock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow();
+		CompletableFuture<Optional<LockHandle>> waiting = CompletableFuture
+			.supplyAsync(() -> Locks.tryAcquire(lock, key, Duration.ofSeconds(40)));
+		Locks.awaitWaitingAtGate(lock, key, 1);
+		proxy.cut();
+		assertThatExceptionOfType(DistributeLockException.class).isThrownBy(held::close).withMessageContaining(key);
+		assertThat(isLocked(key)).isTrue();
+		proxy.restore();
+		LockHandle next = waiting.get(45, TimeUnit.SECONDS).orElseThrow();
+		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		assertThat(isLocked(key)).isTrue();
+		next.close();
+		await().atMost(Duration.ofSeconds(20)).until(() -> !isLocked(key));
 		assertThat(LogLines.containing(output, "Could not release lock '" + key + "'")).hasSize(1)
 			.allSatisfy((line) -> assertThat(line).contains("retrying in the background"));
 	}

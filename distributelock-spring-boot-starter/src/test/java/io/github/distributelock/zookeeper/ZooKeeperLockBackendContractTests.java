@@ -14,10 +14,12 @@ import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
 import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.AbstractLockBackendContractTests;
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.HandOverLockBackend;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.VirtualThreadContract;
 import org.apache.curator.framework.CuratorFramework;
@@ -62,7 +64,7 @@ class ZooKeeperLockBackendContractTests {
 	abstract class ZooKeeperContract extends AbstractLockBackendContractTests {
 
 		@Override
-		protected LockBackend newBackend() {
+		protected ZooKeeperLockBackend newBackend() {
 			return new ZooKeeperLockBackend(newClient());
 		}
 
@@ -205,6 +207,16 @@ class ZooKeeperLockBackendContractTests {
 		void releaseNeverDeletesANodeRecreatedByAnotherOwner() throws Exception {
 			LockBackend backend = trackBackend(newBackend());
 			assertThat(Backends.tryAcquire(backend, key(), "first", Duration.ofSeconds(30)).acquired()).isTrue();
+			recreateOnAnotherSession("second");
+			assertThat(Backends.release(backend, key(), "first")).isFalse();
+			assertThat(zooKeeper.store().getData().forPath(PATHS.lockPath(key()))).isEqualTo(bytes("second"));
+			zooKeeper.store().delete().forPath(PATHS.lockPath(key()));
+		}
+
+		/**
+		 * Deletes the test key's node by hand and creates it again on another session.
+		 */
+		private void recreateOnAnotherSession(String owner) throws Exception {
 			zooKeeper.store().delete().forPath(PATHS.lockPath(key()));
 			// The root is a container, which the server may remove as soon as it is
 			// empty.
@@ -212,10 +224,40 @@ class ZooKeeperLockBackendContractTests {
 				.create()
 				.creatingParentContainersIfNeeded()
 				.withMode(CreateMode.EPHEMERAL)
-				.forPath(PATHS.lockPath(key()), bytes("second"));
-			assertThat(Backends.release(backend, key(), "first")).isFalse();
-			assertThat(zooKeeper.store().getData().forPath(PATHS.lockPath(key()))).isEqualTo(bytes("second"));
+				.forPath(PATHS.lockPath(key()), bytes(owner));
+		}
+
+		@Test
+		void handOverNeverWritesIntoANodeRecreatedByAnotherOwner() throws Exception {
+			ZooKeeperLockBackend backend = trackBackend(newBackend());
+			assertThat(Backends.tryAcquire(backend, key(), "first", Duration.ofSeconds(30)).acquired()).isTrue();
+			// Even with the holder's owner in it: the node is another session's.
+			recreateOnAnotherSession("first");
+			HandOverLockBackend.HandOver handOver = Backends.handOver(backend, key(), "first", "next",
+					Duration.ofSeconds(30));
+			assertThat(handOver.released()).isFalse();
+			assertThat(handOver.next().acquired()).isFalse();
+			assertThat(zooKeeper.store().getData().forPath(PATHS.lockPath(key()))).isEqualTo(bytes("first"));
 			zooKeeper.store().delete().forPath(PATHS.lockPath(key()));
+		}
+
+		@Test
+		void handOverWritesTheNextOwnerWithTheZxidOfThatWriteAsItsToken() throws Exception {
+			ZooKeeperLockBackend backend = trackBackend(newBackend());
+			AcquireResult first = Backends.tryAcquire(backend, key(), "first", Duration.ofSeconds(30));
+			HandOverLockBackend.HandOver handOver = Backends.handOver(backend, key(), "first", "next",
+					Duration.ofSeconds(30));
+			assertThat(handOver.released()).isTrue();
+			assertThat(handOver.next().acquired()).isTrue();
+			Stat node = stat(PATHS.lockPath(key()));
+			assertThat(zooKeeper.store().getData().forPath(PATHS.lockPath(key()))).isEqualTo(bytes("next"));
+			assertThat(handOver.next().fencingToken()).isEqualTo(node.getMzxid()).isGreaterThan(first.fencingToken());
+			// Curator retries a request whose answer was lost: an attempt that finds the
+			// node it was handed owns it, with the token of the hand-over.
+			assertThat(Backends.tryAcquire(backend, key(), "next", Duration.ofSeconds(30)).fencingToken())
+				.isEqualTo(handOver.next().fencingToken());
+			assertThat(Backends.release(backend, key(), "first")).isFalse();
+			assertThat(Backends.release(backend, key(), "next")).isTrue();
 		}
 
 		@Test

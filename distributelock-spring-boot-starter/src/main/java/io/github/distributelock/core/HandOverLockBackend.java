@@ -1,0 +1,47 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A {@link LockBackend} that passes a plain exclusive or a fair lock from its holder to
+ * another claim in one store operation, with a new fencing token and lease, so that a key
+ * contended by callers of one JVM costs one round trip per hand-off instead of a release
+ * and an acquisition. {@link DefaultDistributeLock} hands a released plain lock to the
+ * next caller of the JVM waiting for the key, a bounded number of times in a row, so that
+ * waiters of other instances get their turn; and a released fair lock to the first caller
+ * of the JVM queued in the store, which takes it only if that caller heads the store's
+ * queue.
+ *
+ * @since 1.0.0
+ */
+public interface HandOverLockBackend extends LockBackend {
+
+	/**
+	 * If {@code holder} holds the lock, gives it to {@code next} with a fencing token
+	 * above every token issued for the key before, as one atomic step of the store; if it
+	 * does not, makes the attempt {@link #tryAcquire} would for {@code next}. For a fair
+	 * lock, only a {@code next} at the head of the store's queue takes it; otherwise the
+	 * lock is released and {@code next} keeps its place. Work of a store whose client
+	 * blocks runs on the holder's {@link Claim#callerExecutor()}.
+	 * @param holder the claim that holds the lock, plain exclusive or fair
+	 * @param next the claim to take it, of the same kind
+	 * @param lease the lease of {@code next}, counted from now (ignored by a
+	 * {@link SessionLockBackend})
+	 * @return whether {@code holder} still held the lock, and what the attempt of
+	 * {@code next} got
+	 */
+	CompletionStage<HandOver> handOver(Claim holder, Claim next, Duration lease);
+
+	/**
+	 * The outcome of a {@link #handOver hand-over}.
+	 *
+	 * @param released whether the holder still held the lock, which is now released
+	 * @param next what the claim that was to take it got: acquired with its fencing
+	 * token, or held by another owner as after a {@link #tryAcquire} that failed
+	 */
+	record HandOver(boolean released, AcquireResult next) {
+
+	}
+
+}

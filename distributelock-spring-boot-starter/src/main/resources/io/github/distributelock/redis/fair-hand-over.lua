@@ -1,0 +1,27 @@
+-- Passes a fair lock from its holder to the next claim of the same JVM in one round trip, if
+-- that claim heads the queue of waiters: it takes the lock word with its own lease and the
+-- key's next fencing token, and leaves the queue; no waiter is woken, since the key stays
+-- held. If another waiter heads the queue, of this JVM or another, the lock is released as
+-- fair-release.lua releases it and the claim keeps its place, so waiters are still served in
+-- arrival order. If the holder does not hold the lock, nothing changes.
+-- KEYS[1]: the lock word; KEYS[2]: the fencing counter; KEYS[3]: the queue (zset: owner ->
+-- arrival number); KEYS[4]: the waiter leases (zset: owner -> deadline in server ms)
+-- ARGV[1]: the holder's lock word value; ARGV[2]: the next claim's lock word value;
+-- ARGV[3]: the next owner; ARGV[4]: the next claim's lease in ms; ARGV[5]: how long an idle
+-- fencing counter is kept, in ms; ARGV[6]: the release channel
+-- Returns {1, 1, fencing token} when handed over, {1, 0, -1} when released to the head of the
+-- queue, {0, 0, remaining lease of the holder in ms or a negative number} when the holder did
+-- not hold the lock.
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return {0, 0, redis.call('PTTL', KEYS[1])}
+end
+prune_waiters(KEYS[3], KEYS[4], now_ms())
+if redis.call('ZRANGE', KEYS[3], 0, 0)[1] == ARGV[3] then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4])
+  redis.call('ZREM', KEYS[3], ARGV[3])
+  redis.call('ZREM', KEYS[4], ARGV[3])
+  return {1, 1, next_token(KEYS[2], ARGV[5])}
+end
+redis.call('DEL', KEYS[1])
+redis.call('PUBLISH', ARGV[6], '1')
+return {1, 0, -1}
