@@ -152,8 +152,16 @@ final class HeldLock {
 	 * there for the rest of its minimum hold.
 	 */
 	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor) {
+		return releaseHold(callerExecutor, this.parts.store()::release);
+	}
+
+	/**
+	 * {@link #releaseHold(Executor)}, with the release in the store, if it comes to one,
+	 * sent through {@code storeRelease}: a multi-key handle sends its keys' in one call.
+	 */
+	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor, StoreRelease storeRelease) {
 		return (this.holds.decrementAndGet() > 0) ? CompletableFuture.completedFuture(true)
-				: release(callerExecutor, true);
+				: release(callerExecutor, true, storeRelease);
 	}
 
 	/**
@@ -165,10 +173,19 @@ final class HeldLock {
 	 * is retried in the background) or it was lost and losses are to be thrown
 	 */
 	CompletableFuture<Boolean> releaseAll(@Nullable Executor callerExecutor) {
-		return release(callerExecutor, false);
+		return releaseAll(callerExecutor, this.parts.store()::release);
 	}
 
-	private CompletableFuture<Boolean> release(@Nullable Executor callerExecutor, boolean keepForMinimumHold) {
+	/**
+	 * {@link #releaseAll(Executor)}, with the release in the store sent through
+	 * {@code storeRelease}.
+	 */
+	CompletableFuture<Boolean> releaseAll(@Nullable Executor callerExecutor, StoreRelease storeRelease) {
+		return release(callerExecutor, false, storeRelease);
+	}
+
+	private CompletableFuture<Boolean> release(@Nullable Executor callerExecutor, boolean keepForMinimumHold,
+			StoreRelease storeRelease) {
 		this.holds.set(0);
 		int previous = this.state.getAndSet(RELEASED);
 		if (previous == RELEASED) {
@@ -178,12 +195,17 @@ final class HeldLock {
 			return keepForMinimumHold(callerExecutor);
 		}
 		this.parts.watchdog().unwatch(this);
-		return releaseInStore(previous, callerExecutor);
+		return releaseInStore(previous, callerExecutor, storeRelease);
 	}
 
 	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor) {
+		return releaseInStore(previous, callerExecutor, this.parts.store()::release);
+	}
+
+	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor,
+			StoreRelease storeRelease) {
 		LockBackend.Claim release = this.claim.on(callerExecutor);
-		return this.parts.store().release(release, this.lease.endNanos()).handleAsync((releasedInStore, failure) -> {
+		return storeRelease.release(release, this.lease.endNanos()).handleAsync((releasedInStore, failure) -> {
 			if (failure != null) {
 				this.slot.leave(this);
 				this.tracker.releaseFailed(failure);
