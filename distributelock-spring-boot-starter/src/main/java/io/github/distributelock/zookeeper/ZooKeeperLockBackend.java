@@ -11,6 +11,8 @@ import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockLossListener;
 import io.github.distributelock.core.LockStoreProbe;
+import io.github.distributelock.core.MultiKeyAcquireResult;
+import io.github.distributelock.core.MultiKeyLockBackend;
 import io.github.distributelock.core.SessionLockBackend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,6 +35,9 @@ import org.apache.curator.framework.state.ConnectionStateListener;
  * these kinds and the plain lock, of this library or of the original starter, exclude
  * each other; a queue of another kind than the one asked for fails the attempt with a
  * {@link io.github.distributelock.LockKindConflictException}.
+ * <p>
+ * The plain nodes of a multi-key request are created in one transaction and deleted in
+ * one ({@link ZooKeeperMultiKeyLocks}).
  * <p>
  * A lock lives exactly as long as the client's ZooKeeper session: there is no lease to
  * renew, so this is a {@link SessionLockBackend}, the lease passed to {@link #tryAcquire}
@@ -57,7 +62,7 @@ import org.apache.curator.framework.state.ConnectionStateListener;
  *
  * @since 1.0.0
  */
-public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe, AutoCloseable {
+public class ZooKeeperLockBackend implements SessionLockBackend, MultiKeyLockBackend, LockStoreProbe, AutoCloseable {
 
 	/** The parent node of the lock nodes of the original {@code cn.dslcode} starter. */
 	public static final String DEFAULT_ROOT = "/locks";
@@ -73,6 +78,8 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 	private final ZooKeeperPlainLocks plain;
 
 	private final ZooKeeperKindLocks kinds;
+
+	private final ZooKeeperMultiKeyLocks multiKey;
 
 	private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
 
@@ -98,6 +105,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 		ZooKeeperKindReleases releases = new ZooKeeperKindReleases(this.session);
 		this.plain = new ZooKeeperPlainLocks(this.session, releases, name());
 		this.kinds = new ZooKeeperKindLocks(this.session, releases, name());
+		this.multiKey = new ZooKeeperMultiKeyLocks(this.session, this.plain);
 		client.getConnectionStateListenable().addListener(this.connectionStateListener);
 	}
 
@@ -134,6 +142,25 @@ public class ZooKeeperLockBackend implements SessionLockBackend, LockStoreProbe,
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
 		return (ZooKeeperPlainLocks.plain(claim)) ? this.plain.awaitRelease(claim, lastAttempt, deadline)
 				: this.kinds.awaitRelease(claim, lastAttempt, deadline);
+	}
+
+	/**
+	 * Whether every claim is a plain lock: their nodes are created in one transaction
+	 * ({@link ZooKeeperMultiKeyLocks}).
+	 */
+	@Override
+	public boolean batches(List<Claim> claims) {
+		return this.multiKey.batches(claims);
+	}
+
+	@Override
+	public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
+		return this.multiKey.tryAcquireAll(claims);
+	}
+
+	@Override
+	public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
+		return this.multiKey.releaseAll(claims);
 	}
 
 	/**
