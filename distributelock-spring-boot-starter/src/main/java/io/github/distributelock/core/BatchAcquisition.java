@@ -47,6 +47,8 @@ final class BatchAcquisition {
 
 	private final List<BatchMember> members;
 
+	private final List<LockBackend.Claim> claims;
+
 	private final Deadline deadline;
 
 	private final Executor executor;
@@ -73,6 +75,11 @@ final class BatchAcquisition {
 		this.lifecycle = lifecycle;
 		this.key = key;
 		this.members = List.copyOf(members);
+		List<LockBackend.Claim> claims = new ArrayList<>(members.size());
+		for (BatchMember member : members) {
+			claims.add(member.claim());
+		}
+		this.claims = claims;
 		this.deadline = deadline;
 		this.executor = executor;
 	}
@@ -134,10 +141,11 @@ final class BatchAcquisition {
 		}
 		long attemptStart = System.nanoTime();
 		long lossReports = this.parts.losses().reports();
-		List<Duration> leases = this.members.stream()
-			.map((member) -> member.storeLease(this.parts.watchdog()))
-			.toList();
-		this.parts.store().tryAcquireAll(this.key, claims(), leases).whenCompleteAsync((attempt, failure) -> {
+		List<Duration> leases = new ArrayList<>(this.members.size());
+		for (BatchMember member : this.members) {
+			leases.add(member.storeLease(this.parts.watchdog()));
+		}
+		this.parts.store().tryAcquireAll(this.key, this.claims, leases).whenCompleteAsync((attempt, failure) -> {
 			if (failure != null) {
 				giveBackAfterFailure(failure, attemptStart);
 			}
@@ -152,7 +160,7 @@ final class BatchAcquisition {
 
 	private void acquired(MultiKeyAcquireResult attempt, long attemptStart, long lossReports) {
 		if (this.result.isDone()) {
-			giveBack(claims(), attemptStart);
+			giveBack(this.claims, attemptStart);
 			return;
 		}
 		List<HeldLock> locks = new ArrayList<>();
@@ -231,10 +239,10 @@ final class BatchAcquisition {
 			// keys stay gated here until it is done.
 			this.result.completeExceptionally(this.lifecycle.isClosed() ? this.lifecycle.shuttingDown(this.key, failure)
 					: this.parts.store().failure(this.key, "acquire", failure));
-			giveBack(claims().stream().map((claim) -> claim.on(null)).toList(), attemptStart);
+			giveBack(this.claims.stream().map((claim) -> claim.on(null)).toList(), attemptStart);
 			return;
 		}
-		MultiKeyRelease.giveBack(this.parts.store(), claims(), leaseEnds(attemptStart))
+		MultiKeyRelease.giveBack(this.parts.store(), this.claims, leaseEnds(attemptStart))
 			.whenCompleteAsync((released, releaseFailure) -> {
 				if (releaseFailure != null && releaseFailure != failure) {
 					failure.addSuppressed(StoreCalls.unwrap(releaseFailure));
@@ -308,10 +316,6 @@ final class BatchAcquisition {
 		this.settled.complete(null);
 	}
 
-	private List<LockBackend.Claim> claims() {
-		return this.members.stream().map(BatchMember::claim).toList();
-	}
-
 	/** When each key's lease would end, for an attempt that began at {@code start}. */
 	private List<@Nullable Long> leaseEnds(long attemptStart) {
 		List<@Nullable Long> ends = new ArrayList<>();
@@ -322,7 +326,7 @@ final class BatchAcquisition {
 	}
 
 	private @Nullable Executor callerExecutor() {
-		return this.members.get(0).claim().callerExecutor();
+		return this.claims.get(0).callerExecutor();
 	}
 
 	private void waitingOn(CompletableFuture<?> wait) {

@@ -11,9 +11,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The store releases of several keys, gathered while each key's {@link HeldLock} lets go
- * of it and then {@link #send() sent} as one call when the backend takes them together
- * ({@link MultiKeyLockBackend}), or one by one, in the order they came, when it does not.
+ * The store releases of several keys that the backend took in one call
+ * ({@link MultiKeyLockBackend}), gathered while each key's {@link HeldLock} lets go of it
+ * and then {@link #send() sent} in one call too.
  * <p>
  * Each held lock still owns its release: its state, its hold count, its minimum hold, its
  * loss and its events; only the round trip is shared. A release asked for after
@@ -29,6 +29,10 @@ final class MultiKeyRelease implements StoreRelease {
 
 	private volatile boolean sent;
 
+	/**
+	 * @param store the store, whose backend took the claims to release together, and so
+	 * releases them together
+	 */
 	MultiKeyRelease(StoreCalls store) {
 		this.store = store;
 	}
@@ -94,29 +98,20 @@ final class MultiKeyRelease implements StoreRelease {
 		if (releases.isEmpty()) {
 			return;
 		}
-		List<LockBackend.Claim> claims = releases.stream().map(Pending::claim).toList();
-		if (releases.size() == 1 || !this.store.batches(claims)) {
-			sendOneByOne(releases, 0);
+		List<LockBackend.Claim> claims = new ArrayList<>(releases.size());
+		List<@Nullable Long> leaseEnds = new ArrayList<>(releases.size());
+		List<CompletableFuture<Boolean>> answers = new ArrayList<>(releases.size());
+		for (Pending release : releases) {
+			claims.add(release.claim);
+			leaseEnds.add(release.leaseEndNanos);
+			answers.add(release.released);
+		}
+		if (releases.size() == 1) {
+			// The other keys stay held (re-entered, or kept for a minimum hold).
+			relay(this.store.release(claims.get(0), leaseEnds.get(0)), answers.get(0));
 			return;
 		}
-		List<@Nullable Long> leaseEnds = new ArrayList<>();
-		for (Pending release : releases) {
-			leaseEnds.add(release.leaseEndNanos);
-		}
-		List<CompletableFuture<Boolean>> answers = this.store.releaseAll(claims, leaseEnds);
-		for (int i = 0; i < releases.size(); i++) {
-			relay(answers.get(i), releases.get(i).released);
-		}
-	}
-
-	/** Each release after the one before has ended, in the order they came. */
-	private void sendOneByOne(List<Pending> releases, int index) {
-		Pending release = releases.get(index);
-		CompletableFuture<Boolean> answer = this.store.release(release.claim, release.leaseEndNanos);
-		if (index + 1 < releases.size()) {
-			answer.whenComplete((released, failure) -> sendOneByOne(releases, index + 1));
-		}
-		relay(answer, release.released);
+		this.store.releaseAll(claims, leaseEnds, answers);
 	}
 
 	private static void relay(CompletableFuture<Boolean> answer, CompletableFuture<Boolean> released) {

@@ -1,7 +1,6 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -90,13 +89,10 @@ final class StoreCalls {
 	 * completes exceptionally at once, named with its key.
 	 * @param leaseEndNanos when each claim's lease ends on {@link System#nanoTime()}, or
 	 * {@code null} for a store without leases
-	 * @return each claim's answer, in order
+	 * @param answers completed with each claim's answer, in order
 	 */
-	List<CompletableFuture<Boolean>> releaseAll(List<LockBackend.Claim> claims, List<@Nullable Long> leaseEndNanos) {
-		List<CompletableFuture<Boolean>> answers = new ArrayList<>();
-		for (int i = 0; i < claims.size(); i++) {
-			answers.add(new CompletableFuture<>());
-		}
+	void releaseAll(List<LockBackend.Claim> claims, List<@Nullable Long> leaseEndNanos,
+			List<CompletableFuture<Boolean>> answers) {
 		CompletableFuture<List<Boolean>> batch;
 		try {
 			batch = ((MultiKeyLockBackend) this.backend).releaseAll(claims).toCompletableFuture();
@@ -118,7 +114,6 @@ final class StoreCalls {
 				answers.get(i).completeExceptionally(named);
 			}
 		});
-		return answers;
 	}
 
 	CompletableFuture<Void> awaitRelease(LockBackend.Claim claim, AcquireResult lastAttempt, Deadline deadline) {

@@ -88,22 +88,20 @@ final class RedisMultiKeyLocks {
 	}
 
 	CompletableFuture<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
-		List<String> scriptKeys = new ArrayList<>();
-		List<String> args = new ArrayList<>();
-		List<RedisReleaseListener.@Nullable Heard> heard = new ArrayList<>();
+		List<String> scriptKeys = new ArrayList<>(claims.size() * 2);
+		List<String> args = new ArrayList<>(claims.size() * 2 + 1);
+		List<RedisReleaseListener.@Nullable Heard> heard = new ArrayList<>(claims.size());
+		args.add(this.scripts.fenceIdleMillis());
 		for (int i = 0; i < claims.size(); i++) {
-			// The single-key call names the keys, checks the owner and gives the
-			// arguments: {owner, lease, fence idle timeout}.
-			Call single = this.scripts.acquire(claims.get(i), leases.get(i));
-			scriptKeys.addAll(single.keys());
-			if (i == 0) {
-				args.add(single.args().get(2));
-			}
-			args.add(single.args().get(0));
-			args.add(single.args().get(1));
+			Claim claim = claims.get(i);
+			String lockKey = this.scripts.lockKey(claim);
+			scriptKeys.add(lockKey);
+			scriptKeys.add(this.keys.fenceKey(lockKey));
+			args.add(claim.owner());
+			args.add(Long.toString(leases.get(i).toMillis()));
 			// Taken before the attempt: a release heard after it frees the waiter at
 			// once.
-			heard.add(this.releaseListener.heard(this.keys.releaseChannel(single.keys().get(0))));
+			heard.add(this.releaseListener.heard(this.keys.releaseChannel(lockKey)));
 		}
 		Call call = new Call(ACQUIRE_ALL, scriptKeys, args);
 		CompletableFuture<List<Object>> reply = (this.replicaAcks != null) ? acquireReplicated(claims, call)
@@ -112,22 +110,24 @@ final class RedisMultiKeyLocks {
 	}
 
 	CompletableFuture<List<Boolean>> releaseAll(List<Claim> claims) {
-		List<String> scriptKeys = new ArrayList<>();
-		List<String> args = new ArrayList<>();
+		List<String> scriptKeys = new ArrayList<>(claims.size());
+		List<String> args = new ArrayList<>(claims.size() * 2);
 		for (Claim claim : claims) {
-			// {owner, release channel} of the single-key release.
-			Call single = this.scripts.release(claim);
-			scriptKeys.addAll(single.keys());
-			args.addAll(single.args());
+			String lockKey = this.scripts.lockKey(claim);
+			scriptKeys.add(lockKey);
+			args.add(claim.owner());
+			args.add(this.keys.releaseChannel(lockKey));
 		}
 		Call call = new Call(RELEASE_ALL, scriptKeys, args);
 		return this.redis.<List<Object>>eval(call.script(), call.keyBytes(), call.argBytes()).thenApply((reply) -> {
 			if (reply == null || reply.size() != claims.size()) {
 				throw new IllegalStateException("Unexpected reply to the multi-key release script: " + reply);
 			}
-			return reply.stream()
-				.map((released) -> released instanceof Number number && number.longValue() == 1)
-				.toList();
+			List<Boolean> released = new ArrayList<>(reply.size());
+			for (Object each : reply) {
+				released.add(each instanceof Number number && number.longValue() == 1);
+			}
+			return released;
 		});
 	}
 
@@ -141,8 +141,11 @@ final class RedisMultiKeyLocks {
 			List<RedisReleaseListener.@Nullable Heard> heard) {
 		if (reply != null && reply.size() == claims.size() + 1 && reply.get(0) instanceof Number taken
 				&& taken.longValue() == 1) {
-			return MultiKeyAcquireResult.acquired(
-					reply.subList(1, reply.size()).stream().map((token) -> ((Number) token).longValue()).toList());
+			List<Long> tokens = new ArrayList<>(claims.size());
+			for (int i = 1; i < reply.size(); i++) {
+				tokens.add(((Number) reply.get(i)).longValue());
+			}
+			return MultiKeyAcquireResult.acquired(tokens);
 		}
 		if (reply == null || reply.size() != 3 || !(reply.get(1) instanceof Number position) || position.intValue() < 1
 				|| position.intValue() > claims.size()) {

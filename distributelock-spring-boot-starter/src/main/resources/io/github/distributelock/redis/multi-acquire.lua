@@ -10,22 +10,28 @@
 -- read/write lock or as permits, which a plain lock must not wait for.
 -- Each lock is taken as acquire.lua takes it (SET PX of the owner), and its token is drawn by the same rule
 -- from the same counter, so a key's tokens grow across single-key and multi-key acquisitions.
+-- Every redis.call costs the server more than the command itself: the lock keys are read with one MGET.
 local count = #KEYS / 2
+local locks = {}
 for i = 1, count do
-  local held = redis.call('GET', KEYS[2 * i - 1])
-  if held then
-    if string.byte(held, 1) == 0 then
-      local kind = string.match(held, '^%zdl:([^%z]+)') or 'unknown'
+  locks[i] = KEYS[2 * i - 1]
+end
+local held = redis.call('MGET', unpack(locks))
+for i = 1, count do
+  local holder = held[i]
+  if holder then
+    if string.byte(holder, 1) == 0 then
+      local kind = string.match(holder, '^%zdl:([^%z]+)') or 'unknown'
       if kind ~= 'fair' then
         return {-1, i, kind}
       end
     end
-    return {0, i, redis.call('PTTL', KEYS[2 * i - 1])}
+    return {0, i, redis.call('PTTL', locks[i])}
   end
 end
 local reply = {1}
 for i = 1, count do
-  redis.call('SET', KEYS[2 * i - 1], ARGV[2 * i], 'PX', ARGV[2 * i + 1])
+  redis.call('SET', locks[i], ARGV[2 * i], 'PX', ARGV[2 * i + 1])
   local fence = KEYS[2 * i]
   local token = redis.call('INCR', fence)
   if token == 1 then
