@@ -1,7 +1,6 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -45,9 +44,7 @@ final class BatchAcquisition {
 
 	private final String key;
 
-	private final List<BatchMember> members;
-
-	private final List<LockBackend.Claim> claims;
+	private final BatchMembers members;
 
 	private final Deadline deadline;
 
@@ -69,17 +66,12 @@ final class BatchAcquisition {
 	 * @param executor runs the continuations: the blocking caller's thread, or the thread
 	 * that completed the store's answer
 	 */
-	BatchAcquisition(HeldLock.Parts parts, Lifecycle lifecycle, String key, List<BatchMember> members,
-			Deadline deadline, Executor executor) {
+	BatchAcquisition(HeldLock.Parts parts, Lifecycle lifecycle, String key, BatchMembers members, Deadline deadline,
+			Executor executor) {
 		this.parts = parts;
 		this.lifecycle = lifecycle;
 		this.key = key;
-		this.members = List.copyOf(members);
-		List<LockBackend.Claim> claims = new ArrayList<>(members.size());
-		for (BatchMember member : members) {
-			claims.add(member.claim());
-		}
-		this.claims = claims;
+		this.members = members;
 		this.deadline = deadline;
 		this.executor = executor;
 	}
@@ -111,8 +103,8 @@ final class BatchAcquisition {
 
 	BatchAcquisition start() {
 		this.lifecycle.enter(this, this.key, this::fail, this.settled);
-		List<LocalLocks.Slot> slots = this.members.stream().map(BatchMember::slot).toList();
-		CompletableFuture<Boolean> gates = new OrderedGates(slots, this.parts.store(), this.deadline, this.executor)
+		CompletableFuture<Boolean> gates = new OrderedGates(this.members.slots(), this.parts.store(), this.deadline,
+				this.executor)
 			.take();
 		if (gates.isDone() && !gates.isCompletedExceptionally() && gates.join()) {
 			// Uncontended: every gate was free.
@@ -141,32 +133,29 @@ final class BatchAcquisition {
 		}
 		long attemptStart = System.nanoTime();
 		long lossReports = this.parts.losses().reports();
-		List<Duration> leases = new ArrayList<>(this.members.size());
-		for (BatchMember member : this.members) {
-			leases.add(member.storeLease(this.parts.watchdog()));
-		}
-		this.parts.store().tryAcquireAll(this.key, this.claims, leases).whenCompleteAsync((attempt, failure) -> {
-			if (failure != null) {
-				giveBackAfterFailure(failure, attemptStart);
-			}
-			else if (attempt.acquired()) {
-				acquired(attempt, attemptStart, lossReports);
-			}
-			else {
-				awaitRelease(attempt);
-			}
-		}, this.executor);
+		List<Duration> leases = this.members.storeLeases(this.parts.watchdog());
+		this.parts.store()
+			.tryAcquireAll(this.key, this.members.claims(), leases)
+			.whenCompleteAsync((attempt, failure) -> {
+				if (failure != null) {
+					giveBackAfterFailure(failure, attemptStart);
+				}
+				else if (attempt.acquired()) {
+					acquired(attempt, attemptStart, lossReports);
+				}
+				else {
+					awaitRelease(attempt);
+				}
+			}, this.executor);
 	}
 
 	private void acquired(MultiKeyAcquireResult attempt, long attemptStart, long lossReports) {
 		if (this.result.isDone()) {
-			giveBack(this.claims, attemptStart);
+			giveBack(this.members.claims(), attemptStart);
 			return;
 		}
-		List<HeldLock> locks = new ArrayList<>();
-		for (int i = 0; i < this.members.size(); i++) {
-			HeldLock lock = this.members.get(i).hold(this.parts, attempt.fencingTokens().get(i), attemptStart);
-			locks.add(lock);
+		List<HeldLock> locks = this.members.hold(this.parts, attempt.fencingTokens(), attemptStart);
+		for (HeldLock lock : locks) {
 			try {
 				this.parts.watchdog().watch(lock);
 			}
@@ -177,17 +166,20 @@ final class BatchAcquisition {
 		}
 		if (this.result.isDone() || this.lifecycle.isClosed()) {
 			fail(this.lifecycle.shuttingDown(this.key, null));
-			MultiKeyRelease.releaseTogether(this.parts.store(), locks, callerExecutor())
+			MultiKeyRelease.releaseTogether(this.parts.store(), locks, this.members.callerExecutor())
 				.whenComplete((released, failure) -> settle());
 			return;
 		}
-		for (HeldLock lock : locks) {
+		for (int i = locks.size() - 1; i >= 0; i--) {
+			HeldLock lock = locks.get(i);
 			this.parts.losses().markLostIfReportedSince(lock, lossReports);
+			// The last tracker first: each may have opened a scope on the caller's
+			// thread, such as an observation's, which must close in reverse.
 			lock.tracker.acquired(lock.fencingToken);
 		}
 		logWaited("Acquired locks '", " after waiting ");
 		if (!this.result.complete(locks)) {
-			MultiKeyRelease.releaseTogether(this.parts.store(), locks, callerExecutor());
+			MultiKeyRelease.releaseTogether(this.parts.store(), locks, this.members.callerExecutor());
 		}
 		settle();
 	}
@@ -209,7 +201,7 @@ final class BatchAcquisition {
 			// it.
 			wakeAt = wakeAt.atMost(holderLease.plusMillis(1));
 		}
-		LockBackend.Claim blocking = this.members.get(attempt.heldIndex()).claim();
+		LockBackend.Claim blocking = this.members.claims().get(attempt.heldIndex());
 		CompletableFuture<Void> wait = this.parts.store().awaitRelease(blocking, held, wakeAt);
 		waitingOn(wait);
 		wait.whenCompleteAsync((released, failure) -> {
@@ -239,10 +231,10 @@ final class BatchAcquisition {
 			// keys stay gated here until it is done.
 			this.result.completeExceptionally(this.lifecycle.isClosed() ? this.lifecycle.shuttingDown(this.key, failure)
 					: this.parts.store().failure(this.key, "acquire", failure));
-			giveBack(this.claims.stream().map((claim) -> claim.on(null)).toList(), attemptStart);
+			giveBack(this.members.claims().stream().map((claim) -> claim.on(null)).toList(), attemptStart);
 			return;
 		}
-		MultiKeyRelease.giveBack(this.parts.store(), this.claims, leaseEnds(attemptStart))
+		MultiKeyRelease.giveBack(this.parts.store(), this.members.claims(), leaseEnds(attemptStart))
 			.whenCompleteAsync((released, releaseFailure) -> {
 				if (releaseFailure != null && releaseFailure != failure) {
 					failure.addSuppressed(StoreCalls.unwrap(releaseFailure));
@@ -295,9 +287,7 @@ final class BatchAcquisition {
 
 	/** Lets go of every key locally: its gate, if taken, and its table entry. */
 	private void abandon() {
-		for (BatchMember member : this.members) {
-			member.slot().leave(null);
-		}
+		this.members.leave();
 		settle();
 	}
 
@@ -309,24 +299,13 @@ final class BatchAcquisition {
 		Throwable failure = this.result.isCompletedExceptionally()
 				? StoreCalls.unwrap(this.result.handle((locks, thrown) -> thrown).join()) : null;
 		if (failure != null || this.result.getNow(null) == null) {
-			for (BatchMember member : this.members) {
-				member.notTaken(failure);
-			}
+			this.members.notTaken(failure);
 		}
 		this.settled.complete(null);
 	}
 
-	/** When each key's lease would end, for an attempt that began at {@code start}. */
 	private List<@Nullable Long> leaseEnds(long attemptStart) {
-		List<@Nullable Long> ends = new ArrayList<>();
-		for (BatchMember member : this.members) {
-			ends.add(member.leaseEnd(this.parts.watchdog(), attemptStart));
-		}
-		return ends;
-	}
-
-	private @Nullable Executor callerExecutor() {
-		return this.claims.get(0).callerExecutor();
+		return this.members.leaseEnds(this.parts.watchdog(), attemptStart);
 	}
 
 	private void waitingOn(CompletableFuture<?> wait) {

@@ -82,8 +82,8 @@ final class MultiKeyBatches {
 		if (entered.members.isEmpty()) {
 			return Optional.of(entered.handle(request, List.of()));
 		}
-		BatchAcquisition acquisition = new BatchAcquisition(this.parts, this.lifecycle, request.key(), entered.members,
-				deadline, callerRuns)
+		BatchAcquisition acquisition = new BatchAcquisition(this.parts, this.lifecycle, request.key(),
+				new BatchMembers(entered.members), deadline, callerRuns)
 			.start();
 		try {
 			List<HeldLock> taken = callerRuns.await(acquisition.result());
@@ -121,14 +121,15 @@ final class MultiKeyBatches {
 			List<LockBackend.Claim> claims) {
 		Deadline deadline = Deadline.after(request.waitTime());
 		Entered entered = enter(request, ordered, claims, deadline, null, null);
+		BatchMembers members = new BatchMembers(entered.members);
 		BatchAcquisition acquisition;
 		try {
-			acquisition = new BatchAcquisition(this.parts, this.lifecycle, request.key(), entered.members, deadline,
+			acquisition = new BatchAcquisition(this.parts, this.lifecycle, request.key(), members, deadline,
 					SAME_THREAD)
 				.start();
 		}
 		catch (RuntimeException ex) {
-			entered.members.forEach((member) -> member.slot().leave(null));
+			members.leave();
 			return CompletableFuture.failedFuture(ex);
 		}
 		CompletableFuture<Optional<LockHandle>> handle = new CompletableFuture<>();
@@ -147,7 +148,7 @@ final class MultiKeyBatches {
 				acquisition.fail(failure);
 			}
 		});
-		entered.members.forEach((member) -> member.tracker().detached());
+		members.detached();
 		return handle;
 	}
 
@@ -184,7 +185,7 @@ final class MultiKeyBatches {
 							this.parts.store().name(), LockKind.EXCLUSIVE);
 			Acquisition.Request wanted = new Acquisition.Request(claims.get(i).on(callerExecutor), part.leaseTime(),
 					deadline, reentrancyOwner, part.minimumHold(), request.skipsWhenBusy() || part.skipsWhenBusy());
-			entered.members.add(new BatchMember(slot, wanted, tracker));
+			entered.members.add(new BatchMembers.Member(slot, wanted, tracker));
 		}
 		return entered;
 	}
@@ -206,7 +207,7 @@ final class MultiKeyBatches {
 
 		final @Nullable LockHandle[] handles;
 
-		final List<BatchMember> members = new ArrayList<>();
+		final List<BatchMembers.Member> members = new ArrayList<>();
 
 		Entered(int keys) {
 			this.handles = new LockHandle[keys];

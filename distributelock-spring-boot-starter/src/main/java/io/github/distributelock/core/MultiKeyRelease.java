@@ -39,8 +39,9 @@ final class MultiKeyRelease implements StoreRelease {
 
 	/**
 	 * Releases held locks together, the last taken first, each with all its holds, and
-	 * completes once every release has ended; failures are logged with their key, as the
-	 * store retries them in the background.
+	 * completes once every release has ended. A store failure is logged with its key and
+	 * retried in the background by {@link StoreCalls}; what else fails (a lost lock with
+	 * {@code throwOnLost}) concerns no caller, and is logged here at DEBUG.
 	 */
 	static CompletableFuture<Void> releaseTogether(StoreCalls store, List<HeldLock> locks,
 			@Nullable Executor callerExecutor) {
@@ -49,7 +50,9 @@ final class MultiKeyRelease implements StoreRelease {
 		for (int i = locks.size() - 1; i >= 0; i--) {
 			HeldLock lock = locks.get(i);
 			releases[i] = lock.releaseAll(callerExecutor, batch).exceptionally((failure) -> {
-				logger.warn("Could not give back lock '" + lock.key + "' of a multi-key request", failure);
+				if (logger.isDebugEnabled()) {
+					logger.debug("Gave back lock '" + lock.key + "' of a multi-key request with a failure", failure);
+				}
 				return false;
 			});
 		}

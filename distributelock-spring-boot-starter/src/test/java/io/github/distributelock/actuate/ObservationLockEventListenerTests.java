@@ -102,6 +102,31 @@ class ObservationLockEventListenerTests {
 	}
 
 	@Test
+	void eachKeyOfAMultiKeyRequestTakenInOneCallIsObservedAndNoScopeIsLeftOnTheCallersThread() throws Exception {
+		MemoryLockBackend store = new MemoryLockBackend();
+		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(store, Duration.ofSeconds(30), false,
+				new ObservationLockEventListener(this.observations), null));
+		DefaultDistributeLock other = this.closeables.add(new DefaultDistributeLock(store, Duration.ofSeconds(30),
+				false, new ObservationLockEventListener(this.observations), null));
+		LockRequest both = LockRequest.all(LockRequest.of("stock:1"), LockRequest.of("stock:2"));
+		lock.tryAcquire(both).orElseThrow().close();
+		assertThat(this.observations.getCurrentObservation()).isNull();
+		try (LockHandle held = other.tryAcquire("stock:2", Duration.ZERO, null).orElseThrow()) {
+			assertThat(lock.tryAcquire(both.withWaitTime(Duration.ofMillis(50)))).isEmpty();
+		}
+		assertThat(this.observations.getCurrentObservation()).isNull();
+		assertThat(this.meters.get("distributelock.acquire")
+			.tags("lock.name", "stock", "result", "acquired")
+			.timer()
+			.count()).isEqualTo(3);
+		assertThat(this.meters.get("distributelock.acquire")
+			.tags("lock.name", "stock", "result", "timeout")
+			.timer()
+			.count()).isEqualTo(2);
+		assertThat(this.meters.get("distributelock.hold").tags("lock.name", "stock").timer().count()).isEqualTo(3);
+	}
+
+	@Test
 	void theFullKeyNeverBecomesATag() throws Exception {
 		DefaultDistributeLock lock = newLock(Duration.ofSeconds(30));
 		lock.tryAcquire("order.addOder_4242_tokenXYZ", Duration.ZERO, null).orElseThrow().close();
