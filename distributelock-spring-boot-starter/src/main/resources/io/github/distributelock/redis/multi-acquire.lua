@@ -8,30 +8,30 @@
 -- takes none, and answers for the first lock that is held what acquire.lua would answer for it alone:
 -- {0, i, remaining lease of its holder in ms}, or {-1, i, kind of the holder} when it is held as a
 -- read/write lock or as permits, which a plain lock must not wait for.
--- Each lock is taken as acquire.lua takes it (SET PX of the owner), and its token is drawn by the same rule
--- from the same counter, so a key's tokens grow across single-key and multi-key acquisitions.
--- Every redis.call costs the server more than the command itself: the lock keys are read with one MGET.
+-- Each lock is taken as acquire.lua takes it (SET NX PX of the owner), and its token is drawn by the same
+-- rule from the same counter, so a key's tokens grow across single-key and multi-key acquisitions.
+-- Every redis.call costs the server about a microsecond beside the command itself, so the locks are not read
+-- first: each is set if free, and if one is held, the ones set before it are deleted again, which nothing
+-- can see in between, as the script runs alone.
 local count = #KEYS / 2
-local locks = {}
 for i = 1, count do
-  locks[i] = KEYS[2 * i - 1]
-end
-local held = redis.call('MGET', unpack(locks))
-for i = 1, count do
-  local holder = held[i]
-  if holder then
-    if string.byte(holder, 1) == 0 then
+  local lock = KEYS[2 * i - 1]
+  if not redis.call('SET', lock, ARGV[2 * i], 'NX', 'PX', ARGV[2 * i + 1]) then
+    for j = 1, i - 1 do
+      redis.call('DEL', KEYS[2 * j - 1])
+    end
+    local holder = redis.call('GET', lock)
+    if holder and string.byte(holder, 1) == 0 then
       local kind = string.match(holder, '^%zdl:([^%z]+)') or 'unknown'
       if kind ~= 'fair' then
         return {-1, i, kind}
       end
     end
-    return {0, i, redis.call('PTTL', locks[i])}
+    return {0, i, redis.call('PTTL', lock)}
   end
 end
 local reply = {1}
 for i = 1, count do
-  redis.call('SET', locks[i], ARGV[2 * i], 'PX', ARGV[2 * i + 1])
   local fence = KEYS[2 * i]
   local token = redis.call('INCR', fence)
   if token == 1 then
