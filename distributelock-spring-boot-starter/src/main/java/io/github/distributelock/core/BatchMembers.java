@@ -20,8 +20,11 @@ final class BatchMembers {
 
 	private final List<LocalLocks.Slot> slots;
 
+	/**
+	 * @param members each key, in the keys' global order; not copied
+	 */
 	BatchMembers(List<Member> members) {
-		this.members = List.copyOf(members);
+		this.members = members;
 		List<LockBackend.Claim> claims = new ArrayList<>(members.size());
 		List<LocalLocks.Slot> slots = new ArrayList<>(members.size());
 		for (Member member : members) {

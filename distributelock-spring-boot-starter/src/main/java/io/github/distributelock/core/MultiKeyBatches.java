@@ -183,8 +183,9 @@ final class MultiKeyBatches {
 			LockTracker tracker = (this.events == LockEventListener.NONE) ? LockTracker.NONE
 					: this.events.acquiring(part.key(), (name != null) ? name : LockNames.fromKey(part.key()),
 							this.parts.store().name(), LockKind.EXCLUSIVE);
-			Acquisition.Request wanted = new Acquisition.Request(claims.get(i).on(callerExecutor), part.leaseTime(),
-					deadline, reentrancyOwner, part.minimumHold(), request.skipsWhenBusy() || part.skipsWhenBusy());
+			LockBackend.Claim claim = (callerExecutor != null) ? claims.get(i).on(callerExecutor) : claims.get(i);
+			Acquisition.Request wanted = new Acquisition.Request(claim, part.leaseTime(), deadline, reentrancyOwner,
+					part.minimumHold(), request.skipsWhenBusy() || part.skipsWhenBusy());
 			entered.members.add(new BatchMembers.Member(slot, wanted, tracker));
 		}
 		return entered;

@@ -88,47 +88,49 @@ final class RedisMultiKeyLocks {
 	}
 
 	CompletableFuture<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
-		List<String> scriptKeys = new ArrayList<>(claims.size() * 2);
-		List<String> args = new ArrayList<>(claims.size() * 2 + 1);
-		List<RedisReleaseListener.@Nullable Heard> heard = new ArrayList<>(claims.size());
-		args.add(this.scripts.fenceIdleMillis());
-		for (int i = 0; i < claims.size(); i++) {
+		int count = claims.size();
+		String[] scriptKeys = new String[count * 2];
+		String[] args = new String[count * 2 + 1];
+		List<RedisReleaseListener.@Nullable Heard> heard = new ArrayList<>(count);
+		args[0] = this.scripts.fenceIdleMillis();
+		for (int i = 0; i < count; i++) {
 			Claim claim = claims.get(i);
 			String lockKey = this.scripts.lockKey(claim);
-			scriptKeys.add(lockKey);
-			scriptKeys.add(this.keys.fenceKey(lockKey));
-			args.add(claim.owner());
-			args.add(Long.toString(leases.get(i).toMillis()));
+			scriptKeys[2 * i] = lockKey;
+			scriptKeys[2 * i + 1] = this.keys.fenceKey(lockKey);
+			args[2 * i + 1] = claim.owner();
+			args[2 * i + 2] = Long.toString(leases.get(i).toMillis());
 			// Taken before the attempt: a release heard after it frees the waiter at
 			// once.
 			heard.add(this.releaseListener.heard(this.keys.releaseChannel(lockKey)));
 		}
-		Call call = new Call(ACQUIRE_ALL, scriptKeys, args);
-		CompletableFuture<List<Object>> reply = (this.replicaAcks != null) ? acquireReplicated(claims, call)
-				: this.redis.eval(call.script(), call.keyBytes(), call.argBytes());
+		CompletableFuture<List<Object>> reply = (this.replicaAcks != null) ? acquireReplicated(claims, scriptKeys, args)
+				: this.redis.eval(ACQUIRE_ALL, RedisScripts.bytes(scriptKeys), RedisScripts.bytes(args));
 		return reply.thenApply((answer) -> result(claims, answer, heard));
 	}
 
 	CompletableFuture<List<Boolean>> releaseAll(List<Claim> claims) {
-		List<String> scriptKeys = new ArrayList<>(claims.size());
-		List<String> args = new ArrayList<>(claims.size() * 2);
-		for (Claim claim : claims) {
+		int count = claims.size();
+		String[] scriptKeys = new String[count];
+		String[] args = new String[count * 2];
+		for (int i = 0; i < count; i++) {
+			Claim claim = claims.get(i);
 			String lockKey = this.scripts.lockKey(claim);
-			scriptKeys.add(lockKey);
-			args.add(claim.owner());
-			args.add(this.keys.releaseChannel(lockKey));
+			scriptKeys[i] = lockKey;
+			args[2 * i] = claim.owner();
+			args[2 * i + 1] = this.keys.releaseChannel(lockKey);
 		}
-		Call call = new Call(RELEASE_ALL, scriptKeys, args);
-		return this.redis.<List<Object>>eval(call.script(), call.keyBytes(), call.argBytes()).thenApply((reply) -> {
-			if (reply == null || reply.size() != claims.size()) {
-				throw new IllegalStateException("Unexpected reply to the multi-key release script: " + reply);
-			}
-			List<Boolean> released = new ArrayList<>(reply.size());
-			for (Object each : reply) {
-				released.add(each instanceof Number number && number.longValue() == 1);
-			}
-			return released;
-		});
+		return this.redis.<List<Object>>eval(RELEASE_ALL, RedisScripts.bytes(scriptKeys), RedisScripts.bytes(args))
+			.thenApply((reply) -> {
+				if (reply == null || reply.size() != count) {
+					throw new IllegalStateException("Unexpected reply to the multi-key release script: " + reply);
+				}
+				List<Boolean> released = new ArrayList<>(count);
+				for (Object each : reply) {
+					released.add(each instanceof Number number && number.longValue() == 1);
+				}
+				return released;
+			});
 	}
 
 	/**
@@ -162,8 +164,9 @@ final class RedisMultiKeyLocks {
 	 * replicas have not acknowledged may vanish at the next failover while its holder
 	 * goes on, so it is given back and the attempt fails.
 	 */
-	private CompletableFuture<List<Object>> acquireReplicated(List<Claim> claims, Call call) {
+	private CompletableFuture<List<Object>> acquireReplicated(List<Claim> claims, String[] scriptKeys, String[] args) {
 		RedisReplicaAcks acks = this.replicaAcks;
+		Call call = new Call(ACQUIRE_ALL, List.of(scriptKeys), List.of(args));
 		String key = String.join(",", claims.stream().map(Claim::key).toList());
 		return acks
 			.<List<Object>>evalAsync(call.redisScript(), ScriptOutputType.MULTI, call.keys(),
