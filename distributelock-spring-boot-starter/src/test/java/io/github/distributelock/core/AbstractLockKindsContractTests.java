@@ -483,7 +483,7 @@ public abstract class AbstractLockKindsContractTests {
 	}
 
 	@Test
-	void aMultiKeyRequestWithAKeyHeldAsAnotherKindFailsAndTakesNoKey() throws Exception {
+	protected void aMultiKeyRequestWithAKeyHeldAsAnotherKindFailsAndTakesNoKey() throws Exception {
 		String a = multiKey(0);
 		String b = multiKey(1);
 		try (LockHandle reading = newLock().tryAcquire(LockRequest.of(b).withMode(LockMode.READ)).orElseThrow()) {
