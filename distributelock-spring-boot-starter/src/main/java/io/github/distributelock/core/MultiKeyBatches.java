@@ -154,41 +154,60 @@ final class MultiKeyBatches {
 
 	/**
 	 * Enters each key's table entry, in order; a key this owner holds already is
-	 * re-entered instead of being asked of the store.
+	 * re-entered instead of being asked of the store. The keys asked of the store get
+	 * their trackers only then, as a tracker may open a scope on the caller's thread that
+	 * only the end of the call closes.
 	 * @throws io.github.distributelock.LockKindConflictException if the owner holds a key
 	 * in a way the request cannot join; nothing is entered then
 	 */
 	private Entered enter(LockRequest request, List<LockRequest> ordered, List<LockBackend.Claim> claims,
 			Deadline deadline, @Nullable Object reentrancyOwner, @Nullable Executor callerExecutor) {
 		Entered entered = new Entered(ordered.size());
+		LocalLocks.@Nullable Slot[] slots = new LocalLocks.Slot[ordered.size()];
 		for (int i = 0; i < ordered.size(); i++) {
-			LockRequest part = ordered.get(i);
-			LocalLocks.Slot slot = this.locks.enter(part.key());
+			LocalLocks.Slot slot = this.locks.enter(ordered.get(i).key());
 			HeldLock reentered;
 			try {
 				reentered = slot.reentrant(reentrancyOwner, LockKind.EXCLUSIVE, this.parts.store().name());
 			}
 			catch (RuntimeException ex) {
 				slot.leave(null);
-				entered.members.forEach((member) -> member.slot().leave(null));
+				for (int j = 0; j < i; j++) {
+					if (slots[j] != null) {
+						slots[j].leave(null);
+					}
+				}
 				entered.giveBackReentered();
 				throw ex;
 			}
 			if (reentered != null) {
 				slot.leave(null);
 				entered.handles[i] = reentered.newHandle();
-				continue;
 			}
-			String name = (part.name() != null) ? part.name() : request.name();
-			LockTracker tracker = (this.events == LockEventListener.NONE) ? LockTracker.NONE
-					: this.events.acquiring(part.key(), (name != null) ? name : LockNames.fromKey(part.key()),
-							this.parts.store().name(), LockKind.EXCLUSIVE);
-			LockBackend.Claim claim = (callerExecutor != null) ? claims.get(i).on(callerExecutor) : claims.get(i);
-			Acquisition.Request wanted = new Acquisition.Request(claim, part.leaseTime(), deadline, reentrancyOwner,
-					part.minimumHold(), request.skipsWhenBusy() || part.skipsWhenBusy());
-			entered.members.add(new BatchMembers.Member(slot, wanted, tracker));
+			else {
+				slots[i] = slot;
+			}
+		}
+		for (int i = 0; i < ordered.size(); i++) {
+			if (slots[i] != null) {
+				entered.members.add(member(request, ordered.get(i), claims.get(i), slots[i], deadline, reentrancyOwner,
+						callerExecutor));
+			}
 		}
 		return entered;
+	}
+
+	private BatchMembers.Member member(LockRequest request, LockRequest part, LockBackend.Claim claim,
+			LocalLocks.Slot slot, Deadline deadline, @Nullable Object reentrancyOwner,
+			@Nullable Executor callerExecutor) {
+		String name = (part.name() != null) ? part.name() : request.name();
+		LockTracker tracker = (this.events == LockEventListener.NONE) ? LockTracker.NONE
+				: this.events.acquiring(part.key(), (name != null) ? name : LockNames.fromKey(part.key()),
+						this.parts.store().name(), LockKind.EXCLUSIVE);
+		Acquisition.Request wanted = new Acquisition.Request(
+				(callerExecutor != null) ? claim.on(callerExecutor) : claim, part.leaseTime(), deadline,
+				reentrancyOwner, part.minimumHold(), request.skipsWhenBusy() || part.skipsWhenBusy());
+		return new BatchMembers.Member(slot, wanted, tracker);
 	}
 
 	private static void awaitQuietly(CallerRuns callerRuns, CompletableFuture<?> settled) {

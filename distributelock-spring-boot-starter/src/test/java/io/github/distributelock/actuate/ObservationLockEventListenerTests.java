@@ -8,6 +8,7 @@ import java.util.List;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.AcquireResult;
@@ -115,15 +116,24 @@ class ObservationLockEventListenerTests {
 			assertThat(lock.tryAcquire(both.withWaitTime(Duration.ofMillis(50)))).isEmpty();
 		}
 		assertThat(this.observations.getCurrentObservation()).isNull();
+		// Refused before any key is asked of the store: this thread reads stock:2.
+		try (LockHandle reading = lock.tryAcquire(LockRequest.of("stock:2").withMode(LockMode.READ)).orElseThrow()) {
+			assertThatExceptionOfType(LockKindConflictException.class).isThrownBy(() -> lock.tryAcquire(both));
+		}
+		assertThat(this.observations.getCurrentObservation()).isNull();
+		assertThat(lock.heldLocks()).isEmpty();
 		assertThat(this.meters.get("distributelock.acquire")
-			.tags("lock.name", "stock", "result", "acquired")
+			.tags("lock.name", "stock", "lock.kind", "exclusive", "result", "acquired")
 			.timer()
 			.count()).isEqualTo(3);
 		assertThat(this.meters.get("distributelock.acquire")
-			.tags("lock.name", "stock", "result", "timeout")
+			.tags("lock.name", "stock", "lock.kind", "exclusive", "result", "timeout")
 			.timer()
 			.count()).isEqualTo(2);
-		assertThat(this.meters.get("distributelock.hold").tags("lock.name", "stock").timer().count()).isEqualTo(3);
+		assertThat(this.meters.get("distributelock.hold")
+			.tags("lock.name", "stock", "lock.kind", "exclusive")
+			.timer()
+			.count()).isEqualTo(3);
 	}
 
 	@Test
