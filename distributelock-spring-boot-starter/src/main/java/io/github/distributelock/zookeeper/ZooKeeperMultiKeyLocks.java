@@ -34,8 +34,8 @@ import org.apache.zookeeper.proto.CreateRequest;
  * Release reads each node's owner and version in one read-only {@code multi} (answered by
  * the connected server; reads cost the ensemble no transaction) and deletes the nodes of
  * this owner in one transaction of versioned deletes, on the same session handle as the
- * reads, as {@link ZooKeeperPlainLocks} does for one key. Both kinds of {@code multi}
- * need ZooKeeper 3.6 or later, as Curator 5 does.
+ * reads, as {@link ZooKeeperPlainLocks} does for one key. The read-only {@code multi}
+ * needs a server of ZooKeeper 3.6 or later.
  */
 final class ZooKeeperMultiKeyLocks {
 
