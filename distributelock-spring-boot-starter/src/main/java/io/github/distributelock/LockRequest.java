@@ -1,7 +1,7 @@
 package io.github.distributelock;
 
 import java.time.Duration;
-import java.util.LinkedHashSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -97,7 +97,10 @@ public final class LockRequest {
 			throw new IllegalArgumentException(
 					"A multi-key request needs at least one key; pass LockRequest.of(key) " + "for each key to take");
 		}
-		Set<String> keys = new LinkedHashSet<>();
+		// Built on every call of a method that locks several keys: no joiner, and a set
+		// sized once.
+		Set<String> keys = new HashSet<>(parts.length * 2);
+		StringBuilder joined = new StringBuilder(parts.length * 16);
 		for (LockRequest part : parts) {
 			if (part.isMultiKey()) {
 				throw new IllegalArgumentException(
@@ -107,8 +110,9 @@ public final class LockRequest {
 				throw new IllegalArgumentException("The key '" + part.key() + "' comes twice in one multi-key "
 						+ "request; a key can only be taken once, with one kind");
 			}
+			joined.append((joined.length() > 0) ? "," : "").append(part.key());
 		}
-		return new LockRequest(String.join(",", keys), null, Duration.ZERO, null, null, LockMode.EXCLUSIVE, false, 0,
+		return new LockRequest(joined.toString(), null, Duration.ZERO, null, null, LockMode.EXCLUSIVE, false, 0,
 				List.of(parts), Duration.ZERO, false);
 	}
 

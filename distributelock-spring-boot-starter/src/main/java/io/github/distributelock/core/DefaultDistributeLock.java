@@ -62,7 +62,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 
 	private final AtomicLong ownerSequence = new AtomicLong();
 
-	private final MultiKeyLocks multiKey = new MultiKeyLocks(this);
+	private final MultiKeyLocks multiKey;
 
 	/**
 	 * Creates a lock with a 30 second watchdog lease that logs lost locks.
@@ -96,6 +96,8 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 				this.losses);
 		this.lifecycle = new Lifecycle(backend.name());
 		this.events = events;
+		this.multiKey = new MultiKeyLocks(this,
+				new MultiKeyBatches(this.locks, this.parts, this.lifecycle, events, this::nextOwner));
 		if (backend instanceof SessionLockBackend session) {
 			session.addLossListener(this.losses);
 		}

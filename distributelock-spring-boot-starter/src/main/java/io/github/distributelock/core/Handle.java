@@ -2,10 +2,12 @@ package io.github.distributelock.core;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import io.github.distributelock.LockHandle;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One entry into a {@link HeldLock}; closing it gives back that entry only, once.
@@ -52,6 +54,18 @@ final class Handle implements LockHandle {
 			return CompletableFuture.completedFuture(null);
 		}
 		return this.lock.releaseHold(null).thenApply((released) -> null);
+	}
+
+	/**
+	 * Closes this entry with the release in the store, if it comes to one, sent through
+	 * {@code storeRelease}.
+	 * @return whether the store still had the lock; {@code true} when other holds remain
+	 */
+	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor, StoreRelease storeRelease) {
+		if (!this.closed.compareAndSet(false, true)) {
+			return CompletableFuture.completedFuture(true);
+		}
+		return this.lock.releaseHold(callerExecutor, storeRelease);
 	}
 
 	/**

@@ -162,8 +162,16 @@ final class HeldLock {
 	 * there for the rest of its minimum hold.
 	 */
 	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor) {
+		return releaseHold(callerExecutor, null);
+	}
+
+	/**
+	 * {@link #releaseHold(Executor)}, with the release in the store, if it comes to one,
+	 * sent through {@code storeRelease}: a multi-key handle sends its keys' in one call.
+	 */
+	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor, @Nullable StoreRelease storeRelease) {
 		return (this.holds.decrementAndGet() > 0) ? CompletableFuture.completedFuture(true)
-				: release(callerExecutor, true);
+				: release(callerExecutor, true, storeRelease);
 	}
 
 	/**
@@ -175,10 +183,19 @@ final class HeldLock {
 	 * is retried in the background) or it was lost and losses are to be thrown
 	 */
 	CompletableFuture<Boolean> releaseAll(@Nullable Executor callerExecutor) {
-		return release(callerExecutor, false);
+		return releaseAll(callerExecutor, null);
 	}
 
-	private CompletableFuture<Boolean> release(@Nullable Executor callerExecutor, boolean keepForMinimumHold) {
+	/**
+	 * {@link #releaseAll(Executor)}, with the release in the store sent through
+	 * {@code storeRelease}.
+	 */
+	CompletableFuture<Boolean> releaseAll(@Nullable Executor callerExecutor, @Nullable StoreRelease storeRelease) {
+		return release(callerExecutor, false, storeRelease);
+	}
+
+	private CompletableFuture<Boolean> release(@Nullable Executor callerExecutor, boolean keepForMinimumHold,
+			@Nullable StoreRelease storeRelease) {
 		this.holds.set(0);
 		int previous = this.state.getAndSet(RELEASED);
 		if (previous == RELEASED) {
@@ -188,19 +205,27 @@ final class HeldLock {
 			return keepForMinimumHold(callerExecutor);
 		}
 		this.parts.watchdog().unwatch(this);
-		return releaseInStore(previous, callerExecutor);
+		return releaseInStore(previous, callerExecutor, storeRelease);
+	}
+
+	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor) {
+		return releaseInStore(previous, callerExecutor, null);
 	}
 
 	/**
-	 * Releases the lock in the store or, when a caller of this JVM waits for the key and
-	 * the store can, hands it over to that caller in the same round trip.
+	 * Releases the lock in the store, with the other keys of its multi-key handle through
+	 * {@code storeRelease}, or alone; alone, when a caller of this JVM waits for the key
+	 * and the store can, it hands the lock over to that caller in the same round trip.
 	 */
-	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor) {
+	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor,
+			@Nullable StoreRelease storeRelease) {
 		LockBackend.Claim release = this.claim.on(callerExecutor);
-		Acquisition next = null;
 		CompletableFuture<Boolean> releasing;
-		if (previous == HELD && this.parts.store().handsOver(this.claim)) {
-			next = this.slot.successor(this.claim.kind());
+		if (storeRelease != null) {
+			releasing = storeRelease.release(release, this.lease.endNanos());
+		}
+		else if (previous == HELD && this.parts.store().handsOver(this.claim)) {
+			Acquisition next = this.slot.successor(this.claim.kind());
 			if (next == null && this.slot.callerOnItsWayToTheGate()) {
 				releasing = successor(Deadline.after(ARRIVAL_GRACE))
 					.thenCompose((arrived) -> releaseOrHandOver(arrived, release));

@@ -1,11 +1,13 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
-import java.util.Set;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockServiceShutdownException;
@@ -22,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class Lifecycle {
 
-	private final Set<Acquisition> running = ConcurrentHashMap.newKeySet();
+	/** Each acquisition in flight, with how to end it. */
+	private final Map<Object, Runnable> running = new ConcurrentHashMap<>();
 
 	private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -41,17 +44,25 @@ final class Lifecycle {
 	 * @throws DistributeLockException if the lock service is shut down
 	 */
 	void enter(Acquisition acquisition, String key) {
+		enter(acquisition, key, acquisition::fail, acquisition.settled());
+	}
+
+	/**
+	 * Counts an acquisition in flight until {@code settled} completes; {@code fail} ends
+	 * it when the lock service shuts down, or at once if it is shut down already.
+	 */
+	void enter(Object acquisition, String key, Consumer<Throwable> fail, CompletableFuture<Void> settled) {
 		this.inFlight.incrementAndGet();
-		this.running.add(acquisition);
-		acquisition.settled().whenComplete((result, failure) -> exit(acquisition));
+		this.running.put(acquisition, () -> fail.accept(shuttingDown(key, null)));
+		settled.whenComplete((result, failure) -> exit(acquisition));
 		if (this.closed) {
 			// After registering: either close() sees this acquisition, or this sees
 			// closed.
-			acquisition.fail(shuttingDown(key, null));
+			fail.accept(shuttingDown(key, null));
 		}
 	}
 
-	private void exit(Acquisition acquisition) {
+	private void exit(Object acquisition) {
 		this.running.remove(acquisition);
 		if (this.inFlight.decrementAndGet() == 0 && this.closed) {
 			this.drained.countDown();
@@ -77,8 +88,8 @@ final class Lifecycle {
 			return false;
 		}
 		this.closed = true;
-		for (Acquisition acquisition : this.running) {
-			acquisition.fail(shuttingDown(acquisition.key(), null));
+		for (Runnable end : this.running.values()) {
+			end.run();
 		}
 		if (this.inFlight.get() == 0) {
 			this.drained.countDown();

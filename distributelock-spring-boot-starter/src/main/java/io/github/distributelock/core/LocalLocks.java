@@ -203,7 +203,7 @@ final class LocalLocks {
 		 * {@link #tryTakeGate()}, and if that fails waits again with {@code first}.
 		 * Cancelling it gives the wake-up to the next waiter.
 		 */
-		CompletableFuture<Boolean> awaitGate(boolean first, Acquisition successor) {
+		CompletableFuture<Boolean> awaitGate(boolean first, @Nullable Acquisition successor) {
 			CompletableFuture<Boolean> wake = new CompletableFuture<>();
 			Waiter waiter = new Waiter(wake, this, successor);
 			this.entry.queue(waiter, first);
@@ -287,10 +287,17 @@ final class LocalLocks {
 			if (entry.handOvers >= LONGEST_HAND_OVER_RUN) {
 				return null;
 			}
-			for (Waiter next; (next = entry.waiters.pollFirst()) != null;) {
-				// A waiter that gave up meanwhile is skipped. One woken with true runs
-				// nothing of its own until it is told to take over, after this returns.
-				if (next.wake.complete(true)) {
+			for (Waiter next; (next = entry.waiters.peekFirst()) != null;) {
+				if (next.successor == null) {
+					// The first in line takes the keys of a multi-key request together:
+					// the
+					// lock is released, and the gate given to it.
+					return null;
+				}
+				// A waiter that gave up meanwhile, or that another thread woke, is
+				// skipped. One woken with true runs nothing of its own until it is told
+				// to take over, after this returns.
+				if (entry.waiters.remove(next) && next.wake.complete(true)) {
 					this.gateTaken.set(false);
 					next.slot.gateTaken.set(true);
 					entry.handOvers++;
@@ -438,9 +445,11 @@ final class LocalLocks {
 
 	/**
 	 * A caller waiting for a key's gate: its wake-up completes with {@code false} when
-	 * the gate may be free, with {@code true} when the gate was handed to its slot.
+	 * the gate may be free, with {@code true} when the gate was handed to its slot and
+	 * the lock is to be handed to its {@code successor}; a caller without one (a
+	 * multi-key request) is only ever woken with {@code false}.
 	 */
-	private record Waiter(CompletableFuture<Boolean> wake, Slot slot, Acquisition successor) {
+	private record Waiter(CompletableFuture<Boolean> wake, Slot slot, @Nullable Acquisition successor) {
 
 	}
 

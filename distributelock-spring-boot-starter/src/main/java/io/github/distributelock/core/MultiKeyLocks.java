@@ -5,8 +5,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
@@ -14,27 +12,41 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Several keys taken all or nothing under one deadline, composed over the single-key
- * acquisitions of the engine: in one global order (the keys' natural order, the same in
- * every JVM), so that two callers whose sets overlap never wait for each other in a
- * cycle, and released in the reverse order. If one key is not taken in time, or fails,
- * the keys taken so far are released before the caller hears of it.
+ * Several keys taken all or nothing under one deadline, in one global order (the keys'
+ * natural order, the same in every JVM), so that two callers whose sets overlap never
+ * wait for each other in a cycle.
+ * <p>
+ * When the backend takes the keys in one call ({@link MultiKeyLockBackend}), they are
+ * taken and released in one round trip each ({@link MultiKeyBatches}). Otherwise the
+ * request is composed over the single-key acquisitions of the engine: the keys are taken
+ * one after the other and released in the reverse order; if one key is not taken in time,
+ * or fails, the keys taken so far are released before the caller hears of it.
  */
 final class MultiKeyLocks {
 
 	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
 
+	private static final Comparator<LockRequest> BY_KEY = Comparator.comparing(LockRequest::key);
+
 	private final DefaultDistributeLock lock;
 
-	MultiKeyLocks(DefaultDistributeLock lock) {
+	private final MultiKeyBatches batches;
+
+	MultiKeyLocks(DefaultDistributeLock lock, MultiKeyBatches batches) {
 		this.lock = lock;
+		this.batches = batches;
 	}
 
 	Optional<LockHandle> tryAcquire(LockRequest request) throws InterruptedException {
+		List<LockRequest> ordered = ordered(request);
+		List<LockBackend.Claim> claims = this.batches.claims(request, ordered);
+		if (claims != null) {
+			return this.batches.tryAcquire(request, ordered, claims);
+		}
 		Deadline deadline = Deadline.after(request.waitTime());
 		List<LockHandle> taken = new ArrayList<>();
 		try {
-			for (LockRequest part : ordered(request)) {
+			for (LockRequest part : ordered) {
 				Optional<LockHandle> handle = this.lock.tryAcquire(part(request, part, deadline));
 				if (handle.isEmpty()) {
 					closeInReverse(taken);
@@ -47,21 +59,26 @@ final class MultiKeyLocks {
 			closeInReverse(taken);
 			throw ex;
 		}
-		return Optional.of(new MultiKeyHandle(request.key(), taken));
+		return Optional.of(new MultiKeyHandle(request.key(), taken, null));
 	}
 
 	CompletableFuture<Optional<LockHandle>> tryAcquireAsync(LockRequest request) {
+		List<LockRequest> ordered = ordered(request);
+		List<LockBackend.Claim> claims = this.batches.claims(request, ordered);
+		if (claims != null) {
+			return this.batches.tryAcquireAsync(request, ordered, claims);
+		}
 		Deadline deadline = Deadline.after(request.waitTime());
 		List<LockHandle> taken = new ArrayList<>();
 		CompletableFuture<Optional<LockHandle>> result = new CompletableFuture<>();
-		takeNext(request, ordered(request), 0, deadline, taken, result);
+		takeNext(request, ordered, 0, deadline, taken, result);
 		return result;
 	}
 
 	private void takeNext(LockRequest request, List<LockRequest> parts, int index, Deadline deadline,
 			List<LockHandle> taken, CompletableFuture<Optional<LockHandle>> result) {
 		if (index == parts.size()) {
-			if (!result.complete(Optional.of(new MultiKeyHandle(request.key(), taken)))) {
+			if (!result.complete(Optional.of(new MultiKeyHandle(request.key(), taken, null)))) {
 				releaseInReverse(taken);
 			}
 			return;
@@ -94,8 +111,11 @@ final class MultiKeyLocks {
 		});
 	}
 
+	/** The parts in the keys' global order; a plain sort, as a stream costs more here. */
 	private static List<LockRequest> ordered(LockRequest request) {
-		return request.parts().stream().sorted(Comparator.comparing(LockRequest::key)).toList();
+		List<LockRequest> ordered = new ArrayList<>(request.parts());
+		ordered.sort(BY_KEY);
+		return ordered;
 	}
 
 	/** A part with what is left of the combined wait, and the combined owner and name. */
@@ -137,113 +157,6 @@ final class MultiKeyLocks {
 		// The store retries a failed release in the background until the lease ends.
 		logger.warn("Could not release lock '" + handle.key() + "' of a multi-key request that was not taken whole",
 				failure);
-	}
-
-	/**
-	 * The handle of several keys: closed once, in the reverse order of acquisition; held
-	 * while every key is; lost when any key is.
-	 */
-	static final class MultiKeyHandle implements LockHandle {
-
-		private final String key;
-
-		private final List<LockHandle> handles;
-
-		private final AtomicBoolean closed = new AtomicBoolean();
-
-		MultiKeyHandle(String key, List<LockHandle> handles) {
-			this.key = key;
-			this.handles = List.copyOf(handles);
-		}
-
-		/**
-		 * The handles of the keys, in the order they were taken.
-		 * @return the handles
-		 */
-		List<LockHandle> handles() {
-			return this.handles;
-		}
-
-		@Override
-		public String key() {
-			return this.key;
-		}
-
-		/**
-		 * The highest fencing token of the keys; each key's own token is on its handle.
-		 */
-		@Override
-		public long fencingToken() {
-			return this.handles.stream().mapToLong(LockHandle::fencingToken).max().orElse(0);
-		}
-
-		@Override
-		public boolean isHeld() {
-			return !this.closed.get() && this.handles.stream().allMatch(LockHandle::isHeld);
-		}
-
-		@Override
-		public boolean isSuspect() {
-			return isHeld() && this.handles.stream().anyMatch(LockHandle::isSuspect);
-		}
-
-		@Override
-		public LockHandle onLost(Consumer<LockHandle> listener) {
-			AtomicBoolean told = new AtomicBoolean();
-			for (LockHandle handle : this.handles) {
-				handle.onLost((lost) -> {
-					if (told.compareAndSet(false, true)) {
-						listener.accept(this);
-					}
-				});
-			}
-			return this;
-		}
-
-		@Override
-		public CompletableFuture<Void> releaseAsync() {
-			if (!this.closed.compareAndSet(false, true)) {
-				return CompletableFuture.completedFuture(null);
-			}
-			CompletableFuture<Void> released = CompletableFuture.completedFuture(null);
-			for (int i = this.handles.size() - 1; i >= 0; i--) {
-				LockHandle handle = this.handles.get(i);
-				released = released.handle((done, failure) -> failure)
-					.thenCompose((failure) -> handle.releaseAsync().handle((done, next) -> {
-						Throwable first = (failure != null) ? failure : next;
-						if (first != null) {
-							throw StoreCalls.asUnchecked(first);
-						}
-						return null;
-					}));
-			}
-			return released;
-		}
-
-		@Override
-		public void close() {
-			if (!this.closed.compareAndSet(false, true)) {
-				return;
-			}
-			RuntimeException first = null;
-			for (int i = this.handles.size() - 1; i >= 0; i--) {
-				try {
-					this.handles.get(i).close();
-				}
-				catch (RuntimeException ex) {
-					first = (first != null) ? first : ex;
-				}
-			}
-			if (first != null) {
-				throw first;
-			}
-		}
-
-		@Override
-		public String toString() {
-			return "LockHandle[keys=" + this.key + ", held=" + isHeld() + "]";
-		}
-
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -63,6 +64,56 @@ final class StoreCalls {
 
 	CompletableFuture<AcquireResult> tryAcquire(LockBackend.Claim claim, Duration lease) {
 		return call(claim.key(), "acquire", () -> this.backend.tryAcquire(claim, lease));
+	}
+
+	/**
+	 * Whether the backend takes these claims in one call
+	 * ({@link MultiKeyLockBackend#batches(List)}).
+	 */
+	boolean batches(List<LockBackend.Claim> claims) {
+		return this.backend instanceof MultiKeyLockBackend multiKey && multiKey.batches(claims);
+	}
+
+	/**
+	 * One attempt at every claim in one call, failures named with the keys joined by
+	 * commas, as the multi-key request names them.
+	 */
+	CompletableFuture<MultiKeyAcquireResult> tryAcquireAll(String keys, List<LockBackend.Claim> claims,
+			List<Duration> leases) {
+		return call(keys, "acquire", () -> ((MultiKeyLockBackend) this.backend).tryAcquireAll(claims, leases));
+	}
+
+	/**
+	 * Releases every claim in one call; when the store fails, each claim's release is
+	 * retried in the background on its own, until its lease ends, and its answer
+	 * completes exceptionally at once, named with its key.
+	 * @param leaseEndNanos when each claim's lease ends on {@link System#nanoTime()}, or
+	 * {@code null} for a store without leases
+	 * @param answers completed with each claim's answer, in order
+	 */
+	void releaseAll(List<LockBackend.Claim> claims, List<@Nullable Long> leaseEndNanos,
+			List<CompletableFuture<Boolean>> answers) {
+		CompletableFuture<List<Boolean>> batch;
+		try {
+			batch = ((MultiKeyLockBackend) this.backend).releaseAll(claims).toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			batch = CompletableFuture.failedFuture(ex);
+		}
+		batch.whenComplete((released, failure) -> {
+			for (int i = 0; i < claims.size(); i++) {
+				LockBackend.Claim claim = claims.get(i);
+				if (failure == null && released != null && released.size() == claims.size()) {
+					answers.get(i).complete(released.get(i));
+					continue;
+				}
+				Throwable cause = (failure != null) ? failure : new IllegalStateException(
+						"The backend answered " + released + " to the release of " + claims.size() + " locks");
+				DistributeLockException named = failure(claim.key(), "release", cause);
+				retry(new ReleaseRetry(claim.on(null), leaseEndNanos.get(i)), named);
+				answers.get(i).completeExceptionally(named);
+			}
+		});
 	}
 
 	/**

@@ -68,6 +68,13 @@ final class RedisKindScripts {
 		this.waiterLeaseMillis = Long.toString(Math.max(1, waiterLease.toMillis()));
 	}
 
+	/**
+	 * How long an idle fencing counter is kept, in milliseconds, as a script argument.
+	 */
+	String fenceIdleMillis() {
+		return this.fenceIdleMillis;
+	}
+
 	Call acquire(Claim claim, Duration lease) {
 		String lockKey = lockKey(claim);
 		String fence = this.keys.fenceKey(lockKey);
@@ -202,7 +209,11 @@ final class RedisKindScripts {
 		};
 	}
 
-	private String lockKey(Claim claim) {
+	/**
+	 * The lock key of a claim whose owner can be stored.
+	 * @throws IllegalArgumentException if the owner could pass for a kind's marker
+	 */
+	String lockKey(Claim claim) {
 		if (claim.owner().startsWith("\0")) {
 			throw new IllegalArgumentException("An owner of a Redis lock must not start with a zero character "
 					+ "(U+0000), which marks the lock kinds in the lock key's value; use another owner value");

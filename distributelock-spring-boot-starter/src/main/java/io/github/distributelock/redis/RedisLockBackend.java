@@ -12,6 +12,8 @@ import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.HandOverLockBackend;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockStoreProbe;
+import io.github.distributelock.core.MultiKeyAcquireResult;
+import io.github.distributelock.core.MultiKeyLockBackend;
 import io.github.distributelock.redis.RedisKindScripts.Call;
 import io.lettuce.core.ScriptOutputType;
 import org.apache.commons.logging.Log;
@@ -19,6 +21,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * A {@link LockBackend} on Redis through Spring Data Redis: the lock is a plain string
@@ -37,8 +40,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * between, and the hand-off costs one round trip.
  * <p>
  * Single node, Sentinel and Cluster work alike: everything one script touches lives in
- * the lock key's hash slot. Every command is sent on Lettuce's asynchronous API, and
- * waiters wait on a subscription, so no thread waits for Redis.
+ * the lock key's hash slot. The keys of a multi-key request are taken in one script and
+ * released in one ({@link RedisMultiKeyLocks}); on Cluster only when they share a hash
+ * slot. Every command is sent on Lettuce's asynchronous API, and waiters wait on a
+ * subscription, so no thread waits for Redis.
  * <p>
  * Redis replicates asynchronously, so a lock granted by a master that fails before a
  * replica received it is lost when that replica is promoted. With a minimum number of
@@ -52,7 +57,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  *
  * @since 1.0.0
  */
-public class RedisLockBackend implements HandOverLockBackend, LockStoreProbe, AutoCloseable {
+public class RedisLockBackend implements HandOverLockBackend, MultiKeyLockBackend, LockStoreProbe, AutoCloseable {
 
 	/** The key prefix of the original {@code cn.dslcode} starter. */
 	public static final String DEFAULT_KEY_PREFIX = "lock:";
@@ -74,6 +79,8 @@ public class RedisLockBackend implements HandOverLockBackend, LockStoreProbe, Au
 	private final RedisReleaseListener releaseListener;
 
 	private final @Nullable RedisReplicaAcks replicaAcks;
+
+	private final RedisMultiKeyLocks multiKey;
 
 	/**
 	 * Creates a backend with the default key prefix {@code lock:}.
@@ -131,6 +138,8 @@ public class RedisLockBackend implements HandOverLockBackend, LockStoreProbe, Au
 		this.keys = new RedisLockKeys(keyPrefix);
 		this.scripts = new RedisKindScripts(this.keys, fenceIdleTimeout, waiterLease);
 		this.releaseListener = new RedisReleaseListener(connectionFactory);
+		this.multiKey = new RedisMultiKeyLocks(this.redis, this.keys, this.scripts, this.releaseListener,
+				this.replicaAcks, ((LettuceConnectionFactory) connectionFactory).isClusterAware(), name());
 	}
 
 	@Override
@@ -263,6 +272,21 @@ public class RedisLockBackend implements HandOverLockBackend, LockStoreProbe, Au
 		Call call = this.scripts.release(claim);
 		return this.redis.<Long>eval(call.script(), call.keyBytes(), call.argBytes())
 			.thenApply((released) -> released != null && released == 1);
+	}
+
+	@Override
+	public boolean batches(List<Claim> claims) {
+		return this.multiKey.batches(claims);
+	}
+
+	@Override
+	public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
+		return this.multiKey.tryAcquireAll(claims, leases);
+	}
+
+	@Override
+	public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
+		return this.multiKey.releaseAll(claims);
 	}
 
 	/**

@@ -71,6 +71,14 @@ final class RedisScripts {
 		return text.getBytes(StandardCharsets.UTF_8);
 	}
 
+	static byte[][] bytes(String[] texts) {
+		byte[][] bytes = new byte[texts.length][];
+		for (int i = 0; i < texts.length; i++) {
+			bytes[i] = bytes(texts[i]);
+		}
+		return bytes;
+	}
+
 	private static Throwable unwrap(Throwable failure) {
 		return (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null)
 				? failure.getCause() : failure;

@@ -12,6 +12,8 @@ import io.github.distributelock.core.HandOverLockBackend;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockLossListener;
 import io.github.distributelock.core.LockStoreProbe;
+import io.github.distributelock.core.MultiKeyAcquireResult;
+import io.github.distributelock.core.MultiKeyLockBackend;
 import io.github.distributelock.core.SessionLockBackend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -37,6 +39,9 @@ import org.apache.curator.framework.state.ConnectionStateListener;
  * each other; a queue of another kind than the one asked for fails the attempt with a
  * {@link io.github.distributelock.LockKindConflictException}.
  * <p>
+ * The plain nodes of a multi-key request are created in one transaction and deleted in
+ * one ({@link ZooKeeperMultiKeyLocks}).
+ * <p>
  * A lock lives exactly as long as the client's ZooKeeper session: there is no lease to
  * renew, so this is a {@link SessionLockBackend}, the lease passed to {@link #tryAcquire}
  * is ignored, and a fixed lease or {@code timeoutMs} has no effect.
@@ -60,7 +65,8 @@ import org.apache.curator.framework.state.ConnectionStateListener;
  *
  * @since 1.0.0
  */
-public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBackend, LockStoreProbe, AutoCloseable {
+public class ZooKeeperLockBackend
+		implements SessionLockBackend, HandOverLockBackend, MultiKeyLockBackend, LockStoreProbe, AutoCloseable {
 
 	/** The parent node of the lock nodes of the original {@code cn.dslcode} starter. */
 	public static final String DEFAULT_ROOT = "/locks";
@@ -76,6 +82,8 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 	private final ZooKeeperPlainLocks plain;
 
 	private final ZooKeeperKindLocks kinds;
+
+	private final ZooKeeperMultiKeyLocks multiKey;
 
 	private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
 
@@ -101,6 +109,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 		ZooKeeperKindReleases releases = new ZooKeeperKindReleases(this.session);
 		this.plain = new ZooKeeperPlainLocks(this.session, releases, name());
 		this.kinds = new ZooKeeperKindLocks(this.session, releases, name());
+		this.multiKey = new ZooKeeperMultiKeyLocks(this.session, this.plain);
 		client.getConnectionStateListenable().addListener(this.connectionStateListener);
 	}
 
@@ -155,6 +164,25 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
 		return (ZooKeeperPlainLocks.plain(claim)) ? this.plain.awaitRelease(claim, lastAttempt, deadline)
 				: this.kinds.awaitRelease(claim, lastAttempt, deadline);
+	}
+
+	/**
+	 * Whether every claim is a plain lock: their nodes are created in one transaction
+	 * ({@link ZooKeeperMultiKeyLocks}).
+	 */
+	@Override
+	public boolean batches(List<Claim> claims) {
+		return this.multiKey.batches(claims);
+	}
+
+	@Override
+	public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
+		return this.multiKey.tryAcquireAll(claims);
+	}
+
+	@Override
+	public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
+		return this.multiKey.releaseAll(claims);
 	}
 
 	/**

@@ -143,7 +143,7 @@ final class ZooKeeperPlainLocks {
 	 * queue, which a crash or a race left behind, is deleted so that the attempt can
 	 * create its node.
 	 */
-	private void metQueue(ZooKeeper zooKeeper, Claim claim, String queue, Runnable createAgain,
+	void metQueue(ZooKeeper zooKeeper, Claim claim, String queue, Runnable createAgain,
 			CompletableFuture<AcquireResult> result) {
 		zooKeeper.getChildren(queue, false, (code, name, context, children) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);

@@ -8,6 +8,7 @@ import java.util.List;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.AcquireResult;
@@ -99,6 +100,40 @@ class ObservationLockEventListenerTests {
 				.timer()
 				.count()).as(kind).isEqualTo(1);
 		}
+	}
+
+	@Test
+	void eachKeyOfAMultiKeyRequestTakenInOneCallIsObservedAndNoScopeIsLeftOnTheCallersThread() throws Exception {
+		MemoryLockBackend store = new MemoryLockBackend();
+		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(store, Duration.ofSeconds(30), false,
+				new ObservationLockEventListener(this.observations), null));
+		DefaultDistributeLock other = this.closeables.add(new DefaultDistributeLock(store, Duration.ofSeconds(30),
+				false, new ObservationLockEventListener(this.observations), null));
+		LockRequest both = LockRequest.all(LockRequest.of("stock:1"), LockRequest.of("stock:2"));
+		lock.tryAcquire(both).orElseThrow().close();
+		assertThat(this.observations.getCurrentObservation()).isNull();
+		try (LockHandle held = other.tryAcquire("stock:2", Duration.ZERO, null).orElseThrow()) {
+			assertThat(lock.tryAcquire(both.withWaitTime(Duration.ofMillis(50)))).isEmpty();
+		}
+		assertThat(this.observations.getCurrentObservation()).isNull();
+		// Refused before any key is asked of the store: this thread reads stock:2.
+		try (LockHandle reading = lock.tryAcquire(LockRequest.of("stock:2").withMode(LockMode.READ)).orElseThrow()) {
+			assertThatExceptionOfType(LockKindConflictException.class).isThrownBy(() -> lock.tryAcquire(both));
+		}
+		assertThat(this.observations.getCurrentObservation()).isNull();
+		assertThat(lock.heldLocks()).isEmpty();
+		assertThat(this.meters.get("distributelock.acquire")
+			.tags("lock.name", "stock", "lock.kind", "exclusive", "result", "acquired")
+			.timer()
+			.count()).isEqualTo(3);
+		assertThat(this.meters.get("distributelock.acquire")
+			.tags("lock.name", "stock", "lock.kind", "exclusive", "result", "timeout")
+			.timer()
+			.count()).isEqualTo(2);
+		assertThat(this.meters.get("distributelock.hold")
+			.tags("lock.name", "stock", "lock.kind", "exclusive")
+			.timer()
+			.count()).isEqualTo(3);
 	}
 
 	@Test

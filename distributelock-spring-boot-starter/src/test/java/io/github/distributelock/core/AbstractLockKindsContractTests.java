@@ -3,7 +3,9 @@ package io.github.distributelock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,6 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
@@ -404,9 +407,11 @@ public abstract class AbstractLockKindsContractTests {
 	void overlappingMultiKeySetsFromManyThreadsNeverDeadlockNorLeaveAKeyHeld() throws Exception {
 		List<String> keys = new ArrayList<>();
 		for (int i = 0; i < 4; i++) {
-			keys.add(key() + "." + i);
+			keys.add(multiKey(i));
 		}
-		DefaultDistributeLock[] instances = { newLock(), newLock() };
+		CountingLockBackend[] backends = { countingBackend(), countingBackend() };
+		DefaultDistributeLock[] instances = { this.closeables.add(new DefaultDistributeLock(backends[0])),
+				this.closeables.add(new DefaultDistributeLock(backends[1])) };
 		List<Future<?>> workers = new ArrayList<>();
 		for (DefaultDistributeLock lock : instances) {
 			for (int t = 0; t < 3; t++) {
@@ -429,6 +434,152 @@ public abstract class AbstractLockKindsContractTests {
 		for (String each : keys) {
 			assertThat(isLockedInStore(each)).as(each).isFalse();
 		}
+		// A backend that takes these keys together does, in one call per attempt; the
+		// others take them one after the other.
+		boolean batched = backends[0].batches(keys.stream().map((each) -> new LockBackend.Claim(each, "o")).toList());
+		for (CountingLockBackend backend : backends) {
+			assertThat(backend.acquireAllAttempts.get() > 0).isEqualTo(batched);
+			assertThat(backend.acquireAttempts.get() == 0).isEqualTo(batched);
+		}
+	}
+
+	@Test
+	void eachKeyOfAMultiKeyRequestHasAFencingTokenThatGrowsWithTheKeysSingleAcquisitions() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		String a = multiKey(0);
+		String b = multiKey(1);
+		LockRequest both = LockRequest.all(LockRequest.of(b), LockRequest.of(a));
+		Map<String, Long> first = tokens(lock, both);
+		long single;
+		try (LockHandle handle = lock.tryAcquire(a, Duration.ZERO, null).orElseThrow()) {
+			single = handle.fencingToken();
+		}
+		Map<String, Long> second = tokens(lock, both);
+		assertThat(single).isGreaterThan(first.get(a));
+		assertThat(second.get(a)).isGreaterThan(single);
+		assertThat(second.get(b)).isGreaterThan(first.get(b));
+		assertThat(isLockedInStore(a) || isLockedInStore(b)).isFalse();
+	}
+
+	/** Takes the keys, and gives each key's fencing token, read from its own handle. */
+	private Map<String, Long> tokens(DefaultDistributeLock lock, LockRequest request) throws Exception {
+		Map<String, Long> tokens = new HashMap<>();
+		try (LockHandle handle = lock.tryAcquire(request).orElseThrow()) {
+			List<LockHandle> keys = ((MultiKeyHandle) handle).handles();
+			assertThat(keys).extracting(LockHandle::key)
+				.containsExactlyElementsOf(request.parts().stream().map(LockRequest::key).sorted().toList());
+			for (LockHandle each : keys) {
+				assertThat(isLockedInStore(each.key())).isTrue();
+				tokens.put(each.key(), each.fencingToken());
+			}
+			assertThat(handle.fencingToken()).isEqualTo(Collections.max(tokens.values()));
+		}
+		return tokens;
+	}
+
+	@Test
+	void aMultiKeyReleaseFreesEveryKeyAndWakesTheWaitersOfEach() throws Exception {
+		String a = multiKey(0);
+		String b = multiKey(1);
+		LockHandle both = newLock().tryAcquire(LockRequest.all(LockRequest.of(a), LockRequest.of(b))).orElseThrow();
+		CountingLockBackend waitingForA = countingBackend();
+		CountingLockBackend waitingForB = countingBackend();
+		CompletableFuture<Optional<LockHandle>> first = this.closeables.add(new DefaultDistributeLock(waitingForA))
+			.tryAcquireAsync(LockRequest.of(a).withWaitTime(WAIT));
+		CompletableFuture<Optional<LockHandle>> second = this.closeables.add(new DefaultDistributeLock(waitingForB))
+			.tryAcquireAsync(LockRequest.of(b).withWaitTime(WAIT));
+		assertThat(waitingForA.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(waitingForB.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+		both.close();
+		assertThat(both.isHeld()).isFalse();
+		// Woken by the release, long before the holder's lease would have run out.
+		LockHandle takenA = first.get(5, TimeUnit.SECONDS).orElseThrow();
+		LockHandle takenB = second.get(5, TimeUnit.SECONDS).orElseThrow();
+		takenA.close();
+		takenB.close();
+		assertThat(isLockedInStore(a) || isLockedInStore(b)).isFalse();
+	}
+
+	@Test
+	void aMultiKeyRequestReentersTheKeysItsThreadHoldsAndKeepsThemAfterward() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		String a = multiKey(0);
+		String b = multiKey(1);
+		try (LockHandle heldA = lock.tryAcquire(a, Duration.ZERO, null).orElseThrow()) {
+			try (LockHandle both = lock.tryAcquire(LockRequest.all(LockRequest.of(a), LockRequest.of(b)))
+				.orElseThrow()) {
+				assertThat(((MultiKeyHandle) both).handles().get(0).fencingToken()).isEqualTo(heldA.fencingToken());
+				assertThat(isLockedInStore(b)).isTrue();
+			}
+			assertThat(heldA.isHeld()).isTrue();
+			assertThat(isLockedInStore(a)).isTrue();
+			assertThat(isLockedInStore(b)).isFalse();
+		}
+		assertThat(isLockedInStore(a)).isFalse();
+	}
+
+	@Test
+	void aMultiKeyRequestThatTimesOutIsInterruptedOrIsCancelledLeavesNothing() throws Exception {
+		String a = multiKey(0);
+		String b = multiKey(1);
+		LockRequest both = LockRequest.all(LockRequest.of(a), LockRequest.of(b));
+		LockHandle heldB = newLock().tryAcquire(b, Duration.ZERO, null).orElseThrow();
+		DefaultDistributeLock lock = newLock();
+		assertThat(lock.tryAcquire(both.withWaitTime(Duration.ofMillis(300)))).isEmpty();
+		assertThat(isLockedInStore(a)).isFalse();
+		// Interrupted while it waits for b.
+		CountingLockBackend interruptedBackend = countingBackend();
+		DefaultDistributeLock interruptedLock = this.closeables.add(new DefaultDistributeLock(interruptedBackend));
+		AtomicReference<Thread> caller = new AtomicReference<>();
+		Future<Object> interrupted = this.callers.submit(() -> {
+			caller.set(Thread.currentThread());
+			try {
+				return interruptedLock.tryAcquire(both.withWaitTime(WAIT));
+			}
+			catch (InterruptedException ex) {
+				return ex;
+			}
+		});
+		assertThat(interruptedBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+		caller.get().interrupt();
+		assertThat(interrupted.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+		assertThat(isLockedInStore(a)).isFalse();
+		// Cancelled while it waits for b.
+		CountingLockBackend asyncBackend = countingBackend();
+		CompletableFuture<Optional<LockHandle>> cancelled = this.closeables.add(new DefaultDistributeLock(asyncBackend))
+			.tryAcquireAsync(both.withWaitTime(WAIT));
+		assertThat(asyncBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(cancelled.cancel(false)).isTrue();
+		heldB.close();
+		// Nobody takes the keys once b is free: neither request is still after them.
+		await().during(Duration.ofMillis(500))
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> !isLockedInStore(a) && !isLockedInStore(b));
+		// Nothing is left in this JVM either: the keys can be taken at once.
+		lock.tryAcquire(both).orElseThrow().close();
+		assertThat(isLockedInStore(a) || isLockedInStore(b)).isFalse();
+	}
+
+	@Test
+	protected void aMultiKeyRequestWithAKeyHeldAsAnotherKindFailsAndTakesNoKey() throws Exception {
+		String a = multiKey(0);
+		String b = multiKey(1);
+		try (LockHandle reading = newLock().tryAcquire(LockRequest.of(b).withMode(LockMode.READ)).orElseThrow()) {
+			assertThatExceptionOfType(LockKindConflictException.class)
+				.isThrownBy(() -> newLock()
+					.tryAcquire(LockRequest.all(LockRequest.of(a), LockRequest.of(b)).withWaitTime(WAIT)))
+				.withMessageContaining(b);
+			assertThat(isLockedInStore(a)).isFalse();
+		}
+		assertThat(isLockedInStore(a) || isLockedInStore(b)).isFalse();
+	}
+
+	/**
+	 * The key of a multi-key test: {@code key() + "." + i} unless a store needs the keys
+	 * of one request shaped otherwise to take them together.
+	 */
+	protected String multiKey(int i) {
+		return key() + "." + i;
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -10,9 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Passes every call to a real backend and counts them, so tests can see what the engine
  * asked of the store. Use {@link #of(LockBackend)}, which keeps the capabilities of the
- * backend it wraps.
+ * backend it wraps: it batches the claims the backend batches
+ * ({@link MultiKeyLockBackend}), and no others.
  */
-public class CountingLockBackend implements LockBackend, LockStoreProbe {
+public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 
 	private final LockBackend delegate;
 
@@ -21,6 +23,15 @@ public class CountingLockBackend implements LockBackend, LockStoreProbe {
 	public final AtomicInteger renewals = new AtomicInteger();
 
 	public final AtomicInteger releases = new AtomicInteger();
+
+	public final AtomicInteger acquireAllAttempts = new AtomicInteger();
+
+	/**
+	 * Multi-key attempts whose stage failed: the store failed, or its answer was lost.
+	 */
+	public final AtomicInteger acquireAllFailures = new AtomicInteger();
+
+	public final AtomicInteger releaseAllCalls = new AtomicInteger();
 
 	public final CountDownLatch waiting = new CountDownLatch(1);
 
@@ -128,6 +139,27 @@ public class CountingLockBackend implements LockBackend, LockStoreProbe {
 		this.awaitingRelease.incrementAndGet();
 		this.waiting.countDown();
 		return this.delegate.awaitRelease(claim, lastAttempt, deadline);
+	}
+
+	@Override
+	public boolean batches(List<Claim> claims) {
+		return this.delegate instanceof MultiKeyLockBackend multiKey && multiKey.batches(claims);
+	}
+
+	@Override
+	public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
+		this.acquireAllAttempts.incrementAndGet();
+		return ((MultiKeyLockBackend) this.delegate).tryAcquireAll(claims, leases).whenComplete((result, failure) -> {
+			if (failure != null) {
+				this.acquireAllFailures.incrementAndGet();
+			}
+		});
+	}
+
+	@Override
+	public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
+		this.releaseAllCalls.incrementAndGet();
+		return ((MultiKeyLockBackend) this.delegate).releaseAll(claims);
 	}
 
 	@Override

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 import io.github.distributelock.LockKindConflictException;
 import org.jspecify.annotations.Nullable;
@@ -33,8 +34,12 @@ import org.jspecify.annotations.Nullable;
  * Exclusive and fair are one family and wait for each other; a key held by one family
  * (exclusive, read/write, permits) and asked for by another fails the attempt with
  * {@link LockKindConflictException}.
+ * <p>
+ * Several exclusive keys are taken together, all or none, and released together
+ * ({@link MultiKeyLockBackend}); the first held key is reported, as an attempt of it
+ * alone would have.
  */
-public class MemoryLockBackend implements LockBackend, LockStoreProbe {
+public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 
 	/** How long a waiter's entry lives without being refreshed by an attempt. */
 	public static final Duration WAITER_LEASE = Duration.ofSeconds(10);
@@ -94,6 +99,40 @@ public class MemoryLockBackend implements LockBackend, LockStoreProbe {
 	}
 
 	@Override
+	public boolean batches(List<Claim> claims) {
+		return claims.stream().allMatch((claim) -> claim.kind().type() == LockKind.Type.EXCLUSIVE);
+	}
+
+	@Override
+	public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
+		return lockedAll(claims, (states) -> {
+			for (int i = 0; i < states.size(); i++) {
+				KeyState state = states.get(i);
+				state.conflictWith(claims.get(i).kind());
+				if (state.exclusive != null || !state.shared.isEmpty()) {
+					return MultiKeyAcquireResult.heldByAnother(i, AcquireResult.heldByAnother(null));
+				}
+			}
+			List<Long> tokens = new ArrayList<>();
+			for (int i = 0; i < states.size(); i++) {
+				tokens.add(states.get(i).attempt(claims.get(i), nanos(leases.get(i))).fencingToken());
+			}
+			return MultiKeyAcquireResult.acquired(tokens);
+		});
+	}
+
+	@Override
+	public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
+		return lockedAll(claims, (states) -> {
+			List<Boolean> released = new ArrayList<>();
+			for (int i = 0; i < states.size(); i++) {
+				released.add(states.get(i).release(claims.get(i).owner()));
+			}
+			return released;
+		});
+	}
+
+	@Override
 	public void probe() {
 	}
 
@@ -113,18 +152,33 @@ public class MemoryLockBackend implements LockBackend, LockStoreProbe {
 			.join();
 	}
 
-	private <T> CompletableFuture<T> locked(String key, java.util.function.Function<KeyState, T> work) {
-		List<CompletableFuture<Void>> wake;
+	private <T> CompletableFuture<T> locked(String key, Function<KeyState, T> work) {
+		return lockedAll(List.of(new Claim(key, "")), (states) -> work.apply(states.get(0)));
+	}
+
+	/** Runs {@code work} on the state of each claim's key, all under the one lock. */
+	private <T> CompletableFuture<T> lockedAll(List<Claim> claims, Function<List<KeyState>, T> work) {
+		List<CompletableFuture<Void>> wake = new ArrayList<>();
 		T result;
 		this.lock.lock();
 		try {
-			KeyState state = state(key);
-			state.expire(System.nanoTime());
-			result = work.apply(state);
-			wake = new ArrayList<>(state.waiters);
-			state.waiters.clear();
-			if (state.isEmpty()) {
-				this.keys.remove(key);
+			List<KeyState> states = new ArrayList<>();
+			for (Claim claim : claims) {
+				KeyState state = state(claim.key());
+				state.expire(System.nanoTime());
+				states.add(state);
+			}
+			try {
+				result = work.apply(states);
+			}
+			finally {
+				for (KeyState state : states) {
+					wake.addAll(state.waiters);
+					state.waiters.clear();
+					if (state.isEmpty()) {
+						this.keys.remove(state.key);
+					}
+				}
 			}
 		}
 		catch (RuntimeException ex) {

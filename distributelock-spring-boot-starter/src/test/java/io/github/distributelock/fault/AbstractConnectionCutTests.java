@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
 import io.github.distributelock.LogLines;
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
@@ -31,6 +32,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -86,7 +88,11 @@ abstract class AbstractConnectionCutTests {
 	}
 
 	private LockBackend newBackendClosedAfter(int port) throws Exception {
-		LockBackend backend = newBackend(port);
+		return newBackendClosedAfter(port, false);
+	}
+
+	private LockBackend newBackendClosedAfter(int port, boolean longLease) throws Exception {
+		LockBackend backend = longLease ? newLongLeaseBackend(port) : newBackend(port);
 		if (backend instanceof AutoCloseable closeable) {
 			closeAfter(closeable);
 		}
@@ -350,6 +356,121 @@ abstract class AbstractConnectionCutTests {
 		try (LockHandle again = callerLock.tryAcquire(key, LEASE.plusSeconds(20), null).orElseThrow()) {
 			assertThat(again.isHeld()).isTrue();
 		}
+	}
+
+	/**
+	 * {@link #callerInterruptedInAStoreCallDuringAPartitionGetsInterruptedExceptionAndLeavesNothing}
+	 * for a multi-key request, whose keys the backend may take in one call.
+	 */
+	@Test
+	void multiKeyCallerInterruptedInAStoreCallDuringAPartitionGetsInterruptedExceptionAndLeavesNothing()
+			throws Exception {
+		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
+		CountingLockBackend callerBackend = CountingLockBackend.of(newBackendClosedAfter(proxy.port()));
+		DefaultDistributeLock callerLock = closeAfter(
+				new DefaultDistributeLock(callerBackend, Duration.ofSeconds(60), false, LockEventListener.NONE, null));
+		String key = "partition-interrupt-multi." + System.nanoTime();
+		LockRequest both = LockRequest.all(LockRequest.of(key + ".a"), LockRequest.of(key + ".b"));
+		callerLock.tryAcquire(LockRequest.all(LockRequest.of(key + ".warm-up")).withWaitTime(Duration.ofSeconds(10)))
+			.orElseThrow()
+			.close();
+		int attemptsBefore = callerBackend.acquireAttempts.get() + callerBackend.acquireAllAttempts.get();
+		proxy.blackhole();
+		try {
+			AtomicReference<Thread> callerThread = new AtomicReference<>();
+			CompletableFuture<Object> caller = CompletableFuture.supplyAsync(() -> {
+				callerThread.set(Thread.currentThread());
+				try {
+					return callerLock.tryAcquire(both.withWaitTime(Duration.ofSeconds(30)));
+				}
+				catch (InterruptedException | RuntimeException ex) {
+					return ex;
+				}
+			});
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> callerBackend.acquireAttempts.get()
+						+ callerBackend.acquireAllAttempts.get() > attemptsBefore);
+			callerThread.get().interrupt();
+			Object outcome = caller.get(30, TimeUnit.SECONDS);
+			assertThat(outcome).isInstanceOf(InterruptedException.class);
+			assertThat(((Throwable) outcome).getMessage()).contains(key);
+		}
+		finally {
+			proxy.heal();
+		}
+		await().atMost(Duration.ofSeconds(20)).until(() -> !isLocked(key + ".a") && !isLocked(key + ".b"));
+		try (LockHandle again = callerLock.tryAcquire(both.withWaitTime(LEASE.plusSeconds(20))).orElseThrow()) {
+			assertThat(again.isHeld()).isTrue();
+		}
+	}
+
+	/**
+	 * A multi-key attempt that the store applied but whose answer the client never got (a
+	 * timeout, a dropped connection) took every key in the store: the attempt is given
+	 * back before it is tried again, or the next attempt would find the keys held, by
+	 * nobody who ever releases them, until their lease (here a minute) or the session
+	 * ended.
+	 */
+	@Test
+	void multiKeyAttemptWhoseAnswerIsLostIsGivenBackBeforeItIsTriedAgain() throws Exception {
+		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
+		CountingLockBackend backend = CountingLockBackend.of(newBackendClosedAfter(proxy.port(), true));
+		String key = "answer-lost-multi." + System.nanoTime();
+		String a = key + ".a";
+		String b = key + ".b";
+		assumeTrue(backend.batches(List.of(new LockBackend.Claim(a, "o"), new LockBackend.Claim(b, "o"))),
+				"the backend takes the keys one after the other");
+		DefaultDistributeLock lock = closeAfter(
+				new DefaultDistributeLock(backend, Duration.ofSeconds(60), false, LockEventListener.NONE, null));
+		// Opens the connections through the proxy first.
+		lock.tryAcquire(LockRequest.all(LockRequest.of(key + ".warm-up-a"), LockRequest.of(key + ".warm-up-b")))
+			.orElseThrow()
+			.close();
+		proxy.latency(answerLatency());
+		CompletableFuture<LockHandle> caller = CompletableFuture.supplyAsync(() -> {
+			try {
+				return lock
+					.tryAcquire(
+							LockRequest.all(LockRequest.of(a), LockRequest.of(b)).withWaitTime(Duration.ofSeconds(30)))
+					.orElseThrow();
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		try {
+			await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> isLocked(a));
+			loseTheAnswer(proxy, backend);
+			try (LockHandle both = caller.get(40, TimeUnit.SECONDS)) {
+				assertThat(backend.acquireAllFailures.get()).isPositive();
+				assertThat(both.isHeld() && isLocked(a) && isLocked(b)).isTrue();
+				logger.info(backendName() + ": a multi-key attempt whose answer was lost was given back and taken "
+						+ "again in " + (backend.acquireAllAttempts.get() - 1) + " attempts");
+			}
+		}
+		finally {
+			proxy.latency(Duration.ZERO);
+			proxy.restore();
+		}
+		assertThat(isLocked(a) || isLocked(b)).isFalse();
+	}
+
+	/**
+	 * The latency each way that delays the answer of the multi-key attempt in
+	 * {@link #multiKeyAttemptWhoseAnswerIsLostIsGivenBackBeforeItIsTriedAgain}.
+	 */
+	protected Duration answerLatency() {
+		return Duration.ofSeconds(1);
+	}
+
+	/**
+	 * Makes the answer of the attempt in flight, already applied by the store and slowed
+	 * by {@link #answerLatency()}, fail on the client, and lets the traffic flow again.
+	 */
+	protected void loseTheAnswer(TcpProxy proxy, CountingLockBackend backend) {
+		proxy.cut();
+		proxy.latency(Duration.ZERO);
+		proxy.restore();
 	}
 
 	@Test

@@ -2,6 +2,7 @@ package io.github.distributelock.fault;
 
 import java.time.Duration;
 
+import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.redis.EmbeddedRedis;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
@@ -9,6 +10,8 @@ import io.github.distributelock.redis.RedisLockBackend;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * Connection cuts between a Redis client and a real redis-server.
@@ -25,6 +28,25 @@ class RedisConnectionCutTests extends AbstractConnectionCutTests {
 		LettuceConnectionFactory factory = EmbeddedRedis.connectionFactory(port, Duration.ofSeconds(2));
 		closeAfter(factory::destroy);
 		return new RedisLockBackend(factory);
+	}
+
+	/**
+	 * Longer than half the command timeout each way: the script runs, and its answer
+	 * comes after the command timed out.
+	 */
+	@Override
+	protected Duration answerLatency() {
+		return Duration.ofMillis(1500);
+	}
+
+	/**
+	 * Waits for the command to time out; a cut would not do, as Lettuce sends the
+	 * commands of a dropped connection again once it is back.
+	 */
+	@Override
+	protected void loseTheAnswer(TcpProxy proxy, CountingLockBackend backend) {
+		await().atMost(Duration.ofSeconds(10)).until(() -> backend.acquireAllFailures.get() > 0);
+		proxy.latency(Duration.ZERO);
 	}
 
 	@Override

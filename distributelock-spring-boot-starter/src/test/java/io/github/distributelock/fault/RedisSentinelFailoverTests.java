@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.LockTracker;
@@ -196,6 +197,14 @@ class RedisSentinelFailoverTests {
 		try (LockHandle replicated = holder.tryAcquire(key + ".before", Duration.ZERO, null).orElseThrow()) {
 			assertThat(replica.hasKey(lockKey(key + ".before"))).isTrue();
 		}
+		// The keys of a multi-key request, in one script on Sentinel's master and one
+		// WAIT.
+		try (LockHandle replicated = holder
+			.tryAcquire(LockRequest.all(LockRequest.of(key + ".before-a"), LockRequest.of(key + ".before-b")))
+			.orElseThrow()) {
+			assertThat(replica.hasKey(lockKey(key + ".before-a")) && replica.hasKey(lockKey(key + ".before-b")))
+				.isTrue();
+		}
 		cutReplication(replication[0], replica);
 
 		long start = System.nanoTime();
@@ -210,6 +219,15 @@ class RedisSentinelFailoverTests {
 				+ " ms (replica-ack-timeout " + REPLICA_ACK_TIMEOUT.toMillis() + " ms)");
 		assertThat(failedMillis).isGreaterThanOrEqualTo(REPLICA_ACK_TIMEOUT.toMillis());
 		assertThat(master.hasKey(lockKey(key))).as("nothing left locked on the master").isFalse();
+		assertThat(holder.heldLocks()).isEmpty();
+		assertThatExceptionOfType(DistributeLockException.class)
+			.isThrownBy(
+					() -> holder.tryAcquire(LockRequest.all(LockRequest.of(key + ".a"), LockRequest.of(key + ".b"))))
+			.withMessageContaining("Locks '" + key + ".a," + key + ".b' were taken on the Redis master")
+			.withMessageContaining("only 0 of the 1 replicas");
+		assertThat(master.hasKey(lockKey(key + ".a")) || master.hasKey(lockKey(key + ".b")))
+			.as("no key of the multi-key request left on the master")
+			.isFalse();
 		assertThat(holder.heldLocks()).isEmpty();
 
 		redis.killMaster();

@@ -31,6 +31,7 @@ import io.github.distributelock.core.LockKind;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -86,6 +87,13 @@ abstract class AbstractJdbcLockKindsContractTests extends AbstractLockKindsContr
 	@Override
 	protected LockBackend newBackend() {
 		return new PooledBackend(database().newDataSource(), JdbcLockBackend.DEFAULT_RELEASED_ROW_RETENTION);
+	}
+
+	@Test
+	@Override
+	@Disabled("The plain statements cannot tell a kind's marker from an owner: a plain key held as read/write waits, "
+			+ "as for a node of the original starter (docs/backends/jdbc.md, kinds of one key)")
+	protected void aMultiKeyRequestWithAKeyHeldAsAnotherKindFailsAndTakesNoKey() {
 	}
 
 	/** Whether the key's row is held, or any reader, writer or permit holder is live. */

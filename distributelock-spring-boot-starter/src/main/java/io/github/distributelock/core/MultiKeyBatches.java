@@ -1,0 +1,253 @@
+package io.github.distributelock.core;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockMode;
+import io.github.distributelock.LockRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Multi-key requests that the backend takes in one call ({@link MultiKeyLockBackend}):
+ * the blocking and the non-blocking way in to a {@link BatchAcquisition}, with each key's
+ * reentrancy and table entry, and the handle they give.
+ * <p>
+ * Only plain exclusive keys are batched; a request with another kind of key, or whose
+ * keys the backend does not take together, is composed of single-key acquisitions by
+ * {@link MultiKeyLocks}.
+ */
+final class MultiKeyBatches {
+
+	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
+
+	private static final Executor SAME_THREAD = Runnable::run;
+
+	private final LocalLocks locks;
+
+	private final HeldLock.Parts parts;
+
+	private final Lifecycle lifecycle;
+
+	private final LockEventListener events;
+
+	private final Supplier<String> owners;
+
+	MultiKeyBatches(LocalLocks locks, HeldLock.Parts parts, Lifecycle lifecycle, LockEventListener events,
+			Supplier<String> owners) {
+		this.locks = locks;
+		this.parts = parts;
+		this.lifecycle = lifecycle;
+		this.events = events;
+		this.owners = owners;
+	}
+
+	/**
+	 * The claims of the request's parts, when the backend takes them in one call.
+	 * @param request the multi-key request
+	 * @param ordered its parts, in the keys' global order
+	 * @return a claim per part, in that order, or {@code null} to take the parts one
+	 * after the other
+	 */
+	@Nullable List<LockBackend.Claim> claims(LockRequest request, List<LockRequest> ordered) {
+		if (!(this.parts.store().backend() instanceof MultiKeyLockBackend)) {
+			return null;
+		}
+		List<LockBackend.Claim> claims = new ArrayList<>();
+		for (LockRequest part : ordered) {
+			if (part.permits() != 0 || part.mode() != LockMode.EXCLUSIVE || part.fair()) {
+				return null;
+			}
+			String owner = (request.owner() != null) ? request.owner() : this.owners.get();
+			claims.add(new LockBackend.Claim(part.key(), owner));
+		}
+		return this.parts.store().batches(claims) ? claims : null;
+	}
+
+	Optional<LockHandle> tryAcquire(LockRequest request, List<LockRequest> ordered, List<LockBackend.Claim> claims)
+			throws InterruptedException {
+		Deadline deadline = Deadline.after(request.waitTime());
+		Object reentrancyOwner = (request.owner() == null) ? Thread.currentThread() : null;
+		CallerRuns callerRuns = this.parts.store().callerRuns();
+		Entered entered = enter(request, ordered, claims, deadline, reentrancyOwner, callerRuns);
+		if (entered.members.isEmpty()) {
+			return Optional.of(entered.handle(request, List.of()));
+		}
+		BatchAcquisition acquisition = new BatchAcquisition(this.parts, this.lifecycle, request.key(),
+				new BatchMembers(entered.members), deadline, callerRuns)
+			.start();
+		try {
+			List<HeldLock> taken = callerRuns.await(acquisition.result());
+			if (taken == null) {
+				entered.giveBackReentered();
+				return Optional.empty();
+			}
+			return Optional.of(entered.handle(request, taken));
+		}
+		catch (InterruptedException ex) {
+			// Nothing is left in the store: what the attempt in flight takes is given
+			// back before the caller hears of the interrupt.
+			acquisition.fail(new CancellationException("interrupted"));
+			awaitQuietly(callerRuns, acquisition.settled());
+			List<HeldLock> takenAnyway = acquisition.result().exceptionally((failure) -> null).getNow(null);
+			if (takenAnyway != null) {
+				CallerRuns releasing = this.parts.store().callerRuns();
+				awaitQuietly(releasing,
+						MultiKeyRelease.releaseTogether(this.parts.store(), takenAnyway, releasing.forRelease()));
+			}
+			entered.giveBackReentered();
+			Thread.interrupted();
+			InterruptedException interrupted = new InterruptedException(
+					"Interrupted while acquiring locks '" + request.key() + "' in " + this.parts.store().name());
+			interrupted.initCause(ex);
+			throw interrupted;
+		}
+		catch (ExecutionException ex) {
+			entered.giveBackReentered();
+			throw StoreCalls.asUnchecked(ex);
+		}
+	}
+
+	CompletableFuture<Optional<LockHandle>> tryAcquireAsync(LockRequest request, List<LockRequest> ordered,
+			List<LockBackend.Claim> claims) {
+		Deadline deadline = Deadline.after(request.waitTime());
+		Entered entered = enter(request, ordered, claims, deadline, null, null);
+		BatchMembers members = new BatchMembers(entered.members);
+		BatchAcquisition acquisition;
+		try {
+			acquisition = new BatchAcquisition(this.parts, this.lifecycle, request.key(), members, deadline,
+					SAME_THREAD)
+				.start();
+		}
+		catch (RuntimeException ex) {
+			members.leave();
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<Optional<LockHandle>> handle = new CompletableFuture<>();
+		acquisition.result().whenComplete((taken, failure) -> {
+			if (failure != null) {
+				handle.completeExceptionally(StoreCalls.unwrap(failure));
+			}
+			else if (!handle.complete(Optional.ofNullable(taken).map((locks) -> entered.handle(request, locks)))
+					&& taken != null) {
+				// Cancelled as the locks came: nobody has their handle.
+				MultiKeyRelease.releaseTogether(this.parts.store(), taken, null);
+			}
+		});
+		handle.whenComplete((result, failure) -> {
+			if (failure instanceof CancellationException) {
+				acquisition.fail(failure);
+			}
+		});
+		members.detached();
+		return handle;
+	}
+
+	/**
+	 * Enters each key's table entry, in order; a key this owner holds already is
+	 * re-entered instead of being asked of the store. The keys asked of the store get
+	 * their trackers only then, as a tracker may open a scope on the caller's thread that
+	 * only the end of the call closes.
+	 * @throws io.github.distributelock.LockKindConflictException if the owner holds a key
+	 * in a way the request cannot join; nothing is entered then
+	 */
+	private Entered enter(LockRequest request, List<LockRequest> ordered, List<LockBackend.Claim> claims,
+			Deadline deadline, @Nullable Object reentrancyOwner, @Nullable Executor callerExecutor) {
+		Entered entered = new Entered(ordered.size());
+		LocalLocks.@Nullable Slot[] slots = new LocalLocks.Slot[ordered.size()];
+		for (int i = 0; i < ordered.size(); i++) {
+			LocalLocks.Slot slot = this.locks.enter(ordered.get(i).key());
+			HeldLock reentered;
+			try {
+				reentered = slot.reentrant(reentrancyOwner, LockKind.EXCLUSIVE, this.parts.store().name());
+			}
+			catch (RuntimeException ex) {
+				slot.leave(null);
+				for (int j = 0; j < i; j++) {
+					if (slots[j] != null) {
+						slots[j].leave(null);
+					}
+				}
+				entered.giveBackReentered();
+				throw ex;
+			}
+			if (reentered != null) {
+				slot.leave(null);
+				entered.handles[i] = reentered.newHandle();
+			}
+			else {
+				slots[i] = slot;
+			}
+		}
+		for (int i = 0; i < ordered.size(); i++) {
+			if (slots[i] != null) {
+				entered.members.add(member(request, ordered.get(i), claims.get(i), slots[i], deadline, reentrancyOwner,
+						callerExecutor));
+			}
+		}
+		return entered;
+	}
+
+	private BatchMembers.Member member(LockRequest request, LockRequest part, LockBackend.Claim claim,
+			LocalLocks.Slot slot, Deadline deadline, @Nullable Object reentrancyOwner,
+			@Nullable Executor callerExecutor) {
+		String name = (part.name() != null) ? part.name() : request.name();
+		LockTracker tracker = (this.events == LockEventListener.NONE) ? LockTracker.NONE
+				: this.events.acquiring(part.key(), (name != null) ? name : LockNames.fromKey(part.key()),
+						this.parts.store().name(), LockKind.EXCLUSIVE);
+		Acquisition.Request wanted = new Acquisition.Request(
+				(callerExecutor != null) ? claim.on(callerExecutor) : claim, part.leaseTime(), deadline,
+				reentrancyOwner, part.minimumHold(), request.skipsWhenBusy() || part.skipsWhenBusy());
+		return new BatchMembers.Member(slot, wanted, tracker);
+	}
+
+	private static void awaitQuietly(CallerRuns callerRuns, CompletableFuture<?> settled) {
+		try {
+			callerRuns.awaitUninterruptibly(settled);
+		}
+		catch (ExecutionException ex) {
+			logger.debug("An interrupted multi-key acquisition ended with a failure", ex);
+		}
+	}
+
+	/**
+	 * The keys of one call: the handles of those re-entered, and the members that go to
+	 * the store, in the keys' global order.
+	 */
+	private final class Entered {
+
+		final @Nullable LockHandle[] handles;
+
+		final List<BatchMembers.Member> members = new ArrayList<>();
+
+		Entered(int keys) {
+			this.handles = new LockHandle[keys];
+		}
+
+		/** The handle of every key, with the locks the store gave, in members' order. */
+		LockHandle handle(LockRequest request, List<HeldLock> taken) {
+			List<LockHandle> all = new ArrayList<>(this.handles.length);
+			int next = 0;
+			for (LockHandle reentered : this.handles) {
+				all.add((reentered != null) ? reentered : taken.get(next++).newHandle());
+			}
+			return new MultiKeyHandle(request.key(), all, MultiKeyBatches.this.parts.store());
+		}
+
+		/** Gives back the holds of the keys re-entered, as the call took none. */
+		void giveBackReentered() {
+			Arrays.stream(this.handles).filter((handle) -> handle != null).forEach(LockHandle::close);
+		}
+
+	}
+
+}

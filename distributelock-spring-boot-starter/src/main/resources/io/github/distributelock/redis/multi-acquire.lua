@@ -1,0 +1,47 @@
+-- Takes every lock of a multi-key request, or none of them, and issues each one's fencing token, in one
+-- round trip. The script runs atomically: no other command sees some of the locks taken and not the others.
+-- KEYS: for each lock i, its key KEYS[2i-1] and its fencing counter KEYS[2i] (on Redis Cluster the caller
+-- sends only keys of one hash slot)
+-- ARGV[1]: how long an idle fencing counter is kept, in milliseconds;
+-- ARGV[2i], ARGV[2i+1]: the owner token of lock i and its lease in milliseconds
+-- Returns {1, token of lock 1, token of lock 2, ...} when every lock was free and is now taken. Otherwise
+-- takes none, and answers for the first lock that is held what acquire.lua would answer for it alone:
+-- {0, i, remaining lease of its holder in ms}, or {-1, i, kind of the holder} when it is held as a
+-- read/write lock or as permits, which a plain lock must not wait for.
+-- Each lock is taken as acquire.lua takes it (SET NX PX of the owner), and its token is drawn by the same
+-- rule from the same counter, so a key's tokens grow across single-key and multi-key acquisitions.
+-- Every redis.call costs the server about a microsecond beside the command itself, so the locks are not read
+-- first: each is set if free, and if one is held, the ones set before it are deleted again, which nothing
+-- can see in between, as the script runs alone.
+local count = #KEYS / 2
+for i = 1, count do
+  local lock = KEYS[2 * i - 1]
+  if not redis.call('SET', lock, ARGV[2 * i], 'NX', 'PX', ARGV[2 * i + 1]) then
+    for j = 1, i - 1 do
+      redis.call('DEL', KEYS[2 * j - 1])
+    end
+    local holder = redis.call('GET', lock)
+    if holder and string.byte(holder, 1) == 0 then
+      local kind = string.match(holder, '^%zdl:([^%z]+)') or 'unknown'
+      if kind ~= 'fair' then
+        return {-1, i, kind}
+      end
+    end
+    return {0, i, redis.call('PTTL', lock)}
+  end
+end
+local reply = {1}
+for i = 1, count do
+  local fence = KEYS[2 * i]
+  local token = redis.call('INCR', fence)
+  if token == 1 then
+    -- A new counter: seeded from the server clock in microseconds, as acquire.lua explains.
+    local now = redis.call('TIME')
+    token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+    redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[1])
+  else
+    redis.call('PEXPIRE', fence, ARGV[1])
+  end
+  reply[i + 1] = token
+end
+return reply
