@@ -6,7 +6,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.distributelock.DistributeLockException;
 import org.apache.commons.logging.Log;
@@ -71,20 +70,11 @@ final class Acquisition {
 	private volatile boolean queued;
 
 	/**
-	 * Whether a holder of this JVM may hand this call the lock while it waits in the
-	 * store's queue: a fair lock on a store that hands locks over.
+	 * Where a holder of this JVM may hand this call the lock while it waits in the
+	 * store's queue: a fair lock on a store that hands locks over; {@code null}
+	 * otherwise.
 	 */
-	private final boolean handOverTarget;
-
-	/**
-	 * Whether this call waits in the store's queue, where a holder of this JVM may hand
-	 * it the lock: set when an attempt left it queued, cleared by whichever comes first
-	 * of the call going on by itself and a holder claiming it.
-	 */
-	private final AtomicBoolean handOverWait = new AtomicBoolean();
-
-	/** Whether this call is among the waiters of the key's store queue in this JVM. */
-	private final AtomicBoolean waitsInStoreQueue = new AtomicBoolean();
+	private final @Nullable StoreQueuePlace place;
 
 	Acquisition(HeldLock.Parts parts, Lifecycle lifecycle, LocalLocks.Slot slot, Request request, LockTracker tracker,
 			Executor executor) {
@@ -94,8 +84,8 @@ final class Acquisition {
 		this.request = request;
 		this.tracker = tracker;
 		this.executor = executor;
-		this.handOverTarget = request.claim().kind().type() == LockKind.Type.FAIR
-				&& parts.store().handsOver(request.claim());
+		this.place = (request.claim().kind().type() == LockKind.Type.FAIR && parts.store().handsOver(request.claim()))
+				? new StoreQueuePlace(slot, this) : null;
 	}
 
 	String key() {
@@ -176,26 +166,11 @@ final class Acquisition {
 	}
 
 	/**
-	 * Lets a holder of this JVM hand this call the lock while the store's answer left it
-	 * queued there (a fair lock), in the order the store answered: the waiters of the
-	 * key's queue in this JVM are listed in that order.
-	 */
-	private void waitingInStoreQueue(@Nullable AcquireResult attempt) {
-		if (!this.handOverTarget || attempt == null || attempt.acquired()) {
-			return;
-		}
-		if (this.waitsInStoreQueue.compareAndSet(false, true)) {
-			this.slot.waitInStoreQueue(this);
-		}
-		this.handOverWait.set(true);
-	}
-
-	/**
 	 * Whether this call goes on by itself: no holder of this JVM claimed it to hand it
 	 * the lock, and none can any more. A claimed call is driven by {@link #takeOver}.
 	 */
 	private boolean unclaimed() {
-		return !this.handOverTarget || this.handOverWait.compareAndSet(true, false);
+		return this.place == null || this.place.goOnAlone();
 	}
 
 	/**
@@ -205,7 +180,7 @@ final class Acquisition {
 	 * @return whether the holder may now call {@link #takeOver}
 	 */
 	boolean claimForHandOver() {
-		if (!this.handOverWait.compareAndSet(true, false)) {
+		if (this.place == null || !this.place.claim()) {
 			return false;
 		}
 		CompletableFuture<?> wait = this.pendingWait;
@@ -233,9 +208,10 @@ final class Acquisition {
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
 		CompletableFuture<HandOverLockBackend.HandOver> handedOver = this.parts.store()
 			.handOver(holder, this.request.claim(), lease, holderLeaseEndNanos);
-		CompletableFuture<HandOverLockBackend.HandOver> answer = this.handOverTarget
-				? handedOver.whenComplete(
-						(handOver, failure) -> waitingInStoreQueue((handOver != null) ? handOver.next() : null))
+		StoreQueuePlace place = this.place;
+		CompletableFuture<HandOverLockBackend.HandOver> answer = (place != null)
+				? handedOver
+					.whenComplete((handOver, failure) -> place.answered((handOver != null) ? handOver.next() : null))
 				: handedOver;
 		answer.whenCompleteAsync((handOver, failure) -> {
 			if (failure != null) {
@@ -261,8 +237,10 @@ final class Acquisition {
 		this.queued = this.request.claim().kind().queued();
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
 		CompletableFuture<AcquireResult> answer = this.parts.store().tryAcquire(this.request.claim(), lease);
-		if (this.handOverTarget) {
-			answer = answer.whenComplete((attempt, failure) -> waitingInStoreQueue(attempt));
+		StoreQueuePlace place = this.place;
+		if (place != null) {
+			// In the order the store answered, on the thread the answer came on.
+			answer = answer.whenComplete((attempt, failure) -> place.answered(attempt));
 		}
 		answer.whenCompleteAsync((attempt, failure) -> {
 			if (failure != null) {
@@ -333,7 +311,7 @@ final class Acquisition {
 		}
 		CompletableFuture<Void> wait = this.parts.store().awaitRelease(this.request.claim(), attempt, deadline);
 		waitingOn(wait);
-		if (this.handOverTarget && !this.handOverWait.get()) {
+		if (this.place != null && this.place.waitsForNothing()) {
 			// A holder claimed this call before its wait began: no need to wait.
 			wait.cancel(false);
 		}
@@ -469,8 +447,8 @@ final class Acquisition {
 		if (this.settled.isDone()) {
 			return;
 		}
-		if (this.waitsInStoreQueue.get()) {
-			this.slot.leaveStoreQueue(this);
+		if (this.place != null) {
+			this.place.leave();
 		}
 		if (this.result.isCompletedExceptionally()) {
 			this.tracker.failed(StoreCalls.unwrap(this.result.handle((lock, failure) -> failure).join()));

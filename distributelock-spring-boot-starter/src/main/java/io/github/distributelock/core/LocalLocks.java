@@ -6,9 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
-import io.github.distributelock.LockKindConflictException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -103,7 +101,7 @@ final class LocalLocks {
 	/** How many callers of this JVM wait at the gate of {@code key}. */
 	int waitingAtGate(String key) {
 		Entry entry = this.entries.get(key);
-		return (entry != null) ? entry.waiters.size() : 0;
+		return (entry != null) ? entry.gate.waiting() : 0;
 	}
 
 	private void leave(Entry entry) {
@@ -114,7 +112,7 @@ final class LocalLocks {
 			current.users--;
 			return (current.users == 0) ? null : current;
 		});
-		entry.signalArrival();
+		entry.gate.signalArrival();
 	}
 
 	/**
@@ -139,8 +137,8 @@ final class LocalLocks {
 		/**
 		 * The lock this JVM holds on the key for {@code reentrancyOwner} that a request
 		 * of {@code kind} re-enters, or {@code null} if it must be acquired.
-		 * @throws LockKindConflictException if the owner holds the key in a way the
-		 * request cannot join
+		 * @throws io.github.distributelock.LockKindConflictException if the owner holds
+		 * the key in a way the request cannot join
 		 */
 		@Nullable HeldLock reentrant(@Nullable Object reentrancyOwner, LockKind kind, String backend) {
 			if (reentrancyOwner == null) {
@@ -153,45 +151,17 @@ final class LocalLocks {
 					return null;
 				}
 			}
-			if (!joins(held.kind(), kind)) {
-				throw conflict(held.kind(), kind, backend);
+			if (!held.kind().admitsReentryAs(kind)) {
+				throw held.kind().reentryConflict(kind, this.entry.key, backend);
 			}
 			return held.reenter(reentrancyOwner) ? held : null;
-		}
-
-		private boolean joins(LockKind held, LockKind asked) {
-			return switch (held.type()) {
-				case EXCLUSIVE, FAIR -> asked.type() == LockKind.Type.EXCLUSIVE || asked.type() == LockKind.Type.FAIR;
-				case WRITE -> asked.type() == LockKind.Type.WRITE || asked.type() == LockKind.Type.READ;
-				case READ -> asked.type() == LockKind.Type.READ;
-				case PERMITS -> asked.equals(held);
-			};
-		}
-
-		private LockKindConflictException conflict(LockKind held, LockKind asked, String backend) {
-			String key = this.entry.key;
-			if (held.type() == LockKind.Type.READ && asked.type() == LockKind.Type.WRITE) {
-				return new LockKindConflictException("Lock '" + key + "' is held for reading by this thread, which "
-						+ "asked for the write lock: upgrading would deadlock (two readers upgrading wait for each "
-						+ "other forever). Release the read lock first, or take the write lock from the start.", key,
-						backend);
-			}
-			return new LockKindConflictException(
-					"Lock '" + key + "' is held by this thread as a " + describe(held)
-							+ " lock, and was asked for as a " + describe(asked)
-							+ " lock; a key is locked as one kind at a " + "time. Use another key, or the same kind.",
-					key, backend);
-		}
-
-		private static String describe(LockKind kind) {
-			return (kind.type() == LockKind.Type.PERMITS) ? kind.permits() + "-permit" : kind.tag();
 		}
 
 		/**
 		 * Takes the gate at once if it is free.
 		 */
 		boolean tryTakeGate() {
-			if (this.entry.tryTake()) {
+			if (this.entry.gate.tryTake()) {
 				this.gateTaken.set(true);
 				return true;
 			}
@@ -204,16 +174,7 @@ final class LocalLocks {
 		 * Cancelling it gives the wake-up to the next waiter.
 		 */
 		CompletableFuture<Boolean> awaitGate(boolean first, @Nullable Acquisition successor) {
-			CompletableFuture<Boolean> wake = new CompletableFuture<>();
-			Waiter waiter = new Waiter(wake, this, successor);
-			this.entry.queue(waiter, first);
-			wake.whenComplete((handedOver, failure) -> {
-				if (failure != null) {
-					// Given up (deadline, cancel): if it was woken meanwhile, pass it on.
-					this.entry.unqueue(waiter);
-				}
-			});
-			return wake;
+			return this.entry.gate.await(first, this, successor);
 		}
 
 		/**
@@ -234,8 +195,8 @@ final class LocalLocks {
 		 */
 		boolean callerOnItsWayToTheGate() {
 			Entry entry = this.entry;
-			return this.gateTaken.get() && entry.waiters.isEmpty() && entry.users > 1
-					&& entry.handOvers < LONGEST_HAND_OVER_RUN;
+			return this.gateTaken.get() && entry.gate.waiting() == 0 && entry.users > 1
+					&& entry.gate.handOvers() < LONGEST_HAND_OVER_RUN;
 		}
 
 		/**
@@ -243,14 +204,12 @@ final class LocalLocks {
 		 * leaves the key; for the holder of the gate, who waits for one at a time.
 		 */
 		CompletableFuture<Void> awaitArrival() {
-			CompletableFuture<Void> arrival = new CompletableFuture<>();
-			this.entry.arrival.set(arrival);
-			return arrival;
+			return this.entry.gate.awaitArrival();
 		}
 
 		/** Stops waiting for the arrival that {@link #awaitArrival()} returned. */
 		void stopAwaitingArrival(CompletableFuture<Void> arrival) {
-			this.entry.arrival.compareAndSet(arrival, null);
+			this.entry.gate.stopAwaitingArrival(arrival);
 		}
 
 		/** Counts {@code waiter} among the callers of this JVM queued in the store. */
@@ -280,31 +239,16 @@ final class LocalLocks {
 		 * be released in the store
 		 */
 		private @Nullable Acquisition handOverGate() {
-			if (!this.gateTaken.get()) {
+			if (!this.gateTaken.get() || this.entry.gate.handOvers() >= LONGEST_HAND_OVER_RUN) {
 				return null;
 			}
-			Entry entry = this.entry;
-			if (entry.handOvers >= LONGEST_HAND_OVER_RUN) {
+			KeyGate.Waiter next = this.entry.gate.passOn();
+			if (next == null) {
 				return null;
 			}
-			for (Waiter next; (next = entry.waiters.peekFirst()) != null;) {
-				if (next.successor == null) {
-					// The first in line takes the keys of a multi-key request together:
-					// the
-					// lock is released, and the gate given to it.
-					return null;
-				}
-				// A waiter that gave up meanwhile, or that another thread woke, is
-				// skipped. One woken with true runs nothing of its own until it is told
-				// to take over, after this returns.
-				if (entry.waiters.remove(next) && next.wake.complete(true)) {
-					this.gateTaken.set(false);
-					next.slot.gateTaken.set(true);
-					entry.handOvers++;
-					return next.successor;
-				}
-			}
-			return null;
+			this.gateTaken.set(false);
+			next.slot().gateTaken.set(true);
+			return next.successor();
 		}
 
 		/** Records the lock taken through this slot. */
@@ -333,11 +277,11 @@ final class LocalLocks {
 				this.entry.shared.values().remove(lock);
 			}
 			if (this.gateTaken.compareAndSet(true, false)) {
-				this.entry.give();
+				this.entry.gate.give();
 			}
 			else {
 				// A wake-up this slot got as it gave up must reach the next waiter.
-				this.entry.wakeNextIfFree();
+				this.entry.gate.wakeNextIfFree();
 			}
 			LocalLocks.this.leave(this.entry);
 		}
@@ -351,9 +295,7 @@ final class LocalLocks {
 
 		final String key;
 
-		final AtomicBoolean taken = new AtomicBoolean();
-
-		final ConcurrentLinkedDeque<Waiter> waiters = new ConcurrentLinkedDeque<>();
+		final KeyGate gate = new KeyGate();
 
 		/**
 		 * The fair callers of this JVM queued in the store for the key, in the order they
@@ -362,19 +304,6 @@ final class LocalLocks {
 		final ConcurrentLinkedDeque<Acquisition> storeQueue = new ConcurrentLinkedDeque<>();
 
 		volatile int users;
-
-		/**
-		 * What the holder of the gate waits on for a caller to arrive at the gate or to
-		 * leave the key, while it does; {@code null} otherwise, so that arrivals cost a
-		 * read.
-		 */
-		final AtomicReference<@Nullable CompletableFuture<Void>> arrival = new AtomicReference<>();
-
-		/**
-		 * How many times in a row the key was handed over; only the holder of the gate
-		 * reads or writes it, and the gate passes with a volatile write.
-		 */
-		int handOvers;
 
 		/** The exclusive, fair or write holder. */
 		volatile @Nullable HeldLock held;
@@ -385,71 +314,6 @@ final class LocalLocks {
 		Entry(String key) {
 			this.key = key;
 		}
-
-		boolean tryTake() {
-			return !this.taken.get() && this.taken.compareAndSet(false, true);
-		}
-
-		void queue(Waiter waiter, boolean first) {
-			if (first) {
-				this.waiters.addFirst(waiter);
-			}
-			else {
-				this.waiters.addLast(waiter);
-			}
-			// The holder may have given the gate back before this waiter was queued, and
-			// then woke nobody.
-			if (!this.taken.get()) {
-				wakeNext();
-			}
-			signalArrival();
-		}
-
-		void signalArrival() {
-			if (this.arrival.get() != null) {
-				CompletableFuture<Void> awaited = this.arrival.getAndSet(null);
-				if (awaited != null) {
-					awaited.complete(null);
-				}
-			}
-		}
-
-		void unqueue(Waiter waiter) {
-			if (!this.waiters.remove(waiter)) {
-				// Woken and given up at once: the wake-up must reach another waiter.
-				wakeNext();
-			}
-		}
-
-		void wakeNextIfFree() {
-			if (!this.taken.get() && !this.waiters.isEmpty()) {
-				wakeNext();
-			}
-		}
-
-		void give() {
-			this.handOvers = 0;
-			this.taken.set(false);
-			wakeNext();
-		}
-
-		private void wakeNext() {
-			for (Waiter next; (next = this.waiters.pollFirst()) != null;) {
-				if (next.wake.complete(false)) {
-					return;
-				}
-			}
-		}
-
-	}
-
-	/**
-	 * A caller waiting for a key's gate: its wake-up completes with {@code false} when
-	 * the gate may be free, with {@code true} when the gate was handed to its slot and
-	 * the lock is to be handed to its {@code successor}; a caller without one (a
-	 * multi-key request) is only ever woken with {@code false}.
-	 */
-	private record Waiter(CompletableFuture<Boolean> wake, Slot slot, @Nullable Acquisition successor) {
 
 	}
 

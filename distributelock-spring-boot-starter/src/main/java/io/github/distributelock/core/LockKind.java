@@ -2,6 +2,7 @@ package io.github.distributelock.core;
 
 import java.util.Locale;
 
+import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 
@@ -94,6 +95,40 @@ public record LockKind(Type type, int permits) {
 	 */
 	public boolean queued() {
 		return this.type != Type.EXCLUSIVE;
+	}
+
+	/**
+	 * Whether the owner of a lock of this kind may re-enter it with a request of
+	 * {@code asked}: an exclusive or fair holder for either, a writer for writing and for
+	 * reading its own key, a reader for reading, a permit holder for its permit.
+	 */
+	boolean admitsReentryAs(LockKind asked) {
+		return switch (this.type) {
+			case EXCLUSIVE, FAIR -> asked.type == Type.EXCLUSIVE || asked.type == Type.FAIR;
+			case WRITE -> asked.type == Type.WRITE || asked.type == Type.READ;
+			case READ -> asked.type == Type.READ;
+			case PERMITS -> asked.equals(this);
+		};
+	}
+
+	/**
+	 * Why the owner of a lock of this kind cannot re-enter it as {@code asked}.
+	 */
+	LockKindConflictException reentryConflict(LockKind asked, String key, String backend) {
+		if (this.type == Type.READ && asked.type == Type.WRITE) {
+			return new LockKindConflictException(
+					"Lock '" + key + "' is held for reading by this thread, which "
+							+ "asked for the write lock: upgrading would deadlock (two readers upgrading wait for each "
+							+ "other forever). Release the read lock first, or take the write lock from the start.",
+					key, backend);
+		}
+		return new LockKindConflictException("Lock '" + key + "' is held by this thread as a " + describe()
+				+ " lock, and was asked for as a " + asked.describe() + " lock; a key is locked as one kind at a "
+				+ "time. Use another key, or the same kind.", key, backend);
+	}
+
+	private String describe() {
+		return (this.type == Type.PERMITS) ? this.permits + "-permit" : tag();
 	}
 
 	/**

@@ -2,11 +2,9 @@ package io.github.distributelock.core;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -15,38 +13,25 @@ import java.util.function.Supplier;
 
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockKindConflictException;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The store as the engine calls it: every failure named with the key and the backend, and
- * releases that failed for a store error retried in the background.
- * <p>
- * A release that hits a dying master, a reset connection or a timeout would otherwise
- * leave the lock in the store for its whole lease while every other instance waits for
- * it. The caller hears of the failure once and is not held up: the retries run on the
- * engine's scheduler with a pause that doubles from 50 ms to 2 s, until the store answers
- * or the lease would have ended anyway (a {@link SessionLockBackend}: until the session
- * ends or the lock service closes).
+ * releases that failed for a store error retried in the background
+ * ({@link ReleaseRetries}).
  */
 final class StoreCalls {
-
-	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
-
-	private static final long FIRST_RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
-	private static final long LONGEST_RETRY_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
 	private final LockBackend backend;
 
 	private final ScheduledExecutorService scheduler;
 
-	private final Set<ReleaseRetry> retries = ConcurrentHashMap.newKeySet();
+	private final ReleaseRetries retries;
 
 	StoreCalls(LockBackend backend, ScheduledExecutorService scheduler) {
 		this.backend = backend;
 		this.scheduler = scheduler;
+		this.retries = new ReleaseRetries(backend.name(), this::releaseOnce, scheduler);
 	}
 
 	String name() {
@@ -110,7 +95,7 @@ final class StoreCalls {
 				Throwable cause = (failure != null) ? failure : new IllegalStateException(
 						"The backend answered " + released + " to the release of " + claims.size() + " locks");
 				DistributeLockException named = failure(claim.key(), "release", cause);
-				retry(new ReleaseRetry(claim.on(null), leaseEndNanos.get(i)), named);
+				this.retries.retry(claim.on(null), leaseEndNanos.get(i), named);
 				answers.get(i).completeExceptionally(named);
 			}
 		});
@@ -157,7 +142,7 @@ final class StoreCalls {
 	CompletableFuture<Boolean> release(LockBackend.Claim claim, @Nullable Long leaseEndNanos) {
 		return releaseOnce(claim).whenComplete((released, failure) -> {
 			if (failure != null) {
-				retry(new ReleaseRetry(claim.on(null), leaseEndNanos), failure);
+				this.retries.retry(claim.on(null), leaseEndNanos, failure);
 			}
 		});
 	}
@@ -182,7 +167,7 @@ final class StoreCalls {
 				() -> handOver.handOver(holder, next, lease))
 			.whenComplete((handedOver, failure) -> {
 				if (failure != null) {
-					retry(new ReleaseRetry(holder.on(null), holderLeaseEndNanos), failure);
+					this.retries.retry(holder.on(null), holderLeaseEndNanos, failure);
 				}
 			});
 	}
@@ -194,16 +179,7 @@ final class StoreCalls {
 	 * ends then anyway), and a failed attempt is retried like any release.
 	 */
 	void releaseLater(LockBackend.Claim claim, long delayNanos) {
-		ReleaseRetry release = new ReleaseRetry(claim.on(null), null);
-		release.delayed = true;
-		this.retries.add(release);
-		try {
-			schedule(() -> retryOnce(release), delayNanos);
-		}
-		catch (RejectedExecutionException ex) {
-			// The lock service is closing: release now rather than never.
-			retryOnce(release);
-		}
+		this.retries.releaseLater(claim.on(null), delayNanos);
 	}
 
 	/** Runs {@code task} after {@code delayNanos} on the engine's scheduler. */
@@ -296,106 +272,14 @@ final class StoreCalls {
 		return cause;
 	}
 
-	private void retry(ReleaseRetry retry, Throwable failure) {
-		String until = (retry.leaseEndNanos != null)
-				? "its lease runs out in "
-						+ Math.max(0, TimeUnit.NANOSECONDS.toMillis(retry.leaseEndNanos - System.nanoTime())) + " ms"
-				: "the session ends";
-		logger.warn("Could not release lock '" + retry.claim.key() + "' in " + name() + " ("
-				+ unwrap(failure).getMessage() + "); retrying in the background until it is released or " + until);
-		this.retries.add(retry);
-		scheduleRetry(retry);
-	}
-
-	private void scheduleRetry(ReleaseRetry retry) {
-		try {
-			schedule(() -> retryOnce(retry), retry.pauseNanos);
-		}
-		catch (RejectedExecutionException ex) {
-			// The lock service is closing: drainRetries() makes the last attempt.
-			logger.debug("Not retrying the release of lock '" + retry.claim.key() + "': the lock service is closing");
-		}
-	}
-
-	private void retryOnce(ReleaseRetry retry) {
-		if (!this.retries.contains(retry)) {
-			return;
-		}
-		if (retry.leaseEndNanos != null && System.nanoTime() - retry.leaseEndNanos >= 0) {
-			this.retries.remove(retry);
-			logger.info("Gave up releasing lock '" + retry.claim.key() + "' in " + name()
-					+ ": its lease has run out, so the store has freed it");
-			return;
-		}
-		retry.attempts++;
-		releaseOnce(retry.claim).whenComplete((released, failure) -> {
-			if (failure == null) {
-				this.retries.remove(retry);
-				if (retry.delayed && retry.attempts == 1) {
-					if (logger.isDebugEnabled()) {
-						logger.debug("Released lock '" + retry.claim.key() + "' in " + name()
-								+ " at the end of its minimum hold"
-								+ ((released) ? "" : " (it was no longer held by this owner)"));
-					}
-				}
-				else {
-					logger.info("Released lock '" + retry.claim.key() + "' in " + name() + " at retry " + retry.attempts
-							+ ((released) ? "" : " (it was no longer held by this owner)"));
-				}
-				return;
-			}
-			if (logger.isDebugEnabled()) {
-				logger.debug("Retry " + retry.attempts + " to release lock '" + retry.claim.key() + "' in " + name()
-						+ " failed: " + failure.getMessage());
-			}
-			retry.pauseNanos = Math.min(retry.pauseNanos * 2, LONGEST_RETRY_PAUSE_NANOS);
-			scheduleRetry(retry);
-		});
-	}
-
 	/** The store ended the session that held these locks: nothing is left to release. */
 	void forgetRetries() {
-		this.retries.clear();
+		this.retries.forget();
 	}
 
 	/** Makes one last attempt for each release still retried, and waits for them. */
 	void drainRetries(Duration timeout) {
-		for (ReleaseRetry retry : this.retries) {
-			if (this.retries.remove(retry)) {
-				try {
-					releaseOnce(retry.claim).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-				}
-				catch (Exception ex) {
-					if (ex instanceof InterruptedException) {
-						Thread.currentThread().interrupt();
-					}
-					logger.warn("Could not release lock '" + retry.claim.key() + "' in " + name()
-							+ " at shutdown; the store frees it when its lease or session ends", ex);
-				}
-			}
-		}
-	}
-
-	private static final class ReleaseRetry {
-
-		final LockBackend.Claim claim;
-
-		final @Nullable Long leaseEndNanos;
-
-		long pauseNanos = FIRST_RETRY_PAUSE_NANOS;
-
-		int attempts;
-
-		/**
-		 * Whether it is the release at the end of a minimum hold, not after a failure.
-		 */
-		boolean delayed;
-
-		ReleaseRetry(LockBackend.Claim claim, @Nullable Long leaseEndNanos) {
-			this.claim = claim;
-			this.leaseEndNanos = leaseEndNanos;
-		}
-
+		this.retries.drain(timeout);
 	}
 
 }

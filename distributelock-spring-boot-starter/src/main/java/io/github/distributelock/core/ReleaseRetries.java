@@ -1,0 +1,182 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Releases that failed for a store error, retried in the background, and releases put off
+ * to the end of a minimum hold.
+ * <p>
+ * A release that hits a dying master, a reset connection or a timeout would otherwise
+ * leave the lock in the store for its whole lease while every other instance waits for
+ * it. The caller hears of the failure once and is not held up: the retries run on the
+ * engine's scheduler with a pause that doubles from 50 ms to 2 s, until the store answers
+ * or the lease would have ended anyway (a {@link SessionLockBackend}: until the session
+ * ends or the lock service closes).
+ */
+final class ReleaseRetries {
+
+	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
+
+	private static final long FIRST_RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+	private static final long LONGEST_RETRY_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+	private final String backend;
+
+	private final Function<LockBackend.Claim, CompletableFuture<Boolean>> releaseOnce;
+
+	private final ScheduledExecutorService scheduler;
+
+	private final Set<ReleaseRetry> retries = ConcurrentHashMap.newKeySet();
+
+	ReleaseRetries(String backend, Function<LockBackend.Claim, CompletableFuture<Boolean>> releaseOnce,
+			ScheduledExecutorService scheduler) {
+		this.backend = backend;
+		this.releaseOnce = releaseOnce;
+		this.scheduler = scheduler;
+	}
+
+	/**
+	 * Retries the release of {@code claim} until it succeeds or {@code leaseEndNanos},
+	 * telling of the failure once.
+	 * @param leaseEndNanos when the lease ends on {@link System#nanoTime()}, or
+	 * {@code null} for a store without leases
+	 */
+	void retry(LockBackend.Claim claim, @Nullable Long leaseEndNanos, Throwable failure) {
+		retry(new ReleaseRetry(claim, leaseEndNanos), failure);
+	}
+
+	/**
+	 * Releases the lock after {@code delayNanos}: the end of the minimum hold of a lock
+	 * in a store without leases. Until then it is one of the releases to retry, so that
+	 * the shutdown of the lock service sends it at once (the session that holds the lock
+	 * ends then anyway), and a failed attempt is retried like any release.
+	 */
+	void releaseLater(LockBackend.Claim claim, long delayNanos) {
+		ReleaseRetry release = new ReleaseRetry(claim, null);
+		release.delayed = true;
+		this.retries.add(release);
+		try {
+			this.scheduler.schedule(() -> retryOnce(release), delayNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// The lock service is closing: release now rather than never.
+			retryOnce(release);
+		}
+	}
+
+	private void retry(ReleaseRetry retry, Throwable failure) {
+		String until = (retry.leaseEndNanos != null)
+				? "its lease runs out in "
+						+ Math.max(0, TimeUnit.NANOSECONDS.toMillis(retry.leaseEndNanos - System.nanoTime())) + " ms"
+				: "the session ends";
+		logger.warn("Could not release lock '" + retry.claim.key() + "' in " + this.backend + " ("
+				+ StoreCalls.unwrap(failure).getMessage() + "); retrying in the background until it is released or "
+				+ until);
+		this.retries.add(retry);
+		scheduleRetry(retry);
+	}
+
+	private void scheduleRetry(ReleaseRetry retry) {
+		try {
+			this.scheduler.schedule(() -> retryOnce(retry), retry.pauseNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// The lock service is closing: drainRetries() makes the last attempt.
+			logger.debug("Not retrying the release of lock '" + retry.claim.key() + "': the lock service is closing");
+		}
+	}
+
+	private void retryOnce(ReleaseRetry retry) {
+		if (!this.retries.contains(retry)) {
+			return;
+		}
+		if (retry.leaseEndNanos != null && System.nanoTime() - retry.leaseEndNanos >= 0) {
+			this.retries.remove(retry);
+			logger.info("Gave up releasing lock '" + retry.claim.key() + "' in " + this.backend
+					+ ": its lease has run out, so the store has freed it");
+			return;
+		}
+		retry.attempts++;
+		this.releaseOnce.apply(retry.claim).whenComplete((released, failure) -> {
+			if (failure == null) {
+				this.retries.remove(retry);
+				if (retry.delayed && retry.attempts == 1) {
+					if (logger.isDebugEnabled()) {
+						logger.debug("Released lock '" + retry.claim.key() + "' in " + this.backend
+								+ " at the end of its minimum hold"
+								+ ((released) ? "" : " (it was no longer held by this owner)"));
+					}
+				}
+				else {
+					logger.info("Released lock '" + retry.claim.key() + "' in " + this.backend + " at retry "
+							+ retry.attempts + ((released) ? "" : " (it was no longer held by this owner)"));
+				}
+				return;
+			}
+			if (logger.isDebugEnabled()) {
+				logger.debug("Retry " + retry.attempts + " to release lock '" + retry.claim.key() + "' in "
+						+ this.backend + " failed: " + failure.getMessage());
+			}
+			retry.pauseNanos = Math.min(retry.pauseNanos * 2, LONGEST_RETRY_PAUSE_NANOS);
+			scheduleRetry(retry);
+		});
+	}
+
+	/** The store ended the session that held these locks: nothing is left to release. */
+	void forget() {
+		this.retries.clear();
+	}
+
+	/** Makes one last attempt for each release still retried, and waits for them. */
+	void drain(Duration timeout) {
+		for (ReleaseRetry retry : this.retries) {
+			if (this.retries.remove(retry)) {
+				try {
+					this.releaseOnce.apply(retry.claim).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+				}
+				catch (Exception ex) {
+					if (ex instanceof InterruptedException) {
+						Thread.currentThread().interrupt();
+					}
+					logger.warn("Could not release lock '" + retry.claim.key() + "' in " + this.backend
+							+ " at shutdown; the store frees it when its lease or session ends", ex);
+				}
+			}
+		}
+	}
+
+	private static final class ReleaseRetry {
+
+		final LockBackend.Claim claim;
+
+		final @Nullable Long leaseEndNanos;
+
+		long pauseNanos = FIRST_RETRY_PAUSE_NANOS;
+
+		int attempts;
+
+		/**
+		 * Whether it is the release at the end of a minimum hold, not after a failure.
+		 */
+		boolean delayed;
+
+		ReleaseRetry(LockBackend.Claim claim, @Nullable Long leaseEndNanos) {
+			this.claim = claim;
+			this.leaseEndNanos = leaseEndNanos;
+		}
+
+	}
+
+}
