@@ -1,5 +1,6 @@
 package io.github.distributelock.benchmarks.report;
 
+import java.text.DecimalFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,9 +47,20 @@ final class Targets {
 		targets.beatsPeers("JDBC uncontended p50 lower than both JDBC peers", Libraries.JDBC_OURS_HANDLE,
 				List.of(Libraries.JDBC_SI, Libraries.JDBC_SHEDLOCK));
 		targets.contended(1, 3);
-		targets.contended(2, 2);
+		targets.contended(2, 2.5);
+		targets.contendedAgainst(
+				"Contended Redis throughput at least the naive poll's (SET NX, 1 ms poll), 2 JVMs x 2 threads",
+				Libraries.REDIS_OURS_HANDLE, Libraries.REDIS_FLOOR, 2, 1);
 		targets.handOff(Libraries.REDIS_OURS_HANDLE, "Redis");
+		targets.handOffUnder("Redis hand-off p50 under 0.3 ms on loopback, 2 JVMs x 2 threads",
+				Libraries.REDIS_OURS_HANDLE, 2, 300);
 		targets.handOff(Libraries.ZK_OURS_HANDLE, "ZooKeeper");
+		for (int jvms = 1; jvms <= 2; jvms++) {
+			targets.contendedAgainst(
+					"Contended ZooKeeper throughput at least 1.2x Curator's InterProcessMutex "
+							+ "(its threads on one shared session), " + shape(jvms),
+					Libraries.ZK_OURS_HANDLE, Libraries.ZK_CURATOR, jvms, 1.2);
+		}
 		return targets.rows;
 	}
 
@@ -138,18 +150,27 @@ final class Targets {
 	}
 
 	private void contended(int jvms, double factor) {
-		String target = String.format("Contended Redis throughput at least %.0fx Redisson's, %s", factor,
-				(jvms == 1) ? "4 threads in 1 JVM" : "2 JVMs x 2 threads");
-		JsonNode ours = this.results.contended(Libraries.REDIS_OURS_HANDLE, jvms);
-		JsonNode redisson = this.results.contended(Libraries.REDIS_REDISSON, jvms);
-		if (ours == null || redisson == null) {
-			notMeasured(target, Libraries.REDIS_OURS_HANDLE);
+		contendedAgainst(
+				String.format("Contended Redis throughput at least %sx Redisson's, %s",
+						new DecimalFormat("0.#").format(factor), shape(jvms)),
+				Libraries.REDIS_OURS_HANDLE, Libraries.REDIS_REDISSON, jvms, factor);
+	}
+
+	private static String shape(int jvms) {
+		return (jvms == 1) ? "4 threads in 1 JVM" : "2 JVMs x 2 threads";
+	}
+
+	private void contendedAgainst(String target, String library, String base, int jvms, double factor) {
+		JsonNode ours = this.results.contended(library, jvms);
+		JsonNode baseline = this.results.contended(base, jvms);
+		if (ours == null || baseline == null) {
+			notMeasured(target, (ours == null) ? library : base);
 			return;
 		}
 		double ratio = Results.number(ours.path("acquisitionsPerSecond"))
-				/ Results.number(redisson.path("acquisitionsPerSecond"));
+				/ Results.number(baseline.path("acquisitionsPerSecond"));
 		Map<Integer, JsonNode> ourRounds = Results.rounds(ours);
-		Map<Integer, JsonNode> theirRounds = Results.rounds(redisson);
+		Map<Integer, JsonNode> theirRounds = Results.rounds(baseline);
 		List<String> figures = new ArrayList<>();
 		List<Boolean> rounds = new ArrayList<>();
 		for (int round : rounds(ourRounds, theirRounds)) {
@@ -159,7 +180,7 @@ final class Targets {
 		}
 		add(target,
 				String.format("%.0f/s vs %.0f/s: %.2fx (medians)", Results.number(ours.path("acquisitionsPerSecond")),
-						Results.number(redisson.path("acquisitionsPerSecond")), ratio) + perRound(figures),
+						Results.number(baseline.path("acquisitionsPerSecond")), ratio) + perRound(figures),
 				new Verdict(ratio >= factor, rounds));
 	}
 
@@ -188,6 +209,23 @@ final class Targets {
 			return;
 		}
 		add(target, String.join("; ", measured), new Verdict(median, List.copyOf(rounds.values())));
+	}
+
+	private void handOffUnder(String target, String library, int jvms, double micros) {
+		JsonNode result = this.results.contended(library, jvms);
+		if (result == null) {
+			notMeasured(target, library);
+			return;
+		}
+		double p50 = Results.number(result.path("handOffP50Micros"));
+		List<String> figures = new ArrayList<>();
+		List<Boolean> rounds = new ArrayList<>();
+		for (JsonNode round : Results.rounds(result).values()) {
+			double roundP50 = Results.number(round.path("handOffP50Micros"));
+			figures.add(String.format("%.2f", roundP50 / 1000));
+			rounds.add(roundP50 < micros);
+		}
+		add(target, String.format("%.2f ms", p50 / 1000) + perRound(figures), new Verdict(p50 < micros, rounds));
 	}
 
 	private static TreeSet<Integer> rounds(Map<Integer, ?> one, Map<Integer, ?> other) {

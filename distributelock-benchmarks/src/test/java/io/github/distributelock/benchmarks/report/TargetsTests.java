@@ -60,6 +60,31 @@ class TargetsTests {
 	}
 
 	@Test
+	void contendedTargetAgainstCuratorPairsItsShapesRounds() throws IOException {
+		// 1.2x in the median and in two rounds, 1.1x in the third.
+		Files.writeString(this.results.resolve("contended.json"), """
+				{"rounds": [], "results": [
+				  %s,
+				  %s
+				]}""".formatted(contended("zookeeper-ours-handle", 1200, 1200, 1100, 1300),
+				contended("zookeeper-curator", 1000, 1000, 1000, 1000)));
+		String[] row = row("Contended ZooKeeper throughput at least 1.2x Curator's InterProcessMutex (its threads on "
+				+ "one shared session), 4 threads in 1 JVM");
+		assertThat(row[1]).contains("1200/s vs 1000/s: 1.20x (medians)").contains("(rounds: 1.20x, 1.10x, 1.30x)");
+		assertThat(row[2]).isEqualTo("**not met**: met in the median only, in 2 of 3 rounds");
+	}
+
+	@Test
+	void handOffTargetOfOneShapeIsJudgedOnThatShapesRounds() throws IOException {
+		Files.writeString(this.results.resolve("contended.json"), """
+				{"rounds": [], "results": [%s]}""".formatted(contended("redis-ours-handle", 3300, 3300, 3000, 3600)
+			.replace("\"jvms\": 1, \"threadsPerJvm\": 4", "\"jvms\": 2, \"threadsPerJvm\": 2")));
+		String[] row = row("Redis hand-off p50 under 0.3 ms on loopback, 2 JVMs x 2 threads");
+		assertThat(row[1]).isEqualTo("0.20 ms (rounds: 0.20, 0.20, 0.20)");
+		assertThat(row[2]).isEqualTo("met in every round (3 of 3)");
+	}
+
+	@Test
 	void targetWithoutRoundsIsJudgedOnItsOneFigure() throws IOException {
 		Files.writeString(this.results.resolve("jmh.json"),
 				"[" + jmh("redis-floor", 100) + "," + jmh("redis-ours-handle", 105) + "]");
