@@ -26,6 +26,14 @@ final class ZooKeeperSession {
 	/** How many times a release or ownership check waits for a dropped connection. */
 	private static final int RECONNECTION_RETRIES = 3;
 
+	/**
+	 * The pause before running a request again when the client still calls itself
+	 * connected after the request failed for a dropped connection: the client hears of
+	 * the drop on its event thread, which may come after the request's own answer, and an
+	 * immediate run would spend a retry on the same dead connection.
+	 */
+	private static final long RETRY_PAUSE_MILLIS = 10;
+
 	private final CuratorFramework client;
 
 	private final ZooKeeperLockPaths paths;
@@ -103,7 +111,10 @@ final class ZooKeeperSession {
 		});
 	}
 
-	/** Completes when the client is connected, or fails after its connection timeout. */
+	/**
+	 * Completes when the client is connected (after a short pause if it already calls
+	 * itself connected), or fails after its connection timeout.
+	 */
 	private CompletableFuture<Void> connected() {
 		CompletableFuture<Void> connected = new CompletableFuture<>();
 		ConnectionStateListener listener = (curator, state) -> {
@@ -114,7 +125,7 @@ final class ZooKeeperSession {
 		this.client.getConnectionStateListenable().addListener(listener);
 		connected.whenComplete((done, failure) -> this.client.getConnectionStateListenable().removeListener(listener));
 		if (this.client.getZookeeperClient().isConnected()) {
-			connected.complete(null);
+			this.timeouts.schedule(() -> connected.complete(null), RETRY_PAUSE_MILLIS, TimeUnit.MILLISECONDS);
 		}
 		else {
 			this.timeouts.schedule(() -> connected.completeExceptionally(new KeeperException.ConnectionLossException()),

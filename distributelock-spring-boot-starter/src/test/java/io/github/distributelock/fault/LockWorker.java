@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
 import io.github.distributelock.core.CountingLockBackend;
@@ -47,7 +48,20 @@ public final class LockWorker {
 	private LockWorker() {
 	}
 
-	public static void main(String[] arguments) throws Exception {
+	public static void main(String[] arguments) {
+		try {
+			run(arguments);
+		}
+		catch (Throwable failure) {
+			// Exit at once with the cause on stderr, which the test shows, whatever
+			// threads are left.
+			failure.printStackTrace();
+			System.exit(1);
+		}
+		System.exit(0);
+	}
+
+	private static void run(String[] arguments) throws Exception {
 		Map<String, String> options = new HashMap<>();
 		for (String argument : arguments) {
 			String[] pair = argument.split("=", 2);
@@ -71,7 +85,6 @@ public final class LockWorker {
 		finally {
 			WorkerBackends.close(backend);
 		}
-		System.exit(0);
 	}
 
 	private static void loop(DefaultDistributeLock lock, Map<String, String> options) throws Exception {
@@ -83,18 +96,33 @@ public final class LockWorker {
 		String name = options.get("name");
 		Duration wait = Duration.ofMillis(Long.parseLong(options.getOrDefault("waitMs", "120000")));
 		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			loop(lock, key, threads, iterations, counter, log, name, wait, pool);
+		}
+		finally {
+			// Its threads are not daemons: a failed run must still let the JVM exit.
+			pool.shutdownNow();
+		}
+	}
+
+	private static void loop(DefaultDistributeLock lock, String key, int threads, int iterations, Path counter,
+			Path log, String name, Duration wait, ExecutorService pool) throws Exception {
 		List<Future<List<CriticalSection>>> results = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
 			String worker = name + "-" + t;
 			results.add(pool.submit(() -> {
 				List<CriticalSection> sections = new ArrayList<>(iterations);
 				for (int i = 0; i < iterations; i++) {
-					try (LockHandle handle = lock.tryAcquire(key, wait, null).orElseThrow()) {
+					LockHandle handle = lock.tryAcquire(key, wait, null).orElseThrow();
+					try {
 						long start = System.nanoTime();
 						long read = Long.parseLong(Files.readString(counter).trim());
 						Files.writeString(counter, Long.toString(read + 1));
 						sections
 							.add(new CriticalSection(worker, handle.fencingToken(), start, System.nanoTime(), read));
+					}
+					finally {
+						release(handle, worker);
 					}
 				}
 				return sections;
@@ -104,8 +132,22 @@ public final class LockWorker {
 		for (Future<List<CriticalSection>> result : results) {
 			result.get(10, TimeUnit.MINUTES).forEach((section) -> lines.add(section.format()));
 		}
-		pool.shutdown();
 		Files.write(log, lines);
+	}
+
+	/**
+	 * Releases as an application would: a release the store could not take during a fault
+	 * is retried in the background by the library and told to the caller, who has done
+	 * its work and goes on. The tests check that the key ends free and that no two
+	 * sections overlap.
+	 */
+	private static void release(LockHandle handle, String worker) {
+		try {
+			handle.close();
+		}
+		catch (DistributeLockException ex) {
+			System.err.println(worker + ": release failed, retried in the background: " + ex.getMessage());
+		}
 	}
 
 	private static void hold(DefaultDistributeLock lock, Map<String, String> options, PrintWriter out)

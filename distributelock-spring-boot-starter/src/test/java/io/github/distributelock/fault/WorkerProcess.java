@@ -147,9 +147,28 @@ final class WorkerProcess implements AutoCloseable {
 	/** Waits for the worker to exit by itself and returns its exit code. */
 	int awaitExit(Duration timeout) throws InterruptedException {
 		if (!this.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-			throw new AssertionError("Worker " + this.process.pid() + " did not finish within " + timeout);
+			throw new AssertionError("Worker " + this.process.pid() + " did not finish within " + timeout
+					+ "; its threads:\n" + threadDump());
 		}
 		return this.process.exitValue();
+	}
+
+	/** The worker's threads, to show where it hangs, or why they could not be read. */
+	private String threadDump() throws InterruptedException {
+		Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+		try {
+			Process dump = new ProcessBuilder(jcmd.toString(), Long.toString(this.process.pid()), "Thread.print")
+				.redirectErrorStream(true)
+				.start();
+			byte[] output = dump.getInputStream().readAllBytes();
+			if (!dump.waitFor(30, TimeUnit.SECONDS)) {
+				dump.destroyForcibly();
+			}
+			return new String(output, StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			return "(" + jcmd + " failed: " + ex + ")";
+		}
 	}
 
 	@Override
