@@ -501,47 +501,55 @@ public abstract class AbstractLockBackendContractTests {
 	}
 
 	/**
-	 * Callers of one instance that keep the key busy hand it to each other only a few
-	 * times in a row before releasing it in the store, where a waiter of another instance
-	 * gets its turn.
+	 * Callers of one instance that keep the key busy hand it to each other at most
+	 * {@link LocalLocks#LONGEST_HAND_OVER_RUN} times in a row, then release it in the
+	 * store, where a waiter of another instance may take it. That release gives the other
+	 * instance a chance, not a turn: the busy instance's next caller races it for the
+	 * key, and on a loaded machine may win every race for seconds (a clean CI run saw
+	 * 13,865 busy cycles pass by a 20 s wait on a Redis Cluster). A turn is what the fair
+	 * lock promises; here the other instance is only never left waiting once the busy
+	 * callers stop.
 	 */
 	@Test
-	protected void aWaiterOfAnotherInstanceGetsTheLockWhileCallersOfOneInstanceKeepPassingItOn() throws Exception {
-		DefaultDistributeLock busy = newLock();
+	void callersOfOneInstanceThatKeepPassingTheLockOnReleaseItInTheStoreEveryFewAcquisitions() throws Exception {
+		CountingLockBackend counting = trackBackend(CountingLockBackend.of(newBackend()));
+		DefaultDistributeLock busy = newLock(counting, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
 		DefaultDistributeLock other = newLock();
-		AtomicBoolean otherGotIt = new AtomicBoolean();
-		AtomicInteger busyCycles = new AtomicInteger();
-		// Enough callers that one always waits at the gate when another releases.
 		int busyCallers = 4;
+		int cyclesPerCaller = 100;
 		ExecutorService pool = newExecutor(busyCallers);
 		try {
 			List<Future<?>> workers = new ArrayList<>();
 			for (int t = 0; t < busyCallers; t++) {
 				workers.add(pool.submit(() -> {
-					long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-					for (int i = 0; i < 100_000 && !otherGotIt.get() && System.nanoTime() - end < 0; i++) {
+					for (int i = 0; i < cyclesPerCaller; i++) {
 						try (LockHandle held = Locks.tryAcquire(busy, key(), LONG_WAIT).orElseThrow()) {
 							// Work under the lock, long enough for every other caller to
 							// queue again at the gate before it is released.
 							LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
 						}
-						busyCycles.incrementAndGet();
 					}
 					return null;
 				}));
 			}
-			await().atMost(Duration.ofSeconds(10)).until(() -> busyCycles.get() > 20);
-			Optional<LockHandle> taken = other.tryAcquire(key(), Duration.ofSeconds(20), null);
-			otherGotIt.set(true);
-			assertThat(taken).as("the other instance's lock after %d cycles of the busy one", busyCycles.get())
-				.isPresent();
-			taken.get().close();
+			CompletableFuture<Boolean> otherWaits = CompletableFuture.supplyAsync(() -> {
+				Optional<LockHandle> taken = Locks.tryAcquire(other, key(), Duration.ofSeconds(60));
+				taken.ifPresent(LockHandle::close);
+				return taken.isPresent();
+			}, callers());
 			for (Future<?> worker : workers) {
-				worker.get(70, TimeUnit.SECONDS);
+				worker.get(60, TimeUnit.SECONDS);
 			}
+			int cycles = busyCallers * cyclesPerCaller;
+			assertThat(counting.releases.get())
+				.as("releases in the store in %d cycles with %d hand-overs", cycles, counting.handOvers.get())
+				.isGreaterThanOrEqualTo(cycles / (LocalLocks.LONGEST_HAND_OVER_RUN + 1));
+			assertThat(counting.releases.get() + counting.handOvers.get()).isEqualTo(cycles);
+			assertThat(otherWaits.get(60, TimeUnit.SECONDS))
+				.as("the other instance got the lock, at the latest once the busy callers stopped")
+				.isTrue();
 		}
 		finally {
-			otherGotIt.set(true);
 			pool.shutdownNow();
 		}
 		assertThat(isLockedInStore(key())).isFalse();

@@ -74,20 +74,6 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 		return database().isLocked(key);
 	}
 
-	/**
-	 * Only PostgreSQL tells the waiters of other instances of a release; on the other
-	 * databases they poll (5 ms to 200 ms apart) and see the key free only if a poll
-	 * falls in the instant between a release and the busy instance's next attempt, so
-	 * they are not promised a turn while another instance keeps the key busy.
-	 */
-	@Test
-	@Override
-	protected void aWaiterOfAnotherInstanceGetsTheLockWhileCallersOfOneInstanceKeepPassingItOn() throws Exception {
-		assumeTrue(this.dialect.equals("postgresql"),
-				"waiters of other instances poll on " + this.dialect + ", which promises them no turn");
-		super.aWaiterOfAnotherInstanceGetsTheLockWhileCallersOfOneInstanceKeepPassingItOn();
-	}
-
 	@Test
 	void detectsTheDialect() {
 		assertThat(newBackend().dialect()).isEqualTo(database().dialect());
