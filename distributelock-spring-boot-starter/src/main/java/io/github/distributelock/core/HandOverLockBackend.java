@@ -9,9 +9,9 @@ import java.util.concurrent.CompletionStage;
  * contended by callers of one JVM costs one round trip per hand-off instead of a release
  * and an acquisition. {@link DefaultDistributeLock} hands a released plain lock to the
  * next caller of the JVM waiting for the key, a bounded number of times in a row, so that
- * waiters of other instances get their turn; and a released fair lock to the first caller
- * of the JVM queued in the store, which takes it only if that caller heads the store's
- * queue.
+ * waiters of other instances get a chance at it; and a released fair lock to the first
+ * caller of the JVM queued in the store, which takes it only if that caller heads the
+ * store's queue.
  *
  * @since 1.0.0
  */

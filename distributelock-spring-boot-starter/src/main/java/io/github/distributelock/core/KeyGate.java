@@ -35,8 +35,13 @@ final class KeyGate {
 		return !this.taken.get() && this.taken.compareAndSet(false, true);
 	}
 
+	/** How many callers wait; counts them, so not for the release path. */
 	int waiting() {
 		return this.waiters.size();
+	}
+
+	boolean nobodyWaiting() {
+		return this.waiters.isEmpty();
 	}
 
 	int handOvers() {

@@ -39,7 +39,8 @@ import org.jspecify.annotations.Nullable;
  * it, to the first of them: one round trip per hand-off instead of a release and an
  * acquisition, and no caller can overtake the waiters. After
  * {@link #LONGEST_HAND_OVER_RUN} hand-overs in a row the lock is released in the store
- * instead, so that the waiters of other instances, woken by that release, get their turn.
+ * instead, so that the waiters of other instances, woken by that release, get a chance at
+ * it (not a turn: this JVM's next caller races them; the fair lock gives turns).
  */
 final class LocalLocks {
 
@@ -195,7 +196,7 @@ final class LocalLocks {
 		 */
 		boolean callerOnItsWayToTheGate() {
 			Entry entry = this.entry;
-			return this.gateTaken.get() && entry.gate.waiting() == 0 && entry.users > 1
+			return this.gateTaken.get() && entry.gate.nobodyWaiting() && entry.users > 1
 					&& entry.gate.handOvers() < LONGEST_HAND_OVER_RUN;
 		}
 
