@@ -13,6 +13,7 @@ import io.github.distributelock.benchmarks.harness.CommandCounter;
 import io.github.distributelock.benchmarks.harness.ContendedHarness;
 import io.github.distributelock.benchmarks.harness.EngineV1Libraries;
 import io.github.distributelock.benchmarks.harness.HandOffHarness;
+import io.github.distributelock.benchmarks.harness.RedisHandOffTrace;
 import io.github.distributelock.benchmarks.harness.InterleavedHarness;
 import io.github.distributelock.benchmarks.harness.KindLibraries;
 import io.github.distributelock.benchmarks.harness.Libraries;
@@ -49,19 +50,20 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>
  * Options: {@code --quick} (a short run that checks everything works),
  * {@code --parts=uncontended,interleaved,commands,contended,scale,jdbc-shards,jdbc-handoff,kinds,reactive}
- * (only these parts; the page is written from whatever results exist, except for a run of
- * only the JDBC rows, which is a row run, and a run of only the {@code kinds} and
- * {@code reactive} rows, a row run that writes their sections and the peer configurations
- * into the page and leaves the rest of it as it is), {@code --libraries=a,b} and
- * {@code --jvms=1} or {@code --jvms=2} (only these libraries and contended shapes: a row
- * run, whose results go to {@code target/benchmark-rows} and the log, never to the page),
- * {@code --rounds=N} (rounds of the interleaved and contended parts), {@code --with-v1}
- * (engine v1's rows, {@link EngineV1Libraries}, in the interleaved part beside today's;
- * they are measured only when asked for, by this or by {@code --libraries}, and their jar
- * is built by {@link EngineV1#buildIfMissing()} if it is not there),
- * {@code --quiet-below=L} and {@code --quiet-wait=S} (wait up to S seconds for the
- * 1-minute load average to fall below L before starting: 1 and 300 by default, 0 s for
- * the quick run).
+ * and, only when named, {@code redis-trace} (a row run: the timeline of one Redis
+ * hand-off across JVMs, {@link RedisHandOffTrace}) (only these parts; the page is written
+ * from whatever results exist, except for a run of only the JDBC rows, which is a row
+ * run, and a run of only the {@code kinds} and {@code reactive} rows, a row run that
+ * writes their sections and the peer configurations into the page and leaves the rest of
+ * it as it is), {@code --libraries=a,b} and {@code --jvms=1} or {@code --jvms=2} (only
+ * these libraries and contended shapes: a row run, whose results go to
+ * {@code target/benchmark-rows} and the log, never to the page), {@code --rounds=N}
+ * (rounds of the interleaved and contended parts), {@code --with-v1} (engine v1's rows,
+ * {@link EngineV1Libraries}, in the interleaved part beside today's; they are measured
+ * only when asked for, by this or by {@code --libraries}, and their jar is built by
+ * {@link EngineV1#buildIfMissing()} if it is not there), {@code --quiet-below=L} and
+ * {@code --quiet-wait=S} (wait up to S seconds for the 1-minute load average to fall
+ * below L before starting: 1 and 300 by default, 0 s for the quick run).
  */
 public final class BenchmarkMain {
 
@@ -75,6 +77,12 @@ public final class BenchmarkMain {
 
 	private static final List<String> PARTS = List.of("uncontended", "interleaved", "commands", "contended", "scale",
 			"jdbc-shards", "jdbc-handoff", "kinds", "reactive");
+
+	/**
+	 * Parts run only when named, always as a row run: the step-by-step trace of a Redis
+	 * hand-off across JVMs.
+	 */
+	private static final Set<String> ON_REQUEST = Set.of("redis-trace");
 
 	/** The parts of the JDBC rows, whose run alone is a row run. */
 	private static final Set<String> JDBC_ROWS = Set.of("jdbc-shards", "jdbc-handoff");
@@ -106,7 +114,8 @@ public final class BenchmarkMain {
 		Wanted wanted = new Wanted(libraries, arguments.stream().anyMatch((arg) -> arg.startsWith("--libraries=")));
 		boolean rowRun = arguments.stream()
 			.anyMatch((arg) -> arg.startsWith("--libraries=") || arg.startsWith("--jvms="))
-				|| JDBC_ROWS.containsAll(parts) || KIND_ROWS.containsAll(parts);
+				|| JDBC_ROWS.containsAll(parts) || KIND_ROWS.containsAll(parts)
+				|| parts.stream().anyMatch(ON_REQUEST::contains);
 		boolean kindSections = KIND_ROWS.containsAll(parts)
 				&& arguments.stream().noneMatch((arg) -> arg.startsWith("--libraries=") || arg.startsWith("--jvms="));
 		Path results = rowRun ? ROWS : RESULTS;
@@ -145,6 +154,8 @@ public final class BenchmarkMain {
 					new ShardsHarness(endpoints, settings, results.resolve("jdbc-shards")).run()));
 			part("jdbc-handoff", parts, loads, () -> write(results, "jdbc-handoff.json",
 					new HandOffHarness(endpoints, settings, results.resolve("jdbc-handoff")).run()));
+			part("redis-trace", parts, loads, () -> write(results, "redis-trace.json",
+					new RedisHandOffTrace(endpoints, settings, results.resolve("redis-trace")).run()));
 			Settings kindSettings = settings.forKindRows();
 			part("kinds", parts, loads, () -> {
 				write(results, "kinds-interleaved.json",
@@ -215,8 +226,9 @@ public final class BenchmarkMain {
 			}
 		}
 		for (String part : parts) {
-			if (!PARTS.contains(part)) {
-				throw new IllegalArgumentException("Unknown part '" + part + "' in --parts; known: " + PARTS);
+			if (!PARTS.contains(part) && !ON_REQUEST.contains(part)) {
+				throw new IllegalArgumentException(
+						"Unknown part '" + part + "' in --parts; known: " + PARTS + " and, when named, " + ON_REQUEST);
 			}
 		}
 		for (int jvms : jvmCounts) {

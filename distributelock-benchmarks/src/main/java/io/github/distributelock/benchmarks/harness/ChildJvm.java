@@ -15,6 +15,9 @@ import io.github.distributelock.benchmarks.library.Endpoints;
  */
 final class ChildJvm {
 
+	/** Extra options of every child JVM, for profiling a row. */
+	static final String OPTIONS_PROPERTY = "benchmarks.child-jvm-options";
+
 	private final Process process;
 
 	private final Path log;
@@ -28,6 +31,7 @@ final class ChildJvm {
 		List<String> command = new ArrayList<>();
 		command.add(ProcessHandle.current().info().command().orElse("java"));
 		command.add("-Xmx512m");
+		command.addAll(extraOptions());
 		command.addAll(List.of(endpoints.asJvmArgs()));
 		command.add("-cp");
 		command.add(System.getProperty("java.class.path"));
@@ -35,6 +39,17 @@ final class ChildJvm {
 		command.addAll(args);
 		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
 		return new ChildJvm(process, log);
+	}
+
+	/**
+	 * Options for every child JVM, from the system property {@value #OPTIONS_PROPERTY}
+	 * (split at spaces), to profile a row, e.g.
+	 * {@code -XX:StartFlightRecording=filename=/tmp/child.jfr}; a child's own log names
+	 * the JVM, and its pid tells the recordings apart ({@code %p} in the file name).
+	 */
+	private static List<String> extraOptions() {
+		String options = System.getProperty(OPTIONS_PROPERTY, "").trim();
+		return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
 	}
 
 	/**

@@ -165,7 +165,7 @@ public final class CommandCounter {
 	}
 
 	/** One field of every command's line of {@code INFO commandstats}. */
-	private static Map<String, Long> commandStats(StatefulRedisConnection<String, String> redis, String field) {
+	static Map<String, Long> commandStats(StatefulRedisConnection<String, String> redis, String field) {
 		Map<String, Long> calls = new HashMap<>();
 		for (String line : redis.sync().info("commandstats").split("\r?\n")) {
 			if (line.startsWith("cmdstat_")) {

@@ -7,8 +7,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import io.github.distributelock.benchmarks.library.Endpoints;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -98,7 +103,11 @@ public final class ContendedHarness {
 			awaitReady(board, jvms);
 			board.start(System.nanoTime() + Duration.ofMillis(200).toNanos());
 			awaitWarm(board, jvms);
-			board.measureFrom(System.nanoTime() + Duration.ofMillis(100).toNanos());
+			long measureFrom = System.nanoTime() + Duration.ofMillis(100).toNanos();
+			board.measureFrom(measureFrom);
+			if (Libraries.store(library).equals("redis")) {
+				logStoreCommands(name, round, measureFrom);
+			}
 			Duration limit = this.settings.contendedMeasured().plus(Duration.ofSeconds(60));
 			for (ChildJvm child : children) {
 				child.await(limit);
@@ -116,6 +125,37 @@ public final class ContendedHarness {
 				result.cpuMicrosPerAcquisition(), result.warmupMillis() / 1000.0,
 				result.jitSettled() ? "" : " (JIT not settled)", loadBefore, result.loadAfter()));
 		return result;
+	}
+
+	/**
+	 * Logs the Redis commands per second of the measured window, from
+	 * {@code INFO commandstats} at its start and end, to divide by the acquisitions per
+	 * second: what a contended acquisition costs the store, failed attempts and
+	 * {@code PUBLISH} included (commands run by scripts count as their own).
+	 */
+	private void logStoreCommands(String name, int round, long measureFrom) throws InterruptedException {
+		RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", this.endpoints.redisPort()));
+		try (StatefulRedisConnection<String, String> redis = client.connect()) {
+			Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(measureFrom - System.nanoTime())));
+			Map<String, Long> before = CommandCounter.commandStats(redis, "calls=");
+			long from = System.nanoTime();
+			Thread.sleep(this.settings.contendedMeasured().toMillis());
+			Map<String, Long> after = CommandCounter.commandStats(redis, "calls=");
+			double seconds = (System.nanoTime() - from) / 1e9;
+			String perSecond = after.entrySet()
+				.stream()
+				.filter((entry) -> !entry.getKey().equals("info"))
+				.map((entry) -> Map.entry(entry.getKey(), entry.getValue() - before.getOrDefault(entry.getKey(), 0L)))
+				.filter((entry) -> entry.getValue() > 0)
+				.sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+				.map((entry) -> String.format("%s %,.0f", entry.getKey().toUpperCase(), entry.getValue() / seconds))
+				.collect(Collectors.joining(", "));
+			logger.info("Contended " + name + ", round " + round + ": Redis commands per second while measured: "
+					+ perSecond);
+		}
+		finally {
+			client.shutdown();
+		}
 	}
 
 	private void awaitWarm(SharedBoard board, int jvms) throws InterruptedException {

@@ -12,9 +12,9 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * The few longs the two JVMs of a hand-off run share through a memory-mapped file: which
- * cycle the holder holds, which cycle the waiter waits for, which cycle is done, and when
- * the holder released (on the system-wide monotonic clock that {@link System#nanoTime()}
- * reads on Linux). It never touches the store.
+ * cycle the holder holds, which cycle the waiter waits for, which cycle is done, when the
+ * holder released and when its release returned (on the system-wide monotonic clock that
+ * {@link System#nanoTime()} reads on Linux). It never touches the store.
  */
 final class HandOffBoard {
 
@@ -27,6 +27,8 @@ final class HandOffBoard {
 	private static final int DONE = 16;
 
 	private static final int RELEASED_AT = 24;
+
+	private static final int RELEASE_RETURNED_AT = 32;
 
 	private final MappedByteBuffer buffer;
 
@@ -59,6 +61,14 @@ final class HandOffBoard {
 
 	long releasedAt() {
 		return (long) LONGS.getVolatile(this.buffer, RELEASED_AT);
+	}
+
+	void releaseReturnedAt(long nanos) {
+		LONGS.setVolatile(this.buffer, RELEASE_RETURNED_AT, nanos);
+	}
+
+	long releaseReturnedAt() {
+		return (long) LONGS.getVolatile(this.buffer, RELEASE_RETURNED_AT);
 	}
 
 	/**

@@ -65,11 +65,16 @@ final class ReRun {
 				+ " --parts=jdbc-shards,jdbc-handoff`; so is a run of only the lock kinds and reactive rows, `"
 				+ Report.RUN
 				+ " --parts=kinds,reactive`, which rewrites their two sections and the peer configurations of this "
-				+ "page and leaves the rest as it is. Other options: "
+				+ "page and leaves the rest as it is. Two parts run only when named, as a row run: `redis-trace` (the "
+				+ "timeline of one Redis hand-off across JVMs, step by step: `" + Report.RUN
+				+ " --parts=redis-trace`) and, while any contended Redis row runs, the store's commands per second "
+				+ "over its measured window are logged. Other options: "
 				+ "`--rounds=N` (rounds of the interleaved and contended parts, 3 by default), `--quick` (a short run "
 				+ "that only checks that everything works), and the quiet-machine gate: before starting, the run "
 				+ "waits up to `--quiet-wait=300` seconds for the 1-minute load average to fall below "
-				+ "`--quiet-below=1`, then starts anyway and records it (the machine table below says which).");
+				+ "`--quiet-below=1`, then starts anyway and records it (the machine table below says which). To "
+				+ "profile a row, give its worker JVMs options with `-Dbenchmarks.child-jvm-options=\"...\"` before "
+				+ "`-jar`, e.g. `-XX:StartFlightRecording=filename=/tmp/rows/`.");
 		page.line();
 	}
 
