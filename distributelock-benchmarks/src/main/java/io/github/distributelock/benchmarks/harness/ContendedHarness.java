@@ -131,17 +131,25 @@ public final class ContendedHarness {
 	 * Logs the Redis commands per second of the measured window, from
 	 * {@code INFO commandstats} at its start and end, to divide by the acquisitions per
 	 * second: what a contended acquisition costs the store, failed attempts and
-	 * {@code PUBLISH} included (commands run by scripts count as their own).
+	 * {@code PUBLISH} included (commands run by scripts count as their own). The first
+	 * count is taken once connected, which may be after the window started; the rate is
+	 * over the part of the window between the two counts.
 	 */
 	private void logStoreCommands(String name, int round, long measureFrom) throws InterruptedException {
+		long measureTo = measureFrom + this.settings.contendedMeasured().toNanos();
 		RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", this.endpoints.redisPort()));
 		try (StatefulRedisConnection<String, String> redis = client.connect()) {
-			Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(measureFrom - System.nanoTime())));
-			Map<String, Long> before = CommandCounter.commandStats(redis, "calls=");
+			sleepUntil(measureFrom);
 			long from = System.nanoTime();
-			Thread.sleep(this.settings.contendedMeasured().toMillis());
+			Map<String, Long> before = CommandCounter.commandStats(redis, "calls=");
+			sleepUntil(measureTo);
 			Map<String, Long> after = CommandCounter.commandStats(redis, "calls=");
 			double seconds = (System.nanoTime() - from) / 1e9;
+			if (measureTo - from < this.settings.contendedMeasured().toNanos() / 2) {
+				logger.info("Contended " + name + ", round " + round
+						+ ": Redis commands not counted, the client connected too late in the measured window");
+				return;
+			}
 			String perSecond = after.entrySet()
 				.stream()
 				.filter((entry) -> !entry.getKey().equals("info"))
@@ -156,6 +164,10 @@ public final class ContendedHarness {
 		finally {
 			client.shutdown();
 		}
+	}
+
+	private static void sleepUntil(long nanos) throws InterruptedException {
+		Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(nanos - System.nanoTime())));
 	}
 
 	private void awaitWarm(SharedBoard board, int jvms) throws InterruptedException {
