@@ -4,12 +4,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.github.distributelock.DistributeLockException;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,13 +23,7 @@ import org.jspecify.annotations.Nullable;
  * before anything else happens; an acquisition ended from outside (shutdown, a cancelled
  * future, an interrupted caller) gives back what its attempt in flight takes.
  */
-final class Acquisition {
-
-	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
-
-	private static final long FIRST_FAILURE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
-	private static final long LONGEST_FAILURE_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+final class Acquisition extends AcquisitionCall<HeldLock> {
 
 	/**
 	 * The longest wait of a claim that has an entry in the store's queue: its next
@@ -44,27 +34,11 @@ final class Acquisition {
 
 	private static final TimeoutException GATE_TIMEOUT = new TimeoutException("wait time passed at the local gate");
 
-	private final HeldLock.Parts parts;
-
-	private final Lifecycle lifecycle;
-
 	private final LocalLocks.Slot slot;
 
 	private final Request request;
 
 	private final LockTracker tracker;
-
-	private final Executor executor;
-
-	private final long startNanos = System.nanoTime();
-
-	private final CompletableFuture<@Nullable HeldLock> result = new CompletableFuture<>();
-
-	private final CompletableFuture<Void> settled = new CompletableFuture<>();
-
-	private volatile @Nullable CompletableFuture<?> pendingWait;
-
-	private long failurePauseNanos = FIRST_FAILURE_PAUSE_NANOS;
 
 	/** Whether an attempt reached, or may have reached, the store's queue. */
 	private volatile boolean queued;
@@ -78,40 +52,27 @@ final class Acquisition {
 
 	Acquisition(HeldLock.Parts parts, Lifecycle lifecycle, LocalLocks.Slot slot, Request request, LockTracker tracker,
 			Executor executor) {
-		this.parts = parts;
-		this.lifecycle = lifecycle;
+		super(parts, lifecycle, executor);
 		this.slot = slot;
 		this.request = request;
 		this.tracker = tracker;
-		this.executor = executor;
 		this.place = (request.claim().kind().type() == LockKind.Type.FAIR && parts.store().handsOver(request.claim()))
 				? new StoreQueuePlace(slot, this) : null;
 	}
 
+	@Override
 	String key() {
 		return this.request.claim().key();
 	}
 
-	/** Completes with the lock, with {@code null} when the wait time passed, or fails. */
-	CompletableFuture<@Nullable HeldLock> result() {
-		return this.result;
+	@Override
+	Deadline deadline() {
+		return this.request.deadline();
 	}
 
-	/** Completes once nothing of this call is left: the gate, the table, the store. */
-	CompletableFuture<Void> settled() {
-		return this.settled;
-	}
-
-	/**
-	 * Ends the acquisition from outside; what its attempt in flight takes is given back.
-	 */
-	void fail(Throwable failure) {
-		if (this.result.completeExceptionally(failure)) {
-			CompletableFuture<?> wait = this.pendingWait;
-			if (wait != null) {
-				wait.cancel(false);
-			}
-		}
+	@Override
+	String describe() {
+		return "lock '" + key() + "'";
 	}
 
 	Acquisition start() {
@@ -183,10 +144,7 @@ final class Acquisition {
 		if (this.place == null || !this.place.claim()) {
 			return false;
 		}
-		CompletableFuture<?> wait = this.pendingWait;
-		if (wait != null) {
-			wait.cancel(false);
-		}
+		cancelWait();
 		return true;
 	}
 
@@ -227,7 +185,8 @@ final class Acquisition {
 		return handedOver.thenApply(HandOverLockBackend.HandOver::released);
 	}
 
-	private void attempt() {
+	@Override
+	void attempt() {
 		if (this.result.isDone()) {
 			abandon();
 			return;
@@ -279,7 +238,7 @@ final class Acquisition {
 		}
 		this.parts.losses().markLostIfReportedSince(lock, lossReports);
 		this.tracker.acquired(lock.fencingToken);
-		logWaited("Acquired lock '", " after waiting ");
+		logWaited("Acquired", " after waiting ");
 		if (!this.result.complete(lock)) {
 			lock.releaseAll(this.request.claim().callerExecutor());
 		}
@@ -372,22 +331,6 @@ final class Acquisition {
 			}, this.executor);
 	}
 
-	/** Tries again after a store failure, once a pause that grows has passed. */
-	private void backOff(Throwable failure) {
-		long pause = Math.min(this.failurePauseNanos, this.request.deadline().remainingNanos());
-		this.failurePauseNanos = Math.min(this.failurePauseNanos * 2, LONGEST_FAILURE_PAUSE_NANOS);
-		if (logger.isDebugEnabled()) {
-			logger.debug("Retrying lock '" + key() + "' in " + this.parts.store().name() + " in "
-					+ TimeUnit.NANOSECONDS.toMillis(pause) + " ms after a store failure: " + failure.getMessage());
-		}
-		try {
-			this.parts.store().schedule(() -> this.executor.execute(this::attempt), pause);
-		}
-		catch (RejectedExecutionException ex) {
-			failed(this.lifecycle.shuttingDown(key(), failure));
-		}
-	}
-
 	private void giveBack(Lease lease) {
 		this.queued = false;
 		this.parts.store()
@@ -405,17 +348,12 @@ final class Acquisition {
 		}
 		if (this.result.complete(null)) {
 			if (this.request.skipWhenBusy()) {
-				logWaited("Skipped lock '", ", held by another owner, after waiting ");
+				logWaited("Skipped", ", held by another owner, after waiting ");
 			}
 			else {
-				logWaited("Did not acquire lock '", " within ");
+				logWaited("Did not acquire", " within ");
 			}
 		}
-		abandon();
-	}
-
-	private void failed(Throwable failure) {
-		this.result.completeExceptionally(this.parts.store().failure(key(), "acquire", failure));
 		abandon();
 	}
 
@@ -424,7 +362,8 @@ final class Acquisition {
 	 * the queue there first, so that a waiter that gives up never holds up the ones
 	 * behind it.
 	 */
-	private void abandon() {
+	@Override
+	void abandon() {
 		if (!this.queued) {
 			this.slot.leave(null);
 			settle();
@@ -462,20 +401,6 @@ final class Acquisition {
 			}
 		}
 		this.settled.complete(null);
-	}
-
-	private void waitingOn(CompletableFuture<?> wait) {
-		this.pendingWait = wait;
-		if (this.result.isDone()) {
-			wait.cancel(false);
-		}
-	}
-
-	private void logWaited(String prefix, String middle) {
-		if (logger.isDebugEnabled()) {
-			logger.debug(prefix + key() + "' in " + this.parts.store().name() + middle
-					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.startNanos) + " ms");
-		}
 	}
 
 	/**

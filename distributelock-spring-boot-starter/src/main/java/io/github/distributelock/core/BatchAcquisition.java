@@ -5,10 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,35 +27,13 @@ import org.jspecify.annotations.Nullable;
  * Taken, each key becomes a {@link HeldLock} of its own, with its fencing token, lease,
  * watchdog renewal, loss and events.
  */
-final class BatchAcquisition {
-
-	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
-
-	private static final long FIRST_FAILURE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
-	private static final long LONGEST_FAILURE_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-	private final HeldLock.Parts parts;
-
-	private final Lifecycle lifecycle;
+final class BatchAcquisition extends AcquisitionCall<List<HeldLock>> {
 
 	private final String key;
 
 	private final BatchMembers members;
 
 	private final Deadline deadline;
-
-	private final Executor executor;
-
-	private final long startNanos = System.nanoTime();
-
-	private final CompletableFuture<@Nullable List<HeldLock>> result = new CompletableFuture<>();
-
-	private final CompletableFuture<Void> settled = new CompletableFuture<>();
-
-	private volatile @Nullable CompletableFuture<?> pendingWait;
-
-	private long failurePauseNanos = FIRST_FAILURE_PAUSE_NANOS;
 
 	/**
 	 * @param key the keys joined by commas, as the request names them
@@ -68,37 +43,25 @@ final class BatchAcquisition {
 	 */
 	BatchAcquisition(HeldLock.Parts parts, Lifecycle lifecycle, String key, BatchMembers members, Deadline deadline,
 			Executor executor) {
-		this.parts = parts;
-		this.lifecycle = lifecycle;
+		super(parts, lifecycle, executor);
 		this.key = key;
 		this.members = members;
 		this.deadline = deadline;
-		this.executor = executor;
 	}
 
-	/**
-	 * Completes with a lock per key, with {@code null} when the wait time passed, or
-	 * fails.
-	 */
-	CompletableFuture<@Nullable List<HeldLock>> result() {
-		return this.result;
+	@Override
+	String key() {
+		return this.key;
 	}
 
-	/** Completes once nothing of this call is left: the gates, the table, the store. */
-	CompletableFuture<Void> settled() {
-		return this.settled;
+	@Override
+	Deadline deadline() {
+		return this.deadline;
 	}
 
-	/**
-	 * Ends the acquisition from outside; what its attempt in flight takes is given back.
-	 */
-	void fail(Throwable failure) {
-		if (this.result.completeExceptionally(failure)) {
-			CompletableFuture<?> wait = this.pendingWait;
-			if (wait != null) {
-				wait.cancel(false);
-			}
-		}
+	@Override
+	String describe() {
+		return "locks '" + this.key + "'";
 	}
 
 	BatchAcquisition start() {
@@ -126,7 +89,8 @@ final class BatchAcquisition {
 		return this;
 	}
 
-	private void attempt() {
+	@Override
+	void attempt() {
 		if (this.result.isDone()) {
 			abandon();
 			return;
@@ -177,7 +141,7 @@ final class BatchAcquisition {
 			// thread, such as an observation's, which must close in reverse.
 			lock.tracker.acquired(lock.fencingToken);
 		}
-		logWaited("Acquired locks '", " after waiting ");
+		logWaited("Acquired", " in one call after waiting ");
 		if (!this.result.complete(locks)) {
 			MultiKeyRelease.releaseTogether(this.parts.store(), locks, this.members.callerExecutor());
 		}
@@ -251,22 +215,6 @@ final class BatchAcquisition {
 			}, this.executor);
 	}
 
-	/** Tries again after a store failure, once a pause that grows has passed. */
-	private void backOff(Throwable failure) {
-		long pause = Math.min(this.failurePauseNanos, this.deadline.remainingNanos());
-		this.failurePauseNanos = Math.min(this.failurePauseNanos * 2, LONGEST_FAILURE_PAUSE_NANOS);
-		if (logger.isDebugEnabled()) {
-			logger.debug("Retrying locks '" + this.key + "' in " + this.parts.store().name() + " in "
-					+ TimeUnit.NANOSECONDS.toMillis(pause) + " ms after a store failure: " + failure.getMessage());
-		}
-		try {
-			this.parts.store().schedule(() -> this.executor.execute(this::attempt), pause);
-		}
-		catch (RejectedExecutionException ex) {
-			failed(this.lifecycle.shuttingDown(this.key, failure));
-		}
-	}
-
 	/** Gives back what an attempt took, or may have taken, then lets go of the keys. */
 	private void giveBack(List<LockBackend.Claim> claims, long attemptStart) {
 		MultiKeyRelease.giveBack(this.parts.store(), claims, leaseEnds(attemptStart))
@@ -275,18 +223,14 @@ final class BatchAcquisition {
 
 	private void notAcquired() {
 		if (this.result.complete(null)) {
-			logWaited("Did not acquire locks '", " within ");
+			logWaited("Did not acquire", " in one call within ");
 		}
 		abandon();
 	}
 
-	private void failed(Throwable failure) {
-		this.result.completeExceptionally(this.parts.store().failure(this.key, "acquire", failure));
-		abandon();
-	}
-
 	/** Lets go of every key locally: its gate, if taken, and its table entry. */
-	private void abandon() {
+	@Override
+	void abandon() {
 		this.members.leave();
 		settle();
 	}
@@ -306,20 +250,6 @@ final class BatchAcquisition {
 
 	private List<@Nullable Long> leaseEnds(long attemptStart) {
 		return this.members.leaseEnds(this.parts.watchdog(), attemptStart);
-	}
-
-	private void waitingOn(CompletableFuture<?> wait) {
-		this.pendingWait = wait;
-		if (this.result.isDone()) {
-			wait.cancel(false);
-		}
-	}
-
-	private void logWaited(String prefix, String middle) {
-		if (logger.isDebugEnabled()) {
-			logger.debug(prefix + this.key + "' in " + this.parts.store().name() + " in one call" + middle
-					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.startNanos) + " ms");
-		}
 	}
 
 }

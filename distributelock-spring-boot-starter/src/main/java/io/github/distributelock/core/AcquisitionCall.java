@@ -1,0 +1,141 @@
+package io.github.distributelock.core;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a call for one key ({@link Acquisition}) and a call for several keys in one round
+ * trip ({@link BatchAcquisition}) share: the result and the moment nothing of the call is
+ * left, an end from outside that cancels the wait in progress, the pause that grows
+ * before each attempt after a store failure, and the log of how long the call waited.
+ *
+ * @param <T> what the call completes with when it takes its lock or locks
+ */
+abstract class AcquisitionCall<T> {
+
+	static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
+
+	private static final long FIRST_FAILURE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+	private static final long LONGEST_FAILURE_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	final HeldLock.Parts parts;
+
+	final Lifecycle lifecycle;
+
+	/**
+	 * Runs the continuations: the blocking caller's thread, or the thread that completed
+	 * the store's answer.
+	 */
+	final Executor executor;
+
+	final CompletableFuture<@Nullable T> result = new CompletableFuture<>();
+
+	final CompletableFuture<Void> settled = new CompletableFuture<>();
+
+	private final long startNanos = System.nanoTime();
+
+	private volatile @Nullable CompletableFuture<?> pendingWait;
+
+	private long failurePauseNanos = FIRST_FAILURE_PAUSE_NANOS;
+
+	AcquisitionCall(HeldLock.Parts parts, Lifecycle lifecycle, Executor executor) {
+		this.parts = parts;
+		this.lifecycle = lifecycle;
+		this.executor = executor;
+	}
+
+	/** The key, or the keys joined by commas, as the request names them. */
+	abstract String key();
+
+	/** When the caller stops waiting. */
+	abstract Deadline deadline();
+
+	/** One attempt at the store. */
+	abstract void attempt();
+
+	/** Lets go of what this call holds locally and settles it. */
+	abstract void abandon();
+
+	/**
+	 * Completes with the lock or locks, with {@code null} when the wait time passed, or
+	 * fails.
+	 */
+	final CompletableFuture<@Nullable T> result() {
+		return this.result;
+	}
+
+	/** Completes once nothing of this call is left: gates, table, store. */
+	final CompletableFuture<Void> settled() {
+		return this.settled;
+	}
+
+	/**
+	 * Ends the call from outside; what its attempt in flight takes is given back.
+	 */
+	final void fail(Throwable failure) {
+		if (this.result.completeExceptionally(failure)) {
+			cancelWait();
+		}
+	}
+
+	/** Ends the wait in progress, if any. */
+	final void cancelWait() {
+		CompletableFuture<?> wait = this.pendingWait;
+		if (wait != null) {
+			wait.cancel(false);
+		}
+	}
+
+	/** Remembers the wait in progress, for {@link #fail} to cancel. */
+	final void waitingOn(CompletableFuture<?> wait) {
+		this.pendingWait = wait;
+		if (this.result.isDone()) {
+			wait.cancel(false);
+		}
+	}
+
+	/** Tries again after a store failure, once a pause that grows has passed. */
+	final void backOff(Throwable failure) {
+		long pause = Math.min(this.failurePauseNanos, deadline().remainingNanos());
+		this.failurePauseNanos = Math.min(this.failurePauseNanos * 2, LONGEST_FAILURE_PAUSE_NANOS);
+		if (logger.isDebugEnabled()) {
+			logger.debug("Retrying " + describe() + " in " + this.parts.store().name() + " in "
+					+ TimeUnit.NANOSECONDS.toMillis(pause) + " ms after a store failure: " + failure.getMessage());
+		}
+		try {
+			this.parts.store().schedule(() -> this.executor.execute(this::attempt), pause);
+		}
+		catch (RejectedExecutionException ex) {
+			failed(this.lifecycle.shuttingDown(key(), failure));
+		}
+	}
+
+	final void failed(Throwable failure) {
+		this.result.completeExceptionally(this.parts.store().failure(key(), "acquire", failure));
+		abandon();
+	}
+
+	/**
+	 * Logs at debug level how long the call took, e.g. {@code Acquired lock 'k' in redis
+	 * after waiting 3 ms}.
+	 * @param outcome the words before the key's name, e.g. {@code Acquired}
+	 * @param waited the words between the store's name and the time
+	 */
+	final void logWaited(String outcome, String waited) {
+		if (logger.isDebugEnabled()) {
+			logger.debug(outcome + " " + describe() + " in " + this.parts.store().name() + waited
+					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.startNanos) + " ms");
+		}
+	}
+
+	/** The lock or locks asked for, as the log names them: {@code lock 'k'}. */
+	abstract String describe();
+
+}
