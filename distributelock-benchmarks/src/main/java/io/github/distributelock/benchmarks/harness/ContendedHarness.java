@@ -124,6 +124,13 @@ public final class ContendedHarness {
 				name, round, this.settings.rounds(), result.acquisitionsPerSecond(), result.handOffP50Micros() / 1000,
 				result.cpuMicrosPerAcquisition(), result.warmupMillis() / 1000.0,
 				result.jitSettled() ? "" : " (JIT not settled)", loadBefore, result.loadAfter()));
+		if (jvms > 1) {
+			long[] across = ContendedRound.handOffsAcrossJvms(resultFiles);
+			logger.info(String.format(
+					"Contended %s, round %d: %,d of %,d hand-offs went to another JVM, p50 %.2f ms, p90 %.2f ms", name,
+					round, across.length, result.handOffs(), Percentiles.of(across, 50) / 1e6,
+					Percentiles.of(across, 90) / 1e6));
+		}
 		return result;
 	}
 

@@ -33,6 +33,9 @@ public record ContendedRound(int round, double acquisitionsPerSecond, double han
 		long handOffs, long timeouts, long overlaps, long errors, String error, double cpuMicrosPerAcquisition,
 		long warmupMillis, boolean jitSettled, double busiestJvmShare, String loadBefore, String loadAfter) {
 
+	/** How a worker's file marks a hand-off from a holder of another JVM. */
+	static final String ACROSS_JVMS = "x";
+
 	/**
 	 * Reads the result files of a run's JVMs, as {@link ContendedWorker} writes them.
 	 * @param round the round
@@ -43,6 +46,30 @@ public record ContendedRound(int round, double acquisitionsPerSecond, double han
 	 * @return the run's figures
 	 * @throws IOException if a file cannot be read
 	 */
+	/**
+	 * The hand-offs of the run from a holder of one JVM to a holder of another, in
+	 * nanoseconds, sorted.
+	 * @param files one per JVM
+	 * @return the hand-offs across JVMs
+	 * @throws IOException if a file cannot be read
+	 */
+	static long[] handOffsAcrossJvms(List<Path> files) throws IOException {
+		List<Long> handOffs = new ArrayList<>();
+		for (Path file : files) {
+			List<String> lines = Files.readAllLines(file);
+			for (String line : lines.subList(2, lines.size())) {
+				if (line.startsWith(ACROSS_JVMS)) {
+					handOffs.add(handOffNanos(line));
+				}
+			}
+		}
+		return Percentiles.sorted(handOffs.stream().mapToLong(Long::longValue).toArray());
+	}
+
+	private static long handOffNanos(String line) {
+		return Long.parseLong(line.startsWith(ACROSS_JVMS) ? line.substring(ACROSS_JVMS.length()) : line);
+	}
+
 	static ContendedRound read(int round, Duration measured, List<Path> files, String loadBefore, String loadAfter)
 			throws IOException {
 		long acquisitions = 0;
@@ -71,7 +98,7 @@ public record ContendedRound(int round, double acquisitionsPerSecond, double han
 				error = lines.get(1);
 			}
 			for (String line : lines.subList(2, lines.size())) {
-				handOffs.add(Long.parseLong(line));
+				handOffs.add(handOffNanos(line));
 			}
 		}
 		long[] sorted = Percentiles.sorted(handOffs.stream().mapToLong(Long::longValue).toArray());

@@ -143,7 +143,8 @@ public final class ContendedWorker {
 				if (counters.inWindow(acquiredAt)) {
 					counters.acquisitions.incrementAndGet();
 					if (previous != 0 && previous != holder) {
-						counters.handOff(acquiredAt - releasedAt);
+						// Holders are numbered worker * 1000 + thread.
+						counters.handOff(acquiredAt - releasedAt, previous / 1000 != holder / 1000);
 					}
 				}
 				board.leave(holder);
@@ -191,10 +192,14 @@ public final class ContendedWorker {
 			return from != 0 && nanos - from >= 0 && nanos - this.end < 0;
 		}
 
-		private final List<Long> handOffs = new ArrayList<>();
+		private final List<String> handOffs = new ArrayList<>();
 
-		synchronized void handOff(long nanos) {
-			this.handOffs.add(nanos);
+		/**
+		 * Records a hand-off; one from a holder of another JVM is marked
+		 * {@link ContendedRound#ACROSS_JVMS}.
+		 */
+		synchronized void handOff(long nanos, boolean acrossJvms) {
+			this.handOffs.add(acrossJvms ? ContendedRound.ACROSS_JVMS + nanos : Long.toString(nanos));
 		}
 
 		synchronized void write(Path file) throws IOException {
@@ -202,7 +207,7 @@ public final class ContendedWorker {
 				out.println(this.acquisitions.get() + " " + this.timeouts.get() + " " + this.overlaps.get() + " "
 						+ this.errors.get() + " " + this.cpuNanos + " " + this.warmupMillis);
 				out.println(this.error.replace('\n', ' '));
-				for (long handOff : this.handOffs) {
+				for (String handOff : this.handOffs) {
 					out.println(handOff);
 				}
 			}
