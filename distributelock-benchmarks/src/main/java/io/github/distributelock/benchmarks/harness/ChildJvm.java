@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import io.github.distributelock.benchmarks.library.Endpoints;
 
@@ -39,6 +40,29 @@ final class ChildJvm {
 		command.addAll(args);
 		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
 		return new ChildJvm(process, log);
+	}
+
+	/**
+	 * Runs the two JVMs of a hand-off run, the waiter started first, and waits for both,
+	 * ending them if they outlive ten minutes.
+	 * @param name the run's name, for the JVMs' log files
+	 * @param argsOf the arguments of the JVM of a role, {@code waiter} or {@code holder}
+	 */
+	static void runWaiterAndHolder(Class<?> main, Endpoints endpoints, Path workDirectory, String name,
+			Function<String, List<String>> argsOf) throws Exception {
+		List<ChildJvm> children = new ArrayList<>();
+		try {
+			for (String role : List.of("waiter", "holder")) {
+				children
+					.add(start(main, endpoints, workDirectory.resolve(name + "-" + role + ".log"), argsOf.apply(role)));
+			}
+			for (ChildJvm child : children) {
+				child.await(Duration.ofMinutes(10));
+			}
+		}
+		finally {
+			children.forEach(ChildJvm::destroy);
+		}
 	}
 
 	/**

@@ -2,7 +2,6 @@ package io.github.distributelock.benchmarks.harness;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,21 +63,9 @@ public final class HandOffHarness {
 		int warmup = this.settings.quick() ? 20 : 100;
 		int measured = this.settings.quick() ? 50 : 300;
 		String loadBefore = LoadAverage.now().toString();
-		List<ChildJvm> children = new ArrayList<>();
-		try {
-			for (String role : List.of("waiter", "holder")) {
-				children.add(ChildJvm.start(HandOffWorker.class, this.endpoints,
-						this.workDirectory.resolve(name + "-" + role + ".log"),
-						List.of(variant, role, boardFile.toString(), Integer.toString(warmup),
-								Integer.toString(measured), result.toString())));
-			}
-			for (ChildJvm child : children) {
-				child.await(Duration.ofMinutes(10));
-			}
-		}
-		finally {
-			children.forEach(ChildJvm::destroy);
-		}
+		ChildJvm.runWaiterAndHolder(HandOffWorker.class, this.endpoints, this.workDirectory, name,
+				(role) -> List.of(variant, role, boardFile.toString(), Integer.toString(warmup),
+						Integer.toString(measured), result.toString()));
 		List<String> lines = Files.readAllLines(result);
 		long timeouts = Long.parseLong(lines.get(lines.size() - 1).substring("timeouts ".length()));
 		long[] sorted = Percentiles

@@ -2,7 +2,6 @@ package io.github.distributelock.benchmarks.harness;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -57,20 +56,9 @@ public final class RedisHandOffTrace {
 		int warmup = this.settings.quick() ? 50 : 1000;
 		int measured = this.settings.quick() ? 50 : 1000;
 		String loadBefore = LoadAverage.now().toString();
-		List<ChildJvm> children = new ArrayList<>();
-		try {
-			for (String role : List.of("waiter", "holder")) {
-				children.add(ChildJvm.start(RedisHandOffTraceWorker.class, this.endpoints,
-						this.workDirectory.resolve(name + "-" + role + ".log"), List.of(role, boardFile.toString(),
-								Integer.toString(warmup), Integer.toString(measured), result.toString())));
-			}
-			for (ChildJvm child : children) {
-				child.await(Duration.ofMinutes(10));
-			}
-		}
-		finally {
-			children.forEach(ChildJvm::destroy);
-		}
+		ChildJvm.runWaiterAndHolder(RedisHandOffTraceWorker.class, this.endpoints, this.workDirectory, name,
+				(role) -> List.of(role, boardFile.toString(), Integer.toString(warmup), Integer.toString(measured),
+						result.toString()));
 		List<String> lines = Files.readAllLines(result);
 		long timeouts = Long.parseLong(lines.get(lines.size() - 1).substring("timeouts ".length()));
 		List<long[]> cycles = lines.subList(0, lines.size() - 1)
