@@ -46,6 +46,9 @@ final class JdbcLockRepository {
 
 	private final List<LockStatement> acquire;
 
+	/** The attempt's SQL, as store errors name the task that failed. */
+	private final String acquireTask;
+
 	private final LockStatement remainingLease;
 
 	private final LockStatement renew;
@@ -72,6 +75,7 @@ final class JdbcLockRepository {
 		this.dialect = dialect;
 		this.tableName = LockStatement.validTableName(tableName);
 		this.acquire = LockStatement.loadAll(dialect, "acquire.sql", tableName);
+		this.acquireTask = this.acquire.stream().map(LockStatement::sql).collect(Collectors.joining(";\n"));
 		this.remainingLease = LockStatement.load(dialect, "remaining-lease.sql", tableName);
 		this.renew = LockStatement.load(dialect, "renew.sql", tableName);
 		this.release = LockStatement.load(dialect, "release.sql", tableName);
@@ -106,9 +110,8 @@ final class JdbcLockRepository {
 	 * One attempt: insert the row, or take over an expired one.
 	 */
 	AcquireResult acquire(String key, String owner, long leaseMillis) {
-		String task = this.acquire.stream().map(LockStatement::sql).collect(Collectors.joining(";\n"));
-		Attempt attempt = onOwnConnection(task, (connection) -> committed(connection, this.acquire.size() > 1,
-				() -> attempt(connection, key, owner, leaseMillis)));
+		Attempt attempt = onOwnConnection(this.acquireTask, (connection) -> committed(connection,
+				this.acquire.size() > 1, () -> attempt(connection, key, owner, leaseMillis)));
 		if (attempt != null && attempt.fencingToken() != null) {
 			return AcquireResult.acquired(attempt.fencingToken());
 		}
