@@ -5,13 +5,11 @@ import java.util.Set;
 
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
-import io.github.distributelock.zookeeper.EmbeddedZooKeeper;
+import io.github.distributelock.zookeeper.EmbeddedZooKeeperExtension;
 import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -27,27 +25,8 @@ class ZooKeeperShutdownTests extends AbstractShutdownTests {
 
 	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
 
-	private static TestingServer server;
-
-	private static CuratorFramework store;
-
-	@BeforeAll
-	static void startZooKeeper() throws Exception {
-		server = EmbeddedZooKeeper.startServer();
-		store = EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT);
-	}
-
-	@AfterAll
-	static void stopZooKeeper() throws Exception {
-		try {
-			if (store != null) {
-				store.close();
-			}
-		}
-		finally {
-			server.close();
-		}
-	}
+	@RegisterExtension
+	static final EmbeddedZooKeeperExtension zooKeeper = new EmbeddedZooKeeperExtension();
 
 	@Override
 	protected String backendName() {
@@ -59,7 +38,7 @@ class ZooKeeperShutdownTests extends AbstractShutdownTests {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
 			.withPropertyValues("distributelock.type=zookeeper",
-					"distributelock.zookeeper.connect-string=" + server.getConnectString());
+					"distributelock.zookeeper.connect-string=" + zooKeeper.connectString());
 	}
 
 	@Override
@@ -74,8 +53,7 @@ class ZooKeeperShutdownTests extends AbstractShutdownTests {
 
 	@Override
 	protected DefaultDistributeLock otherInstance() throws Exception {
-		CuratorFramework client = closeAfterTest(
-				EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT));
+		CuratorFramework client = closeAfterTest(zooKeeper.newClient(SESSION_TIMEOUT));
 		ZooKeeperLockBackend backend = closeAfterTest(new ZooKeeperLockBackend(client));
 		return closeAfterTest(new DefaultDistributeLock(backend));
 	}
@@ -84,7 +62,7 @@ class ZooKeeperShutdownTests extends AbstractShutdownTests {
 	@Override
 	protected Set<String> heldKeysInStore() throws Exception {
 		try {
-			return Set.copyOf(store.getChildren().forPath(ZooKeeperLockBackend.DEFAULT_ROOT));
+			return Set.copyOf(zooKeeper.store().getChildren().forPath(ZooKeeperLockBackend.DEFAULT_ROOT));
 		}
 		catch (KeeperException.NoNodeException ex) {
 			// The root is a container: the server removes it once it is empty.

@@ -12,20 +12,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
-import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
 import io.github.distributelock.LockRequest;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -40,7 +36,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * the store directly. A variant marked {@link VirtualThreadContract} runs every
  * concurrent caller on a virtual thread.
  */
-public abstract class AbstractLockBackendContractTests {
+public abstract class AbstractLockBackendContractTests extends AbstractStoreContractTests {
 
 	private static final Duration LONG_WAIT = Duration.ofSeconds(30);
 
@@ -50,38 +46,13 @@ public abstract class AbstractLockBackendContractTests {
 	/** The critical sections of the fuzz test, shared by all its callers. */
 	private static final int FUZZ_SECTIONS = 400;
 
-	private final Closeables closeables = new Closeables();
-
-	private String key;
-
 	private ExecutorService callers;
 
-	/**
-	 * A new backend with its own connection to the store, as another instance would have.
-	 */
-	protected abstract LockBackend newBackend();
-
-	/**
-	 * Whether the store holds {@code key}, read from the store and not through the lock.
-	 */
-	protected abstract boolean isLockedInStore(String key);
-
-	@BeforeEach
-	void uniqueKey(TestInfo testInfo) {
-		this.key = getClass().getSimpleName() + "." + testInfo.getTestMethod().orElseThrow().getName() + "."
-				+ System.nanoTime();
-	}
-
 	@AfterEach
-	void closeAll() throws Exception {
+	void stopCallers() {
 		if (this.callers != null) {
 			this.callers.shutdownNow();
 		}
-		this.closeables.close();
-	}
-
-	protected String key() {
-		return this.key;
 	}
 
 	/**
@@ -119,20 +90,8 @@ public abstract class AbstractLockBackendContractTests {
 	protected DefaultDistributeLock newLock(LockBackend backend, Duration watchdogLease, boolean throwOnLost) {
 		DefaultDistributeLock lock = new DefaultDistributeLock(backend, watchdogLease, throwOnLost,
 				LockEventListener.NONE, null);
-		this.closeables.add(lock);
+		closeAfterTest(lock);
 		return lock;
-	}
-
-	/** Closes {@code closeable} after the test, after everything registered later. */
-	protected <T extends AutoCloseable> T closeAfterTest(T closeable) {
-		return this.closeables.add(closeable);
-	}
-
-	protected <B extends LockBackend> B trackBackend(B backend) {
-		if (backend instanceof AutoCloseable closeable) {
-			this.closeables.add(closeable);
-		}
-		return backend;
 	}
 
 	@Test

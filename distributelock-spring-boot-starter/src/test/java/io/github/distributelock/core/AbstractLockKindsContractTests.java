@@ -17,15 +17,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -38,52 +35,23 @@ import static org.awaitility.Awaitility.await;
  * {@link AbstractLockBackendContractTests} for the exclusive lock; instances are separate
  * {@code DefaultDistributeLock}s over separate backends, as separate JVMs would have.
  */
-public abstract class AbstractLockKindsContractTests {
+public abstract class AbstractLockKindsContractTests extends AbstractStoreContractTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(20);
 
-	private final Closeables closeables = new Closeables();
-
 	private final ExecutorService callers = Executors.newCachedThreadPool();
 
-	private String key;
-
-	/** A new backend with its own connection to the store. */
-	protected abstract LockBackend newBackend();
-
-	/** Whether anyone holds {@code key} in the store, read from the store itself. */
-	protected abstract boolean isLockedInStore(String key);
-
-	@BeforeEach
-	void uniqueKey(TestInfo testInfo) {
-		this.key = getClass().getSimpleName() + "." + testInfo.getTestMethod().orElseThrow().getName() + "."
-				+ System.nanoTime();
-	}
-
 	@AfterEach
-	void closeAll() throws Exception {
+	void stopCallers() {
 		this.callers.shutdownNow();
-		this.closeables.close();
-	}
-
-	protected String key() {
-		return this.key;
 	}
 
 	protected DefaultDistributeLock newLock() {
-		LockBackend backend = newBackend();
-		if (backend instanceof AutoCloseable closeable) {
-			this.closeables.add(closeable);
-		}
-		return this.closeables.add(new DefaultDistributeLock(backend));
+		return closeAfterTest(new DefaultDistributeLock(trackBackend(newBackend())));
 	}
 
 	private CountingLockBackend countingBackend() {
-		LockBackend backend = newBackend();
-		if (backend instanceof AutoCloseable closeable) {
-			this.closeables.add(closeable);
-		}
-		return CountingLockBackend.of(backend);
+		return CountingLockBackend.of(trackBackend(newBackend()));
 	}
 
 	// Fair
@@ -97,7 +65,7 @@ public abstract class AbstractLockKindsContractTests {
 		for (int i = 0; i < 4; i++) {
 			int number = i;
 			CountingLockBackend backend = countingBackend();
-			DefaultDistributeLock waiter = this.closeables.add(new DefaultDistributeLock(backend));
+			DefaultDistributeLock waiter = closeAfterTest(new DefaultDistributeLock(backend));
 			waiters.add(this.callers.submit(() -> {
 				try (LockHandle handle = waiter.tryAcquire(LockRequest.of(key()).withFair(true).withWaitTime(WAIT))
 					.orElseThrow()) {
@@ -124,8 +92,8 @@ public abstract class AbstractLockKindsContractTests {
 	@Test
 	void fairWaitersOfTwoInstancesAreServedInArrivalOrderWhenHoldersHandTheLockOn() throws Exception {
 		CountingLockBackend[] backends = { countingBackend(), countingBackend() };
-		DefaultDistributeLock[] instances = { this.closeables.add(new DefaultDistributeLock(backends[0])),
-				this.closeables.add(new DefaultDistributeLock(backends[1])) };
+		DefaultDistributeLock[] instances = { closeAfterTest(new DefaultDistributeLock(backends[0])),
+				closeAfterTest(new DefaultDistributeLock(backends[1])) };
 		LockHandle held = instances[0].tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
 		List<Integer> served = new CopyOnWriteArrayList<>();
 		List<Future<?>> waiters = new ArrayList<>();
@@ -165,7 +133,7 @@ public abstract class AbstractLockKindsContractTests {
 	@Test
 	void fairWaitersOfTheHoldersInstanceTakeTheLockFromEachOtherInArrivalOrder() throws Exception {
 		CountingLockBackend backend = countingBackend();
-		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(backend));
+		DefaultDistributeLock lock = closeAfterTest(new DefaultDistributeLock(backend));
 		LockHandle held = lock.tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
 		List<Integer> served = new CopyOnWriteArrayList<>();
 		List<Future<?>> waiters = new ArrayList<>();
@@ -199,7 +167,7 @@ public abstract class AbstractLockKindsContractTests {
 		DefaultDistributeLock holder = newLock();
 		LockHandle held = holder.tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
 		CountingLockBackend quitterBackend = countingBackend();
-		DefaultDistributeLock quitter = this.closeables.add(new DefaultDistributeLock(quitterBackend));
+		DefaultDistributeLock quitter = closeAfterTest(new DefaultDistributeLock(quitterBackend));
 		assertThat(quitter.tryAcquire(LockRequest.of(key()).withFair(true).withWaitTime(Duration.ofMillis(300))))
 			.isEmpty();
 		DefaultDistributeLock next = newLock();
@@ -410,8 +378,8 @@ public abstract class AbstractLockKindsContractTests {
 			keys.add(multiKey(i));
 		}
 		CountingLockBackend[] backends = { countingBackend(), countingBackend() };
-		DefaultDistributeLock[] instances = { this.closeables.add(new DefaultDistributeLock(backends[0])),
-				this.closeables.add(new DefaultDistributeLock(backends[1])) };
+		DefaultDistributeLock[] instances = { closeAfterTest(new DefaultDistributeLock(backends[0])),
+				closeAfterTest(new DefaultDistributeLock(backends[1])) };
 		List<Future<?>> workers = new ArrayList<>();
 		for (DefaultDistributeLock lock : instances) {
 			for (int t = 0; t < 3; t++) {
@@ -484,9 +452,9 @@ public abstract class AbstractLockKindsContractTests {
 		LockHandle both = newLock().tryAcquire(LockRequest.all(LockRequest.of(a), LockRequest.of(b))).orElseThrow();
 		CountingLockBackend waitingForA = countingBackend();
 		CountingLockBackend waitingForB = countingBackend();
-		CompletableFuture<Optional<LockHandle>> first = this.closeables.add(new DefaultDistributeLock(waitingForA))
+		CompletableFuture<Optional<LockHandle>> first = closeAfterTest(new DefaultDistributeLock(waitingForA))
 			.tryAcquireAsync(LockRequest.of(a).withWaitTime(WAIT));
-		CompletableFuture<Optional<LockHandle>> second = this.closeables.add(new DefaultDistributeLock(waitingForB))
+		CompletableFuture<Optional<LockHandle>> second = closeAfterTest(new DefaultDistributeLock(waitingForB))
 			.tryAcquireAsync(LockRequest.of(b).withWaitTime(WAIT));
 		assertThat(waitingForA.waiting.await(10, TimeUnit.SECONDS)).isTrue();
 		assertThat(waitingForB.waiting.await(10, TimeUnit.SECONDS)).isTrue();
@@ -529,7 +497,7 @@ public abstract class AbstractLockKindsContractTests {
 		assertThat(isLockedInStore(a)).isFalse();
 		// Interrupted while it waits for b.
 		CountingLockBackend interruptedBackend = countingBackend();
-		DefaultDistributeLock interruptedLock = this.closeables.add(new DefaultDistributeLock(interruptedBackend));
+		DefaultDistributeLock interruptedLock = closeAfterTest(new DefaultDistributeLock(interruptedBackend));
 		AtomicReference<Thread> caller = new AtomicReference<>();
 		Future<Object> interrupted = this.callers.submit(() -> {
 			caller.set(Thread.currentThread());
@@ -546,7 +514,7 @@ public abstract class AbstractLockKindsContractTests {
 		assertThat(isLockedInStore(a)).isFalse();
 		// Cancelled while it waits for b.
 		CountingLockBackend asyncBackend = countingBackend();
-		CompletableFuture<Optional<LockHandle>> cancelled = this.closeables.add(new DefaultDistributeLock(asyncBackend))
+		CompletableFuture<Optional<LockHandle>> cancelled = closeAfterTest(new DefaultDistributeLock(asyncBackend))
 			.tryAcquireAsync(both.withWaitTime(WAIT));
 		assertThat(asyncBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
 		assertThat(cancelled.cancel(false)).isTrue();

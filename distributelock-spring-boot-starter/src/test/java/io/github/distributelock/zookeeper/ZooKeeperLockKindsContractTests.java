@@ -19,15 +19,13 @@ import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.client.FourLetterWordMain;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -46,27 +44,12 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 
 	private static final ZooKeeperLockPaths PATHS = new ZooKeeperLockPaths(ZooKeeperLockBackend.DEFAULT_ROOT);
 
-	private static TestingServer server;
-
-	private static CuratorFramework store;
-
-	@BeforeAll
-	static void startZooKeeper() throws Exception {
-		server = EmbeddedZooKeeper.startServer();
-		store = EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT);
-	}
-
-	@AfterAll
-	static void stopZooKeeper() throws Exception {
-		try {
-			if (store != null) {
-				store.close();
-			}
-		}
-		finally {
-			server.close();
-		}
-	}
+	/**
+	 * A server of its own: tests here count the server's transactions, which sessions of
+	 * other classes ending on a shared server would add to.
+	 */
+	@RegisterExtension
+	static final EmbeddedZooKeeperExtension zooKeeper = EmbeddedZooKeeperExtension.ofItsOwn();
 
 	@AfterEach
 	void leavesNoQueueBehind() throws Exception {
@@ -90,7 +73,7 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 
 	private static CuratorFramework newClient() {
 		try {
-			return EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT);
+			return zooKeeper.newClient(SESSION_TIMEOUT);
 		}
 		catch (Exception ex) {
 			throw new IllegalStateException(ex);
@@ -215,8 +198,8 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 	@Test
 	void aPlainAttemptDeletesAnEmptyQueueLeftBehindAndTakesTheKey() throws Exception {
 		String path = PATHS.lockPath(key());
-		store.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER).forPath(path);
-		store.setData().forPath(path, bytes("distributelock queue"));
+		zooKeeper.store().create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER).forPath(path);
+		zooKeeper.store().setData().forPath(path, bytes("distributelock queue"));
 		try (LockHandle held = newLock().tryAcquire(LockRequest.of(key())).orElseThrow()) {
 			assertThat(stat(path).getEphemeralOwner()).isNotZero();
 		}
@@ -266,7 +249,7 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 
 	private static DefaultDistributeLock namespacedLock(Closeables closeables) throws Exception {
 		CuratorFramework client = EmbeddedZooKeeper.newClient(
-				CuratorFrameworkFactory.builder().connectString(server.getConnectString()).namespace("app"),
+				CuratorFrameworkFactory.builder().connectString(zooKeeper.connectString()).namespace("app"),
 				SESSION_TIMEOUT);
 		ZooKeeperLockBackend backend = closeables.add(new ClientClosingBackend(client));
 		return closeables.add(new DefaultDistributeLock(backend));
@@ -274,14 +257,14 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 
 	/** The last zxid of the server, from its {@code srvr} report. */
 	private static long lastZxid() throws Exception {
-		String report = FourLetterWordMain.send4LetterWord("127.0.0.1", server.getPort(), "srvr");
+		String report = FourLetterWordMain.send4LetterWord("127.0.0.1", zooKeeper.port(), "srvr");
 		String line = report.lines().filter((each) -> each.startsWith("Zxid:")).findFirst().orElseThrow();
 		return Long.decode(line.substring("Zxid:".length()).trim());
 	}
 
 	private static List<String> children(String path) throws Exception {
 		try {
-			return store.getChildren().forPath(path);
+			return zooKeeper.store().getChildren().forPath(path);
 		}
 		catch (KeeperException.NoNodeException ex) {
 			return List.of();
@@ -290,7 +273,7 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 
 	private static Stat stat(String path) {
 		try {
-			return store.checkExists().forPath(path);
+			return zooKeeper.store().checkExists().forPath(path);
 		}
 		catch (Exception ex) {
 			throw new IllegalStateException(ex);

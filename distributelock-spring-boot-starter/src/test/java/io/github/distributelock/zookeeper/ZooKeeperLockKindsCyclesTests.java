@@ -18,11 +18,9 @@ import io.github.distributelock.core.DefaultDistributeLock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -45,29 +43,11 @@ class ZooKeeperLockKindsCyclesTests {
 
 	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
 
-	private static TestingServer server;
-
-	private static CuratorFramework store;
+	/** A server of its own: each run counts the server's transactions. */
+	@RegisterExtension
+	static final EmbeddedZooKeeperExtension zooKeeper = EmbeddedZooKeeperExtension.ofItsOwn();
 
 	private final Closeables closeables = new Closeables();
-
-	@BeforeAll
-	static void startZooKeeper() throws Exception {
-		server = EmbeddedZooKeeper.startServer();
-		store = EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT);
-	}
-
-	@AfterAll
-	static void stopZooKeeper() throws Exception {
-		try {
-			if (store != null) {
-				store.close();
-			}
-		}
-		finally {
-			server.close();
-		}
-	}
 
 	@AfterEach
 	void closeAll() throws Exception {
@@ -84,23 +64,23 @@ class ZooKeeperLockKindsCyclesTests {
 		String root = "/uncontended-" + kind;
 		// A persistent root, which the server's reaper of empty containers leaves alone,
 		// so that its transactions are not counted.
-		store.create().forPath(root);
+		zooKeeper.store().create().forPath(root);
 		DefaultDistributeLock lock = newLock(root);
 		int cycles = Math.max(100, CYCLES / 10);
-		long firstZxid = ZooKeeperTree.lastZxid(server);
+		long firstZxid = ZooKeeperTree.lastZxid(zooKeeper);
 		long start = System.nanoTime();
 		for (int i = 0; i < cycles; i++) {
 			lock.tryAcquire(request(kind, "key", i, Duration.ZERO)).orElseThrow().close();
 		}
 		long elapsed = System.nanoTime() - start;
-		long transactions = ZooKeeperTree.lastZxid(server) - firstZxid;
+		long transactions = ZooKeeperTree.lastZxid(zooKeeper) - firstZxid;
 		logger.info(String.format(Locale.ROOT,
 				"%s uncontended: %,d cycles in %,d ms (%.0f us each), %.2f " + "transactions per cycle, %d nodes left",
 				kind, cycles, TimeUnit.NANOSECONDS.toMillis(elapsed), elapsed / 1000.0 / cycles,
-				(double) transactions / cycles, ZooKeeperTree.nodesBelow(store, root)));
+				(double) transactions / cycles, ZooKeeperTree.nodesBelow(zooKeeper.store(), root)));
 		assertThat(transactions).isEqualTo(2L * cycles);
-		assertThat(ZooKeeperTree.nodesBelow(store, root)).isZero();
-		store.delete().forPath(root);
+		assertThat(ZooKeeperTree.nodesBelow(zooKeeper.store(), root)).isZero();
+		zooKeeper.store().delete().forPath(root);
 	}
 
 	/**
@@ -117,7 +97,7 @@ class ZooKeeperLockKindsCyclesTests {
 		AtomicInteger givenUp = new AtomicInteger();
 		ExecutorService callers = this.closeables.add(new ExecutorServiceCloser(Executors.newCachedThreadPool()))
 			.executor();
-		long firstZxid = ZooKeeperTree.lastZxid(server);
+		long firstZxid = ZooKeeperTree.lastZxid(zooKeeper);
 		long start = System.nanoTime();
 		List<Future<?>> workers = new ArrayList<>();
 		int share = CYCLES / (instances.length * threads);
@@ -144,9 +124,9 @@ class ZooKeeperLockKindsCyclesTests {
 			worker.get(30, TimeUnit.MINUTES);
 		}
 		long elapsed = System.nanoTime() - start;
-		long transactions = ZooKeeperTree.lastZxid(server) - firstZxid;
+		long transactions = ZooKeeperTree.lastZxid(zooKeeper) - firstZxid;
 		int queuedAtEnd = queuedNodes(root);
-		int queuesAtEnd = ZooKeeperTree.children(store, root).size();
+		int queuesAtEnd = ZooKeeperTree.children(zooKeeper.store(), root).size();
 		logger.info(String.format(Locale.ROOT,
 				"%s contended: %,d acquisitions and %,d attempts given up in %,d ms, %.2f transactions per "
 						+ "acquisition; at the end %d queue nodes and %d queues left",
@@ -158,7 +138,7 @@ class ZooKeeperLockKindsCyclesTests {
 		// A queue left empty by members leaving at once goes with the server's reaper,
 		// and
 		// so does the root, whose deletion the next test must not count.
-		await().atMost(Duration.ofSeconds(10)).until(() -> store.checkExists().forPath(root) == null);
+		await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.store().checkExists().forPath(root) == null);
 	}
 
 	/**
@@ -175,7 +155,7 @@ class ZooKeeperLockKindsCyclesTests {
 		ExecutorService callers = this.closeables.add(new ExecutorServiceCloser(Executors.newCachedThreadPool()))
 			.executor();
 		lock.tryAcquire(request("fair", "key", 0, Duration.ZERO)).orElseThrow().close();
-		long firstZxid = ZooKeeperTree.lastZxid(server);
+		long firstZxid = ZooKeeperTree.lastZxid(zooKeeper);
 		long start = System.nanoTime();
 		List<Future<?>> workers = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
@@ -190,19 +170,19 @@ class ZooKeeperLockKindsCyclesTests {
 			worker.get(30, TimeUnit.MINUTES);
 		}
 		long elapsed = System.nanoTime() - start;
-		long transactions = ZooKeeperTree.lastZxid(server) - firstZxid;
+		long transactions = ZooKeeperTree.lastZxid(zooKeeper) - firstZxid;
 		logger.info(String.format(Locale.ROOT,
 				"fair sustained, %d threads of one session: %,d acquisitions in %,d ms, %.3f transactions per "
 						+ "acquisition",
 				threads, share * threads, TimeUnit.NANOSECONDS.toMillis(elapsed),
 				(double) transactions / (share * threads)));
-		await().atMost(Duration.ofSeconds(10)).until(() -> store.checkExists().forPath(root) == null);
+		await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.store().checkExists().forPath(root) == null);
 	}
 
 	private int queuedNodes(String root) throws Exception {
 		int nodes = 0;
-		for (String queue : ZooKeeperTree.children(store, root)) {
-			nodes += ZooKeeperTree.children(store, root + "/" + queue).size();
+		for (String queue : ZooKeeperTree.children(zooKeeper.store(), root)) {
+			nodes += ZooKeeperTree.children(zooKeeper.store(), root + "/" + queue).size();
 		}
 		return nodes;
 	}
@@ -221,8 +201,7 @@ class ZooKeeperLockKindsCyclesTests {
 	}
 
 	private DefaultDistributeLock newLock(String root) throws Exception {
-		CuratorFramework client = this.closeables
-			.add(EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT));
+		CuratorFramework client = this.closeables.add(zooKeeper.newClient(SESSION_TIMEOUT));
 		ZooKeeperLockBackend backend = this.closeables.add(new ZooKeeperLockBackend(client, root));
 		return this.closeables.add(new DefaultDistributeLock(backend));
 	}

@@ -3,7 +3,6 @@ package io.github.distributelock.zookeeper;
 import java.util.List;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.client.FourLetterWordMain;
 
@@ -19,8 +18,8 @@ final class ZooKeeperTree {
 	 * The zxid of the server's last transaction, from its {@code srvr} report: every
 	 * write, failed writes and session changes included, moves it by one.
 	 */
-	static long lastZxid(TestingServer server) throws Exception {
-		String report = FourLetterWordMain.send4LetterWord("127.0.0.1", server.getPort(), "srvr");
+	static long lastZxid(EmbeddedZooKeeperExtension zooKeeper) throws Exception {
+		String report = FourLetterWordMain.send4LetterWord("127.0.0.1", zooKeeper.port(), "srvr");
 		String line = report.lines().filter((each) -> each.startsWith("Zxid:")).findFirst().orElseThrow();
 		return Long.decode(line.substring("Zxid:".length()).trim());
 	}
