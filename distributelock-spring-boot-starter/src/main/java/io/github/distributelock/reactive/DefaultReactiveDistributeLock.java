@@ -39,7 +39,8 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	public Mono<LockHandle> tryAcquire(LockRequest request) {
 		// Cancelling the subscription cancels the future: the engine gives up the wait
 		// and gives back a lock its attempt in flight takes.
-		return Mono.fromFuture(() -> this.lock.get().tryAcquireAsync(request), false).flatMap(Mono::justOrEmpty);
+		return Mono.fromFuture(() -> this.lock.get().tryAcquireAsync(request), false)
+			.mapNotNull((handle) -> handle.orElse(null));
 	}
 
 	@Override

@@ -1,9 +1,9 @@
 package io.github.distributelock.core;
 
 import io.github.distributelock.Closeables;
+import io.github.distributelock.TestKey;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the contract tests of a store share: a backend of its own per instance, a key of
@@ -13,7 +13,8 @@ public abstract class AbstractStoreContractTests {
 
 	private final Closeables closeables = new Closeables();
 
-	private String key;
+	@RegisterExtension
+	final TestKey key = new TestKey();
 
 	/**
 	 * A new backend with its own connection to the store, as another instance would have.
@@ -26,12 +27,6 @@ public abstract class AbstractStoreContractTests {
 	 */
 	protected abstract boolean isLockedInStore(String key);
 
-	@BeforeEach
-	void uniqueKey(TestInfo testInfo) {
-		this.key = getClass().getSimpleName() + "." + testInfo.getTestMethod().orElseThrow().getName() + "."
-				+ System.nanoTime();
-	}
-
 	/**
 	 * Runs after the subclasses' own {@code @AfterEach} methods, as JUnit orders them.
 	 */
@@ -42,7 +37,7 @@ public abstract class AbstractStoreContractTests {
 
 	/** The test's key, of this test alone. */
 	protected String key() {
-		return this.key;
+		return this.key.name();
 	}
 
 	/** Closes {@code closeable} after the test, after everything registered later. */

@@ -7,15 +7,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.Closeables;
+import io.github.distributelock.TestKey;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -37,20 +36,15 @@ class RedisMultiKeyLocksTests {
 	@RegisterExtension
 	final Closeables closeables = new Closeables();
 
-	private String key;
-
-	@BeforeEach
-	void uniqueKey(TestInfo testInfo) {
-		this.key = getClass().getSimpleName() + "." + testInfo.getTestMethod().orElseThrow().getName() + "."
-				+ System.nanoTime();
-	}
+	@RegisterExtension
+	final TestKey key = new TestKey();
 
 	@Test
 	void theKeysAreTakenByOneScriptAndReleasedByOneInTheSingleKeyWireFormat() throws Exception {
 		CountingLockBackend backend = countingBackend();
 		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(backend));
-		String a = this.key + ".a";
-		String b = this.key + ".b";
+		String a = this.key.name() + ".a";
+		String b = this.key.name() + ".b";
 		StringRedisTemplate store = redis.store();
 		try (LockHandle both = lock
 			.tryAcquire(LockRequest.all(LockRequest.of(b), LockRequest.of(a).withLeaseTime(Duration.ofSeconds(5)))
@@ -77,8 +71,8 @@ class RedisMultiKeyLocksTests {
 	@Test
 	void aHeldKeyLeavesTheOtherKeysAndTheirFencingCountersUntouched() throws Exception {
 		DefaultDistributeLock lock = newLock();
-		String a = this.key + ".a";
-		String b = this.key + ".b";
+		String a = this.key.name() + ".a";
+		String b = this.key.name() + ".b";
 		lock.tryAcquire(a, Duration.ZERO, null).orElseThrow().close();
 		long fenceOfA = fence(a);
 		try (LockHandle heldB = newLock().tryAcquire(b, Duration.ZERO, null).orElseThrow()) {
@@ -90,8 +84,8 @@ class RedisMultiKeyLocksTests {
 
 	@Test
 	void aKeyOfANodeOfTheOriginalStarterIsWaitedForUntilItsLeaseEnds() throws Exception {
-		String a = this.key + ".a";
-		String b = this.key + ".b";
+		String a = this.key.name() + ".a";
+		String b = this.key.name() + ".b";
 		// The original starter: SET NX PX, and no message at release.
 		redis.store().opsForValue().setIfAbsent("lock:" + b, "old-node", Duration.ofMillis(500));
 		long start = System.nanoTime();
@@ -106,11 +100,11 @@ class RedisMultiKeyLocksTests {
 
 	@Test
 	void ownersThatStartWithAZeroCharacterAreRefusedForEveryKey() {
-		assertThatExceptionOfType(DistributeLockException.class)
-			.isThrownBy(() -> newLock().tryAcquire(
-					LockRequest.all(LockRequest.of(this.key + ".a"), LockRequest.of(this.key + ".b")).withOwner("\0x")))
+		assertThatExceptionOfType(DistributeLockException.class).isThrownBy(() -> newLock()
+			.tryAcquire(LockRequest.all(LockRequest.of(this.key.name() + ".a"), LockRequest.of(this.key.name() + ".b"))
+				.withOwner("\0x")))
 			.withMessageContaining("must not start with a zero character");
-		assertThat(redis.store().hasKey("lock:" + this.key + ".a")).isFalse();
+		assertThat(redis.store().hasKey("lock:" + this.key.name() + ".a")).isFalse();
 	}
 
 	private long fence(String key) {

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import io.github.distributelock.Closeables;
+import io.github.distributelock.TestKey;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.CountingLockBackend;
@@ -18,9 +19,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.client.FourLetterWordMain;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,23 +41,18 @@ class ZooKeeperMultiKeyLocksTests {
 	@RegisterExtension
 	final Closeables closeables = new Closeables();
 
-	private String key;
-
-	@BeforeEach
-	void uniqueKey(TestInfo testInfo) {
-		this.key = getClass().getSimpleName() + "." + testInfo.getTestMethod().orElseThrow().getName() + "."
-				+ System.nanoTime();
-	}
+	@RegisterExtension
+	final TestKey key = new TestKey();
 
 	@Test
 	void theNodesAreCreatedInOneTransactionAndDeletedInOneAndTheirCreationZxidsAreTheTokens() throws Exception {
 		CuratorFramework client = newClient(CuratorFrameworkFactory.builder());
 		CountingLockBackend backend = CountingLockBackend.of(new ZooKeeperLockBackend(client));
 		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(backend));
-		String a = this.key + ".a";
-		String b = this.key + ".b/with a slash";
+		String a = this.key.name() + ".a";
+		String b = this.key.name() + ".b/with a slash";
 		// The root exists, so that the transactions below are the only writes.
-		lock.tryAcquire(this.key + ".warm-up", Duration.ZERO, null).orElseThrow().close();
+		lock.tryAcquire(this.key.name() + ".warm-up", Duration.ZERO, null).orElseThrow().close();
 		long before = lastZxid();
 		LockHandle both = lock.tryAcquire(LockRequest.all(LockRequest.of(b), LockRequest.of(a)).withOwner("owner-1"))
 			.orElseThrow();
@@ -87,7 +81,7 @@ class ZooKeeperMultiKeyLocksTests {
 
 	@Test
 	void aMissingRootIsCreatedAndNamespacesAreKept() throws Exception {
-		String root = "/" + this.key + "/locks";
+		String root = "/" + this.key.name() + "/locks";
 		CuratorFramework client = newClient(CuratorFrameworkFactory.builder().namespace("app"));
 		DefaultDistributeLock lock = this.closeables
 			.add(new DefaultDistributeLock(new ZooKeeperLockBackend(client, root)));
@@ -103,8 +97,8 @@ class ZooKeeperMultiKeyLocksTests {
 	@Test
 	void anEmptyQueueLeftAtAKeyIsDeletedAndBothKeysAreTaken() throws Exception {
 		DefaultDistributeLock lock = newLock();
-		String a = this.key + ".a";
-		String b = this.key + ".b";
+		String a = this.key.name() + ".a";
+		String b = this.key.name() + ".b";
 		// What a crashed fair holder leaves until the server's container reaper comes:
 		// the queue, written twice by the transaction that created it.
 		byte[] queueData = "distributelock queue".getBytes(StandardCharsets.UTF_8);
@@ -122,8 +116,8 @@ class ZooKeeperMultiKeyLocksTests {
 
 	@Test
 	void aFairQueueAtAKeyIsWaitedForAndBothKeysAreTakenWhenItEnds() throws Exception {
-		String a = this.key + ".a";
-		String b = this.key + ".b";
+		String a = this.key.name() + ".a";
+		String b = this.key.name() + ".b";
 		LockHandle fair = newLock().tryAcquire(LockRequest.of(b).withFair(true)).orElseThrow();
 		CompletableFuture<Optional<LockHandle>> both = newLock().tryAcquireAsync(
 				LockRequest.all(LockRequest.of(a), LockRequest.of(b)).withWaitTime(Duration.ofSeconds(20)));
@@ -137,8 +131,8 @@ class ZooKeeperMultiKeyLocksTests {
 
 	@Test
 	void aKeyReleasedByItsValueElsewhereLeavesTheReleaseOfTheOthers() throws Exception {
-		String a = this.key + ".a";
-		String b = this.key + ".b";
+		String a = this.key.name() + ".a";
+		String b = this.key.name() + ".b";
 		LockHandle both = newLock().tryAcquire(LockRequest.all(LockRequest.of(a), LockRequest.of(b)).withOwner("value"))
 			.orElseThrow();
 		assertThat(newLock().releaseLock(a, "value")).isTrue();
