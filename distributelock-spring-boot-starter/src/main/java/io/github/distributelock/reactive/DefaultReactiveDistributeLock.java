@@ -1,5 +1,8 @@
 package io.github.distributelock.reactive;
 
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -38,9 +41,20 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	@Override
 	public Mono<LockHandle> tryAcquire(LockRequest request) {
 		// Cancelling the subscription cancels the future: the engine gives up the wait
-		// and gives back a lock its attempt in flight takes.
-		return Mono.fromFuture(() -> this.lock.get().tryAcquireAsync(request), false)
-			.mapNotNull((handle) -> handle.orElse(null));
+		// and gives back a lock its attempt in flight takes. A cancel that comes once the
+		// future has completed cancels nothing, and the lock it carries is either passed
+		// on or released here, whichever comes first, as nobody else would have it.
+		return Mono.defer(() -> {
+			CompletableFuture<Optional<LockHandle>> taking = this.lock.get().tryAcquireAsync(request);
+			AtomicBoolean settled = new AtomicBoolean();
+			return Mono.fromFuture(taking, false)
+				.mapNotNull((taken) -> settled.compareAndSet(false, true) ? taken.orElse(null) : null)
+				.doOnCancel(() -> taking.thenAccept((taken) -> taken.ifPresent((handle) -> {
+					if (settled.compareAndSet(false, true)) {
+						releaseAbandoned(handle);
+					}
+				})));
+		});
 	}
 
 	@Override
@@ -77,13 +91,26 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	 * where work that waits for the same client would wait for itself.
 	 */
 	private Mono<LockHandle> acquired(LockRequest request, Supplier<? extends Throwable> busy) {
-		return tryAcquire(request).switchIfEmpty(Mono.error(busy)).publishOn(Schedulers.parallel());
+		// A lock waiting in publishOn's queue when the subscription is cancelled is
+		// discarded by it, not passed on: released then.
+		return tryAcquire(request).switchIfEmpty(Mono.error(busy))
+			.publishOn(Schedulers.parallel())
+			.doOnDiscard(LockHandle.class, DefaultReactiveDistributeLock::releaseAbandoned);
 	}
 
 	/**
 	 * Releases without blocking; a failure is the engine's to retry, and is not the
 	 * work's result.
 	 */
+	private static void releaseAbandoned(LockHandle handle) {
+		handle.releaseAsync().whenComplete((released, failure) -> {
+			if (failure != null) {
+				logger.warn("Could not release lock '" + handle.key()
+						+ "', taken for a subscription cancelled before it got it", failure);
+			}
+		});
+	}
+
 	private Mono<Void> release(LockHandle handle) {
 		return Mono.fromFuture(handle::releaseAsync).onErrorResume((failure) -> {
 			logger.warn("Could not release lock '" + handle.key() + "' after the work under it ended", failure);
