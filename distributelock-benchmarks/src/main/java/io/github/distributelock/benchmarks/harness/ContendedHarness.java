@@ -173,6 +173,10 @@ public final class ContendedHarness {
 		}
 	}
 
+	/**
+	 * Waits for a moment of the measured window: a time, not an event, so there is
+	 * nothing to be notified of; the harness's own thread, outside the workers' JVMs.
+	 */
 	private static void sleepUntil(long nanos) throws InterruptedException {
 		Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(nanos - System.nanoTime())));
 	}
