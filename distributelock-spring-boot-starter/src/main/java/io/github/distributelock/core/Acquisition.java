@@ -201,17 +201,28 @@ final class Acquisition extends AcquisitionCall<HeldLock> {
 			// In the order the store answered, on the thread the answer came on.
 			answer = answer.whenComplete((attempt, failure) -> place.answered(attempt));
 		}
-		answer.whenCompleteAsync((attempt, failure) -> {
-			if (failure != null) {
-				giveBackAfterFailure(failure, attemptStart);
-			}
-			else if (attempt.acquired()) {
-				acquired(attempt, attemptStart, lossReports);
-			}
-			else {
+		answer.whenComplete((attempt, failure) -> {
+			if (failure == null && !attempt.acquired() && !this.result.isDone()
+					&& !this.request.deadline().hasPassed()) {
+				// Starting the wait needs nothing of a blocking caller's thread: waking
+				// it
+				// for that would cost a park and an unpark more per failed attempt, which
+				// is every acquisition of a fair lock under contention.
 				awaitRelease(attempt);
+				return;
 			}
-		}, this.executor);
+			this.executor.execute(() -> {
+				if (failure != null) {
+					giveBackAfterFailure(failure, attemptStart);
+				}
+				else if (attempt.acquired()) {
+					acquired(attempt, attemptStart, lossReports);
+				}
+				else {
+					awaitRelease(attempt);
+				}
+			});
+		});
 	}
 
 	private void acquired(AcquireResult attempt, long attemptStart, long lossReports) {
