@@ -168,7 +168,7 @@ public final class BenchmarkMain {
 			part("reactive", parts, loads, () -> {
 				write(results, "reactive-interleaved.json",
 						new InterleavedHarness(endpoints, kindSettings, results.resolve("reactive"))
-							.run(wanted.in(KindLibraries.reactiveUncontended())));
+							.run(wanted.in(KindLibraries.reactive())));
 				write(results, "reactive-contended.json",
 						new ContendedHarness(endpoints, kindSettings, results.resolve("reactive"), List.of(1))
 							.run(wanted.in(KindLibraries.reactive())));

@@ -8,12 +8,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import io.github.distributelock.benchmarks.library.Endpoints;
 import io.github.distributelock.benchmarks.library.LockLibrary;
+import io.github.distributelock.benchmarks.library.NonBlockingLockLibrary;
 
 /**
  * One JVM of a contended run: its threads take and release one key as fast as they can,
@@ -58,8 +60,13 @@ public final class ContendedWorker {
 			awaitStart(board);
 			Counters counters = new Counters();
 			List<Thread> running = new ArrayList<>();
+			List<CompletableFuture<Void>> subscribed = new ArrayList<>();
 			for (int i = 0; i < threads; i++) {
 				long holder = worker * 1000L + i + 1;
+				if (lock instanceof NonBlockingLockLibrary nonBlocking) {
+					subscribed.add(subscribe(nonBlocking, key, board, holder, counters));
+					continue;
+				}
 				Thread thread = new Thread(() -> loop(lock, key, board, holder, counters), "contender-" + holder);
 				thread.start();
 				running.add(thread);
@@ -78,6 +85,9 @@ public final class ContendedWorker {
 			counters.stop = true;
 			for (Thread thread : running) {
 				thread.join(2 * WAIT.toMillis() + 10_000);
+			}
+			for (CompletableFuture<Void> caller : subscribed) {
+				caller.get(2 * WAIT.toMillis() + 10_000, TimeUnit.MILLISECONDS);
 			}
 			counters.write(result);
 		}
@@ -130,31 +140,50 @@ public final class ContendedWorker {
 		try {
 			while (!counters.stop) {
 				LockLibrary.Release release = lock.lock(key, WAIT);
-				long acquiredAt = System.nanoTime();
 				if (release == null) {
 					counters.timeouts.incrementAndGet();
 					continue;
 				}
-				if (!board.enter(holder)) {
-					counters.overlaps.incrementAndGet();
-				}
-				long previous = board.releasedBy();
-				long releasedAt = board.releasedAt();
-				if (counters.inWindow(acquiredAt)) {
-					counters.acquisitions.incrementAndGet();
-					if (previous != 0 && previous != holder) {
-						// Holders are numbered worker * 1000 + thread.
-						counters.handOff(acquiredAt - releasedAt, previous / 1000 != holder / 1000);
-					}
-				}
-				board.leave(holder);
+				held(board, holder, counters);
 				release.release();
 			}
 		}
 		catch (Exception ex) {
-			counters.errors.incrementAndGet();
-			counters.error = ex.toString();
+			counters.failed(ex);
 		}
+	}
+
+	/**
+	 * One caller without a thread of its own: the library's subscription repeats the
+	 * cycle, and what runs under the lock is what {@link #loop} runs.
+	 */
+	private static CompletableFuture<Void> subscribe(NonBlockingLockLibrary lock, String key, SharedBoard board,
+			long holder, Counters counters) {
+		return lock
+			.repeatUnderLock(key, WAIT, () -> held(board, holder, counters), counters.timeouts::incrementAndGet,
+					() -> counters.stop)
+			.exceptionally((failure) -> {
+				counters.failed(failure);
+				return null;
+			});
+	}
+
+	/** Counts an acquisition just made, then marks the lock as about to be released. */
+	private static void held(SharedBoard board, long holder, Counters counters) {
+		long acquiredAt = System.nanoTime();
+		if (!board.enter(holder)) {
+			counters.overlaps.incrementAndGet();
+		}
+		long previous = board.releasedBy();
+		long releasedAt = board.releasedAt();
+		if (counters.inWindow(acquiredAt)) {
+			counters.acquisitions.incrementAndGet();
+			if (previous != 0 && previous != holder) {
+				// Holders are numbered worker * 1000 + caller.
+				counters.handOff(acquiredAt - releasedAt, previous / 1000 != holder / 1000);
+			}
+		}
+		board.leave(holder);
 	}
 
 	/**
@@ -171,6 +200,11 @@ public final class ContendedWorker {
 		final AtomicLong errors = new AtomicLong();
 
 		volatile String error = "";
+
+		void failed(Throwable failure) {
+			this.errors.incrementAndGet();
+			this.error = failure.toString();
+		}
 
 		volatile long cpuNanos;
 

@@ -97,18 +97,10 @@ public final class KindLibraries {
 	}
 
 	/**
-	 * The libraries of the reactive rows: the blocking path and the reactive one, on
-	 * Redis.
+	 * The libraries of the reactive rows, on Redis: the blocking path, and the reactive
+	 * one with {@code withLockMono} and with {@code tryAcquire}.
 	 */
 	public static List<String> reactive() {
-		return List.of(Libraries.REDIS_OURS_HANDLE, REDIS_OURS_REACTIVE);
-	}
-
-	/**
-	 * The libraries of the uncontended reactive rows: the reactive ones, and the reactive
-	 * acquisition without {@code withLockMono}.
-	 */
-	public static List<String> reactiveUncontended() {
 		return List.of(Libraries.REDIS_OURS_HANDLE, REDIS_OURS_REACTIVE, REDIS_OURS_REACTIVE_ACQUIRE);
 	}
 
