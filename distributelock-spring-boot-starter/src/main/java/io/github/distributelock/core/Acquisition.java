@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * before anything else happens; an acquisition ended from outside (shutdown, a cancelled
  * future, an interrupted caller) gives back what its attempt in flight takes.
  */
-final class Acquisition extends AcquisitionCall<HeldLock> {
+final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 
 	/**
 	 * The longest wait of a claim that has an entry in the store's queue: its next
@@ -201,31 +201,16 @@ final class Acquisition extends AcquisitionCall<HeldLock> {
 			// In the order the store answered, on the thread the answer came on.
 			answer = answer.whenComplete((attempt, failure) -> place.answered(attempt));
 		}
-		answer.whenComplete((attempt, failure) -> {
-			if (failure == null && !attempt.acquired() && !this.result.isDone()
-					&& !this.request.deadline().hasPassed()) {
-				// Starting the wait needs nothing of a blocking caller's thread: waking
-				// it
-				// for that would cost a park and an unpark more per failed attempt, which
-				// is every acquisition of a fair lock under contention.
-				awaitRelease(attempt);
-				return;
-			}
-			this.executor.execute(() -> {
-				if (failure != null) {
-					giveBackAfterFailure(failure, attemptStart);
-				}
-				else if (attempt.acquired()) {
-					acquired(attempt, attemptStart, lossReports);
-				}
-				else {
-					awaitRelease(attempt);
-				}
-			});
-		});
+		goOn(answer, attemptStart, lossReports);
 	}
 
-	private void acquired(AcquireResult attempt, long attemptStart, long lossReports) {
+	@Override
+	boolean acquiredIn(AcquireResult attempt) {
+		return attempt.acquired();
+	}
+
+	@Override
+	void acquired(AcquireResult attempt, long attemptStart, long lossReports) {
 		Lease lease = this.parts.watchdog().newLease(this.request.fixedLease(), attemptStart);
 		if (this.result.isDone()) {
 			giveBack(lease);
@@ -256,7 +241,8 @@ final class Acquisition extends AcquisitionCall<HeldLock> {
 		settle();
 	}
 
-	private void awaitRelease(AcquireResult attempt) {
+	@Override
+	void awaitRelease(AcquireResult attempt) {
 		if (this.result.isDone()) {
 			if (unclaimed()) {
 				abandon();
@@ -305,7 +291,8 @@ final class Acquisition extends AcquisitionCall<HeldLock> {
 	 * The store may have applied the attempt before failing to answer: give it back, and
 	 * only then go on, as the next attempt presents the same owner.
 	 */
-	private void giveBackAfterFailure(Throwable failure, long attemptStart) {
+	@Override
+	void giveBackAfterFailure(Throwable failure, long attemptStart) {
 		if (StoreCalls.isPermanent(failure)) {
 			// The key or owner cannot be stored, or the key is held as another kind:
 			// trying again cannot help, and nothing was taken.

@@ -16,8 +16,9 @@ import org.jspecify.annotations.Nullable;
  * before each attempt after a store failure, and the log of how long the call waited.
  *
  * @param <T> what the call completes with when it takes its lock or locks
+ * @param <A> the store's answer to one attempt
  */
-abstract class AcquisitionCall<T> {
+abstract class AcquisitionCall<T, A> {
 
 	static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
 
@@ -62,6 +63,45 @@ abstract class AcquisitionCall<T> {
 
 	/** Lets go of what this call holds locally and settles it. */
 	abstract void abandon();
+
+	/** Whether the store's answer is that the attempt took the lock or locks. */
+	abstract boolean acquiredIn(A attempt);
+
+	/** Goes on from an attempt that took the lock or locks. */
+	abstract void acquired(A attempt, long attemptStart, long lossReports);
+
+	/** Waits for the release that lets the next attempt succeed, until the deadline. */
+	abstract void awaitRelease(A attempt);
+
+	/** Goes on from an attempt whose answer failed, which the store may have applied. */
+	abstract void giveBackAfterFailure(Throwable failure, long attemptStart);
+
+	/**
+	 * Goes on from the store's answer to an attempt. A wait for a release starts on the
+	 * thread that got the answer, as it needs nothing of a blocking caller's thread:
+	 * waking the caller only for that costs a park and an unpark per failed attempt,
+	 * which is every acquisition of a fair lock under contention. The rest runs on the
+	 * executor.
+	 */
+	final void goOn(CompletableFuture<A> answer, long attemptStart, long lossReports) {
+		answer.whenComplete((attempt, failure) -> {
+			if (failure == null && !acquiredIn(attempt) && !this.result.isDone() && !deadline().hasPassed()) {
+				awaitRelease(attempt);
+				return;
+			}
+			this.executor.execute(() -> {
+				if (failure != null) {
+					giveBackAfterFailure(failure, attemptStart);
+				}
+				else if (acquiredIn(attempt)) {
+					acquired(attempt, attemptStart, lossReports);
+				}
+				else {
+					awaitRelease(attempt);
+				}
+			});
+		});
+	}
 
 	/**
 	 * Completes with the lock or locks, with {@code null} when the wait time passed, or

@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * Taken, each key becomes a {@link HeldLock} of its own, with its fencing token, lease,
  * watchdog renewal, loss and events.
  */
-final class BatchAcquisition extends AcquisitionCall<List<HeldLock>> {
+final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcquireResult> {
 
 	private final String key;
 
@@ -98,22 +98,16 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>> {
 		long attemptStart = System.nanoTime();
 		long lossReports = this.parts.losses().reports();
 		List<Duration> leases = this.members.storeLeases(this.parts.watchdog());
-		this.parts.store()
-			.tryAcquireAll(this.key, this.members.claims(), leases)
-			.whenCompleteAsync((attempt, failure) -> {
-				if (failure != null) {
-					giveBackAfterFailure(failure, attemptStart);
-				}
-				else if (attempt.acquired()) {
-					acquired(attempt, attemptStart, lossReports);
-				}
-				else {
-					awaitRelease(attempt);
-				}
-			}, this.executor);
+		goOn(this.parts.store().tryAcquireAll(this.key, this.members.claims(), leases), attemptStart, lossReports);
 	}
 
-	private void acquired(MultiKeyAcquireResult attempt, long attemptStart, long lossReports) {
+	@Override
+	boolean acquiredIn(MultiKeyAcquireResult attempt) {
+		return attempt.acquired();
+	}
+
+	@Override
+	void acquired(MultiKeyAcquireResult attempt, long attemptStart, long lossReports) {
 		if (this.result.isDone()) {
 			giveBack(this.members.claims(), attemptStart);
 			return;
@@ -148,7 +142,8 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>> {
 		settle();
 	}
 
-	private void awaitRelease(MultiKeyAcquireResult attempt) {
+	@Override
+	void awaitRelease(MultiKeyAcquireResult attempt) {
 		if (this.result.isDone()) {
 			abandon();
 			return;
@@ -182,7 +177,8 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>> {
 	 * The store may have applied the attempt before failing to answer: give every key
 	 * back, and only then go on, as the next attempt presents the same owners.
 	 */
-	private void giveBackAfterFailure(Throwable failure, long attemptStart) {
+	@Override
+	void giveBackAfterFailure(Throwable failure, long attemptStart) {
 		if (StoreCalls.isPermanent(failure)) {
 			// A key or owner cannot be stored, or a key is held as another kind: trying
 			// again cannot help, and nothing was taken.
