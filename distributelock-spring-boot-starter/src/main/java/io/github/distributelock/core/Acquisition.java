@@ -256,6 +256,12 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 			}
 			return;
 		}
+		startWait(attempt);
+	}
+
+	@Override
+	void startWait(AcquireResult attempt) {
+		Deadline deadline = this.request.deadline();
 		Duration holderLease = attempt.holderLeaseRemaining();
 		if (holderLease != null && !holderLease.isNegative() && !holderLease.isZero()) {
 			// Wake at the holder's expiry, plus a millisecond so the store has expired

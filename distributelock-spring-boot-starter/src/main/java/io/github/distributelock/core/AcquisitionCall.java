@@ -70,8 +70,17 @@ abstract class AcquisitionCall<T, A> {
 	/** Goes on from an attempt that took the lock or locks. */
 	abstract void acquired(A attempt, long attemptStart, long lossReports);
 
-	/** Waits for the release that lets the next attempt succeed, until the deadline. */
+	/**
+	 * Ends the call if it was ended from outside or its deadline passed; otherwise
+	 * {@link #startWait starts the wait}.
+	 */
 	abstract void awaitRelease(A attempt);
+
+	/**
+	 * Starts the wait for the release that lets the next attempt succeed, until the
+	 * deadline; what ends it goes on on the executor.
+	 */
+	abstract void startWait(A attempt);
 
 	/** Goes on from an attempt whose answer failed, which the store may have applied. */
 	abstract void giveBackAfterFailure(Throwable failure, long attemptStart);
@@ -80,13 +89,16 @@ abstract class AcquisitionCall<T, A> {
 	 * Goes on from the store's answer to an attempt. A wait for a release starts on the
 	 * thread that got the answer, as it needs nothing of a blocking caller's thread:
 	 * waking the caller only for that costs a park and an unpark per failed attempt,
-	 * which is every acquisition of a fair lock under contention. The rest runs on the
-	 * executor.
+	 * which is every acquisition of a fair lock under contention. Whatever ends the call
+	 * (taken, not taken, failed, given up) runs on the executor, so that a blocking
+	 * caller's tracker hears of it on the caller's thread.
 	 */
 	final void goOn(CompletableFuture<A> answer, long attemptStart, long lossReports) {
 		answer.whenComplete((attempt, failure) -> {
 			if (failure == null && !acquiredIn(attempt) && !this.result.isDone() && !deadline().hasPassed()) {
-				awaitRelease(attempt);
+				// Ended from outside or past its deadline meanwhile, the wait ends at
+				// once, and the end runs on the executor.
+				startWait(attempt);
 				return;
 			}
 			this.executor.execute(() -> {

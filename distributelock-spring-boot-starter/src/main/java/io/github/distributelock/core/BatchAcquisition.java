@@ -152,6 +152,11 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 			notAcquired();
 			return;
 		}
+		startWait(attempt);
+	}
+
+	@Override
+	void startWait(MultiKeyAcquireResult attempt) {
 		AcquireResult held = attempt.held();
 		Deadline wakeAt = this.deadline;
 		Duration holderLease = held.holderLeaseRemaining();

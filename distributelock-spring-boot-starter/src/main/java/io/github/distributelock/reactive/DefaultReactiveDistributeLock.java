@@ -99,8 +99,8 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	}
 
 	/**
-	 * Releases without blocking; a failure is the engine's to retry, and is not the
-	 * work's result.
+	 * Releases a lock taken for a subscription that was cancelled before it got it,
+	 * without blocking; a failure is the engine's to retry, and is logged with the key.
 	 */
 	private static void releaseAbandoned(LockHandle handle) {
 		handle.releaseAsync().whenComplete((released, failure) -> {
@@ -111,6 +111,10 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 		});
 	}
 
+	/**
+	 * Releases without blocking; a failure is the engine's to retry, and is not the
+	 * work's result.
+	 */
 	private Mono<Void> release(LockHandle handle) {
 		return Mono.fromFuture(handle::releaseAsync).onErrorResume((failure) -> {
 			logger.warn("Could not release lock '" + handle.key() + "' after the work under it ended", failure);
