@@ -12,6 +12,8 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 import io.github.distributelock.core.AcquireResult;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ByteArrayResource;
@@ -36,6 +38,11 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  */
 final class JdbcLockRepository {
 
+	private static final Log logger = LogFactory.getLog(JdbcLockRepository.class);
+
+	/** PostgreSQL's SQLSTATE for a column that does not exist. */
+	private static final String UNDEFINED_COLUMN = "42703";
+
 	private final DataSource dataSource;
 
 	private final SQLExceptionTranslator exceptionTranslator;
@@ -56,6 +63,22 @@ final class JdbcLockRepository {
 	private final LockStatement release;
 
 	private final @Nullable LockStatement releaseNotify;
+
+	/**
+	 * The attempt that marks the row of a holder it finds, and the release that notifies
+	 * only a marked row: PostgreSQL, on a lock table with the {@code waited} column.
+	 */
+	private final @Nullable List<LockStatement> acquireMarking;
+
+	private final @Nullable LockStatement releaseNotifyWaited;
+
+	private final @Nullable LockStatement waitedColumn;
+
+	/**
+	 * Whether the lock table has the {@code waited} column: {@code null} until a check
+	 * has answered.
+	 */
+	private volatile @Nullable Boolean marksWaiters;
 
 	private final LockStatement now;
 
@@ -81,6 +104,11 @@ final class JdbcLockRepository {
 		this.release = LockStatement.load(dialect, "release.sql", tableName);
 		this.releaseNotify = LockStatement.exists(dialect, "release-notify.sql")
 				? LockStatement.load(dialect, "release-notify.sql", tableName) : null;
+		boolean marking = LockStatement.exists(dialect, "acquire-marking.sql");
+		this.acquireMarking = marking ? LockStatement.loadAll(dialect, "acquire-marking.sql", tableName) : null;
+		this.releaseNotifyWaited = marking ? LockStatement.load(dialect, "release-notify-waited.sql", tableName) : null;
+		this.waitedColumn = marking ? LockStatement.load(dialect, "waited-column.sql", tableName) : null;
+		this.marksWaiters = marking ? null : Boolean.FALSE;
 		this.now = LockStatement.load(dialect, "now.sql", tableName);
 		this.purge = LockStatement.load(dialect, "purge.sql", tableName);
 		this.purgeCounter = LockStatement.exists(dialect, "purge-counter.sql")
@@ -107,11 +135,15 @@ final class JdbcLockRepository {
 	}
 
 	/**
-	 * One attempt: insert the row, or take over an expired one.
+	 * One attempt: insert the row, or take over an expired one (and on a lock table with
+	 * the {@code waited} column, mark a holder's row as waited for).
 	 */
 	AcquireResult acquire(String key, String owner, long leaseMillis) {
-		Attempt attempt = onOwnConnection(this.acquireTask, (connection) -> committed(connection,
-				this.acquire.size() > 1, () -> attempt(connection, key, owner, leaseMillis)));
+		Attempt attempt = onOwnConnection(this.acquireTask, (connection) -> {
+			List<LockStatement> statements = marksWaiters(connection) ? this.acquireMarking : this.acquire;
+			return committed(connection, statements.size() > 1,
+					() -> attempt(connection, statements, key, owner, leaseMillis));
+		});
 		if (attempt != null && attempt.fencingToken() != null) {
 			return AcquireResult.acquired(attempt.fencingToken());
 		}
@@ -128,13 +160,18 @@ final class JdbcLockRepository {
 	 * @return the row the last statement returns, or {@code null} if it returns none
 	 */
 	@Nullable Attempt attempt(Connection connection, String key, String owner, long leaseMillis) throws SQLException {
+		return attempt(connection, this.acquire, key, owner, leaseMillis);
+	}
+
+	private static @Nullable Attempt attempt(Connection connection, List<LockStatement> statements, String key,
+			String owner, long leaseMillis) throws SQLException {
 		Map<String, Object> values = Map.of("key", key, "owner", owner, "lease_ms", leaseMillis);
-		for (LockStatement statement : this.acquire.subList(0, this.acquire.size() - 1)) {
+		for (LockStatement statement : statements.subList(0, statements.size() - 1)) {
 			try (PreparedStatement ps = prepare(connection, statement, values)) {
 				ps.executeUpdate();
 			}
 		}
-		try (PreparedStatement ps = prepare(connection, this.acquire.get(this.acquire.size() - 1), values);
+		try (PreparedStatement ps = prepare(connection, statements.get(statements.size() - 1), values);
 				ResultSet rs = ps.executeQuery()) {
 			return rs.next() ? new Attempt(nullableLong(rs, "fencing_token"), nullableLong(rs, "remaining_ms")) : null;
 		}
@@ -172,17 +209,24 @@ final class JdbcLockRepository {
 
 	/**
 	 * Frees this owner's lock as {@link #release} does and, in the same statement,
-	 * notifies {@code channel} with the key.
+	 * notifies {@code channel} with the key: when an attempt found the lock held during
+	 * this hold, or on every release where the table cannot record that.
 	 * @return whether this owner held the row with its lease still running
 	 */
 	boolean releaseNotifying(String key, String owner, String channel) {
-		LockStatement statement = this.releaseNotify;
-		if (statement == null) {
+		LockStatement notifying = this.releaseNotify;
+		if (notifying == null) {
 			throw new IllegalStateException(this.dialect + " cannot notify releases");
 		}
-		Boolean notified = query(statement, Map.of("key", key, "owner", owner, "channel", channel),
-				(rs) -> Boolean.TRUE);
-		return notified != null;
+		Map<String, Object> values = Map.of("key", key, "owner", owner, "channel", channel);
+		return onOwnConnection(notifying.name(), (connection) -> {
+			LockStatement statement = marksWaiters(connection) ? this.releaseNotifyWaited : notifying;
+			return committed(connection, false, () -> {
+				try (PreparedStatement ps = prepare(connection, statement, values); ResultSet rs = ps.executeQuery()) {
+					return rs.next();
+				}
+			});
+		});
 	}
 
 	/**
@@ -213,6 +257,44 @@ final class JdbcLockRepository {
 	/** Creates the sequence and the table unless they exist. */
 	void createSchema() {
 		runScript(LockStatement.text(this.dialect, "schema.sql", this.tableName), "create the lock table");
+		if (this.waitedColumn != null) {
+			this.marksWaiters = null;
+		}
+	}
+
+	/**
+	 * Whether attempts mark the rows of the holders they find, and releases notify only
+	 * marked rows. Asked of the database once, at the first attempt or release; a lock
+	 * table created before the {@code waited} column existed makes every release notify,
+	 * as before.
+	 */
+	private boolean marksWaiters(Connection connection) throws SQLException {
+		Boolean known = this.marksWaiters;
+		if (known != null) {
+			return known;
+		}
+		try (PreparedStatement ps = connection.prepareStatement(this.waitedColumn.sql());
+				ResultSet rs = ps.executeQuery()) {
+			this.marksWaiters = Boolean.TRUE;
+			return true;
+		}
+		catch (SQLException ex) {
+			if (!connection.getAutoCommit()) {
+				connection.rollback();
+			}
+			if (!UNDEFINED_COLUMN.equals(ex.getSQLState())) {
+				// The table may be missing or the connection broken: the statement that
+				// follows reports it, and a later call asks again.
+				logger.debug("Could not check the lock table " + this.tableName + " for the column waited", ex);
+				return false;
+			}
+			logger.warn("The lock table " + this.tableName + " has no column waited, so every release notifies "
+					+ "the instances listening for releases, whether anybody waits or not. Add it with ALTER TABLE "
+					+ this.tableName + " ADD COLUMN IF NOT EXISTS waited BOOLEAN NOT NULL DEFAULT FALSE "
+					+ "(or set distributelock.jdbc.initialize-schema=always) and restart.");
+			this.marksWaiters = Boolean.FALSE;
+			return false;
+		}
 	}
 
 	/** Runs a script of statements that end with semicolons, and commits it. */

@@ -2,8 +2,11 @@ package io.github.distributelock.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -12,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LogLines;
@@ -23,6 +27,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -131,6 +137,43 @@ class PostgresReleaseNotificationTests {
 	}
 
 	@Test
+	void releaseThatNobodyWaitedForNotifiesNobody() throws Exception {
+		String key = "unwaited." + System.nanoTime();
+		DefaultDistributeLock lock = newLock(backend(database.newDataSource()));
+		try (HikariDataSource listening = database.newDataSource(); Connection connection = listening.getConnection()) {
+			listen(connection, JdbcLockBackend.DEFAULT_TABLE_NAME);
+			lock.tryAcquire(key, Duration.ZERO, null).orElseThrow().close();
+			assertThat(notifiedKeysUntilSentinel(connection, JdbcLockBackend.DEFAULT_TABLE_NAME)).doesNotContain(key);
+		}
+	}
+
+	@Test
+	void tableWithoutTheWaitedColumnNotifiesEveryReleaseAndSaysHowToAddIt(CapturedOutput output) throws Exception {
+		String table = "unmarked_" + System.nanoTime();
+		database.jdbcTemplate()
+			.execute("CREATE TABLE " + table + " (lock_key VARCHAR(512) NOT NULL PRIMARY KEY, "
+					+ "owner VARCHAR(255) NOT NULL, fencing_token BIGINT NOT NULL, "
+					+ "expires_at TIMESTAMP WITH TIME ZONE NOT NULL, acquired_at TIMESTAMP WITH TIME ZONE NOT NULL)");
+		database.jdbcTemplate().execute("CREATE SEQUENCE " + table + "_seq");
+		JdbcLockBackend holderBackend = backend(database.newDataSource(), table);
+		JdbcLockBackend waiterBackend = backend(database.newDataSource(), table);
+		waiterBackend.pace(SLOW, SLOW, SLOW);
+		PostgresReleaseListener listener = listening(waiterBackend);
+		long wakeUps = listener.wakeUps();
+		assertThat(handOffMillis(newLock(holderBackend), waiterBackend, "unmarked")).isLessThan(WOKEN_WITHIN_MILLIS);
+		assertThat(listener.wakeUps()).isGreaterThan(wakeUps);
+		try (HikariDataSource listening = database.newDataSource(); Connection connection = listening.getConnection()) {
+			listen(connection, table);
+			newLock(holderBackend).tryAcquire("alone", Duration.ZERO, null).orElseThrow().close();
+			assertThat(notifiedKeysUntilSentinel(connection, table)).contains("alone");
+		}
+		assertThat(LogLines.containing(output, "has no column waited")).hasSize(2)
+			.allSatisfy((line) -> assertThat(line).contains("WARN",
+					"The lock table " + table + " has no column waited, so every release notifies",
+					"ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS waited BOOLEAN NOT NULL DEFAULT FALSE"));
+	}
+
+	@Test
 	void channelOfALongTableNameIsShortenedToAnIdentifier() {
 		String table = "s".repeat(59) + "." + "t".repeat(59);
 		String channel = PostgresReleaseListener.channel(table);
@@ -168,6 +211,34 @@ class PostgresReleaseNotificationTests {
 		return millis;
 	}
 
+	private static void listen(Connection connection, String table) throws SQLException {
+		try (Statement statement = connection.createStatement()) {
+			statement.execute("LISTEN \"" + PostgresReleaseListener.channel(table) + "\"");
+		}
+	}
+
+	/**
+	 * The payloads {@code connection} was notified of on the table's channel before a
+	 * sentinel notified after them: what came before it, in commit order.
+	 */
+	private static List<String> notifiedKeysUntilSentinel(Connection connection, String table) throws SQLException {
+		String sentinel = "sentinel." + System.nanoTime();
+		database.jdbcTemplate()
+			.queryForList("SELECT pg_notify(?, ?)", PostgresReleaseListener.channel(table), sentinel);
+		List<String> keys = new ArrayList<>();
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (System.nanoTime() < deadline) {
+			PGNotification[] notifications = connection.unwrap(PGConnection.class).getNotifications(500);
+			for (PGNotification notification : (notifications != null) ? notifications : new PGNotification[0]) {
+				if (notification.getParameter().equals(sentinel)) {
+					return keys;
+				}
+				keys.add(notification.getParameter());
+			}
+		}
+		throw new AssertionError("The sentinel notification did not come within 20 s; came before: " + keys);
+	}
+
 	/** The backend's listener, once it listens. */
 	private static PostgresReleaseListener listening(JdbcLockBackend backend) {
 		PostgresReleaseListener listener = backend.releaseListener();
@@ -183,10 +254,15 @@ class PostgresReleaseNotificationTests {
 	}
 
 	private JdbcLockBackend backend(DataSource dataSource) {
+		return backend(dataSource, JdbcLockBackend.DEFAULT_TABLE_NAME);
+	}
+
+	private JdbcLockBackend backend(DataSource dataSource, String table) {
 		if (dataSource instanceof AutoCloseable closeable) {
 			track(closeable);
 		}
-		JdbcLockBackend backend = track(new JdbcLockBackend(dataSource));
+		JdbcLockBackend backend = track(new JdbcLockBackend(dataSource, table, null, Clock.systemUTC(),
+				JdbcLockBackend.DEFAULT_RELEASED_ROW_RETENTION, true));
 		assertThat(backend.notifiesReleases()).isTrue();
 		return backend;
 	}
