@@ -74,6 +74,8 @@ final class JdbcLockRepository {
 
 	private final @Nullable LockStatement waitedColumn;
 
+	private final @Nullable LockStatement waitedColumnAdd;
+
 	/**
 	 * Whether the lock table has the {@code waited} column: {@code null} until a check
 	 * has answered.
@@ -108,6 +110,7 @@ final class JdbcLockRepository {
 		this.acquireMarking = marking ? LockStatement.loadAll(dialect, "acquire-marking.sql", tableName) : null;
 		this.releaseNotifyWaited = marking ? LockStatement.load(dialect, "release-notify-waited.sql", tableName) : null;
 		this.waitedColumn = marking ? LockStatement.load(dialect, "waited-column.sql", tableName) : null;
+		this.waitedColumnAdd = marking ? LockStatement.load(dialect, "waited-column-add.sql", tableName) : null;
 		this.marksWaiters = marking ? null : Boolean.FALSE;
 		this.now = LockStatement.load(dialect, "now.sql", tableName);
 		this.purge = LockStatement.load(dialect, "purge.sql", tableName);
@@ -254,10 +257,25 @@ final class JdbcLockRepository {
 		return now;
 	}
 
-	/** Creates the sequence and the table unless they exist. */
+	/**
+	 * Creates the sequence and the tables unless they exist, and adds the {@code waited}
+	 * column to a lock table created without it.
+	 */
 	void createSchema() {
 		runScript(LockStatement.text(this.dialect, "schema.sql", this.tableName), "create the lock table");
-		if (this.waitedColumn != null) {
+		LockStatement add = this.waitedColumnAdd;
+		if (add != null) {
+			String task = "add the column waited to the lock table " + this.tableName;
+			onOwnConnection(task, (connection) -> {
+				if (hasWaitedColumn(connection) == Boolean.FALSE) {
+					committed(connection, false, () -> {
+						try (PreparedStatement ps = prepare(connection, add, Map.of())) {
+							return ps.execute();
+						}
+					});
+				}
+				return null;
+			});
 			this.marksWaiters = null;
 		}
 	}
@@ -270,30 +288,48 @@ final class JdbcLockRepository {
 	 */
 	private boolean marksWaiters(Connection connection) throws SQLException {
 		Boolean known = this.marksWaiters;
+		return (known != null) ? known : checkMarksWaiters(connection);
+	}
+
+	private synchronized boolean checkMarksWaiters(Connection connection) throws SQLException {
+		Boolean known = this.marksWaiters;
 		if (known != null) {
 			return known;
 		}
+		Boolean present = hasWaitedColumn(connection);
+		if (present == null) {
+			// The table may be missing or the connection broken: the statement that
+			// follows reports it, and a later call asks again.
+			return false;
+		}
+		if (!present) {
+			logger.warn("The lock table " + this.tableName + " has no column waited, so every release notifies "
+					+ "the instances listening for releases, whether anybody waits or not. Add it with ALTER TABLE "
+					+ this.tableName + " ADD COLUMN IF NOT EXISTS waited BOOLEAN NOT NULL DEFAULT FALSE "
+					+ "(or set distributelock.jdbc.initialize-schema=always) and restart.");
+		}
+		this.marksWaiters = present;
+		return present;
+	}
+
+	/**
+	 * Whether the lock table has the {@code waited} column, or {@code null} when the
+	 * check failed for another reason.
+	 */
+	private @Nullable Boolean hasWaitedColumn(Connection connection) throws SQLException {
 		try (PreparedStatement ps = connection.prepareStatement(this.waitedColumn.sql());
 				ResultSet rs = ps.executeQuery()) {
-			this.marksWaiters = Boolean.TRUE;
-			return true;
+			return Boolean.TRUE;
 		}
 		catch (SQLException ex) {
 			if (!connection.getAutoCommit()) {
 				connection.rollback();
 			}
-			if (!UNDEFINED_COLUMN.equals(ex.getSQLState())) {
-				// The table may be missing or the connection broken: the statement that
-				// follows reports it, and a later call asks again.
-				logger.debug("Could not check the lock table " + this.tableName + " for the column waited", ex);
-				return false;
+			if (UNDEFINED_COLUMN.equals(ex.getSQLState())) {
+				return Boolean.FALSE;
 			}
-			logger.warn("The lock table " + this.tableName + " has no column waited, so every release notifies "
-					+ "the instances listening for releases, whether anybody waits or not. Add it with ALTER TABLE "
-					+ this.tableName + " ADD COLUMN IF NOT EXISTS waited BOOLEAN NOT NULL DEFAULT FALSE "
-					+ "(or set distributelock.jdbc.initialize-schema=always) and restart.");
-			this.marksWaiters = Boolean.FALSE;
-			return false;
+			logger.debug("Could not check the lock table " + this.tableName + " for the column waited", ex);
+			return null;
 		}
 	}
 

@@ -149,12 +149,7 @@ class PostgresReleaseNotificationTests {
 
 	@Test
 	void tableWithoutTheWaitedColumnNotifiesEveryReleaseAndSaysHowToAddIt(CapturedOutput output) throws Exception {
-		String table = "unmarked_" + System.nanoTime();
-		database.jdbcTemplate()
-			.execute("CREATE TABLE " + table + " (lock_key VARCHAR(512) NOT NULL PRIMARY KEY, "
-					+ "owner VARCHAR(255) NOT NULL, fencing_token BIGINT NOT NULL, "
-					+ "expires_at TIMESTAMP WITH TIME ZONE NOT NULL, acquired_at TIMESTAMP WITH TIME ZONE NOT NULL)");
-		database.jdbcTemplate().execute("CREATE SEQUENCE " + table + "_seq");
+		String table = tableWithoutWaitedColumn();
 		JdbcLockBackend holderBackend = backend(database.newDataSource(), table);
 		JdbcLockBackend waiterBackend = backend(database.newDataSource(), table);
 		waiterBackend.pace(SLOW, SLOW, SLOW);
@@ -171,6 +166,24 @@ class PostgresReleaseNotificationTests {
 			.allSatisfy((line) -> assertThat(line).contains("WARN",
 					"The lock table " + table + " has no column waited, so every release notifies",
 					"ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS waited BOOLEAN NOT NULL DEFAULT FALSE"));
+	}
+
+	@Test
+	void createSchemaAddsTheWaitedColumnToAnOlderTable(CapturedOutput output) throws Exception {
+		String table = tableWithoutWaitedColumn();
+		JdbcLockBackend backend = backend(database.newDataSource(), table);
+		backend.createSchema();
+		assertThat(database.jdbcTemplate()
+			.queryForList("SELECT column_name FROM information_schema.columns WHERE table_name = ?", String.class,
+					table))
+			.contains("waited");
+		String key = "added." + System.nanoTime();
+		try (HikariDataSource listening = database.newDataSource(); Connection connection = listening.getConnection()) {
+			listen(connection, table);
+			newLock(backend).tryAcquire(key, Duration.ZERO, null).orElseThrow().close();
+			assertThat(notifiedKeysUntilSentinel(connection, table)).doesNotContain(key);
+		}
+		assertThat(LogLines.containing(output, "has no column waited")).isEmpty();
 	}
 
 	@Test
@@ -209,6 +222,17 @@ class PostgresReleaseNotificationTests {
 		assertThat(acquired).isPresent();
 		acquired.get().close();
 		return millis;
+	}
+
+	/** A lock table as created before the waited column existed. */
+	private static String tableWithoutWaitedColumn() {
+		String table = "unmarked_" + System.nanoTime();
+		database.jdbcTemplate()
+			.execute("CREATE TABLE " + table + " (lock_key VARCHAR(512) NOT NULL PRIMARY KEY, "
+					+ "owner VARCHAR(255) NOT NULL, fencing_token BIGINT NOT NULL, "
+					+ "expires_at TIMESTAMP WITH TIME ZONE NOT NULL, acquired_at TIMESTAMP WITH TIME ZONE NOT NULL)");
+		database.jdbcTemplate().execute("CREATE SEQUENCE " + table + "_seq");
+		return table;
 	}
 
 	private static void listen(Connection connection, String table) throws SQLException {

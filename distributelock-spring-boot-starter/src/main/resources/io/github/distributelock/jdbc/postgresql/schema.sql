@@ -8,12 +8,10 @@ CREATE TABLE IF NOT EXISTS ${table} (
 	fencing_token BIGINT NOT NULL,
 	expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
 	acquired_at TIMESTAMP WITH TIME ZONE NOT NULL,
+	-- Set by an attempt that found the lock held, so that the holder's release notifies
+	-- waiters; waited-column-add.sql adds it to a table created before it existed.
 	waited BOOLEAN NOT NULL DEFAULT FALSE
 );
-
--- Set by an attempt that found the lock held, so that the holder's release notifies waiters;
--- added here to a table created before the column existed (without a table rewrite).
-ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS waited BOOLEAN NOT NULL DEFAULT FALSE;
 
 -- The fair, read/write and permit locks keep the row above as the key's lock (held by a fair
 -- owner, or by a marker of readers, a writer or permit holders), and these three tables beside
