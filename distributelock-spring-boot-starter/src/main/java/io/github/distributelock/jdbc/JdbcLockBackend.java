@@ -297,12 +297,13 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 			catch (DuplicateKeyException | ConcurrencyFailureException ex) {
 				// Another owner inserted or changed the row while this statement ran, and
 				// the statement was rolled back: the lock is held, try again once it is
-				// free.
+				// free. The row was not marked as waited for, so its release may not
+				// notify: poll.
 				if (logger.isDebugEnabled()) {
 					logger.debug(
 							"Lock '" + claim.key() + "' was taken concurrently by another owner: " + ex.getMessage());
 				}
-				return AcquireResult.heldByAnother(null, hint);
+				return AcquireResult.heldByAnother(null);
 			}
 		});
 	}

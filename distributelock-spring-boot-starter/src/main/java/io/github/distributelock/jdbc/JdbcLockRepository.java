@@ -12,8 +12,6 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 import io.github.distributelock.core.AcquireResult;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ByteArrayResource;
@@ -38,11 +36,6 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  */
 final class JdbcLockRepository {
 
-	private static final Log logger = LogFactory.getLog(JdbcLockRepository.class);
-
-	/** PostgreSQL's SQLSTATE for a column that does not exist. */
-	private static final String UNDEFINED_COLUMN = "42703";
-
 	private final DataSource dataSource;
 
 	private final SQLExceptionTranslator exceptionTranslator;
@@ -64,23 +57,8 @@ final class JdbcLockRepository {
 
 	private final @Nullable LockStatement releaseNotify;
 
-	/**
-	 * The attempt that marks the row of a holder it finds, and the release that notifies
-	 * only a marked row: PostgreSQL, on a lock table with the {@code waited} column.
-	 */
-	private final @Nullable List<LockStatement> acquireMarking;
-
-	private final @Nullable LockStatement releaseNotifyWaited;
-
-	private final @Nullable LockStatement waitedColumn;
-
-	private final @Nullable LockStatement waitedColumnAdd;
-
-	/**
-	 * Whether the lock table has the {@code waited} column: {@code null} until a check
-	 * has answered.
-	 */
-	private volatile @Nullable Boolean marksWaiters;
+	/** PostgreSQL's: a release notifies only when somebody waits. */
+	private final @Nullable WaitedMarks waitedMarks;
 
 	private final LockStatement now;
 
@@ -106,12 +84,7 @@ final class JdbcLockRepository {
 		this.release = LockStatement.load(dialect, "release.sql", tableName);
 		this.releaseNotify = LockStatement.exists(dialect, "release-notify.sql")
 				? LockStatement.load(dialect, "release-notify.sql", tableName) : null;
-		boolean marking = LockStatement.exists(dialect, "acquire-marking.sql");
-		this.acquireMarking = marking ? LockStatement.loadAll(dialect, "acquire-marking.sql", tableName) : null;
-		this.releaseNotifyWaited = marking ? LockStatement.load(dialect, "release-notify-waited.sql", tableName) : null;
-		this.waitedColumn = marking ? LockStatement.load(dialect, "waited-column.sql", tableName) : null;
-		this.waitedColumnAdd = marking ? LockStatement.load(dialect, "waited-column-add.sql", tableName) : null;
-		this.marksWaiters = marking ? null : Boolean.FALSE;
+		this.waitedMarks = WaitedMarks.of(dialect, tableName);
 		this.now = LockStatement.load(dialect, "now.sql", tableName);
 		this.purge = LockStatement.load(dialect, "purge.sql", tableName);
 		this.purgeCounter = LockStatement.exists(dialect, "purge-counter.sql")
@@ -142,11 +115,12 @@ final class JdbcLockRepository {
 	 * the {@code waited} column, mark a holder's row as waited for).
 	 */
 	AcquireResult acquire(String key, String owner, long leaseMillis) {
-		Attempt attempt = onOwnConnection(this.acquireTask, (connection) -> {
-			List<LockStatement> statements = marksWaiters(connection) ? this.acquireMarking : this.acquire;
-			return committed(connection, statements.size() > 1,
-					() -> attempt(connection, statements, key, owner, leaseMillis));
-		});
+		WaitedMarks marks = this.waitedMarks;
+		Attempt attempt = onOwnConnection(this.acquireTask,
+				(connection) -> (marks != null)
+						? marks.run(() -> committedAttempt(connection, marks.acquire(), key, owner, leaseMillis),
+								() -> committedAttempt(connection, this.acquire, key, owner, leaseMillis))
+						: committedAttempt(connection, this.acquire, key, owner, leaseMillis));
 		if (attempt != null && attempt.fencingToken() != null) {
 			return AcquireResult.acquired(attempt.fencingToken());
 		}
@@ -163,7 +137,15 @@ final class JdbcLockRepository {
 	 * @return the row the last statement returns, or {@code null} if it returns none
 	 */
 	@Nullable Attempt attempt(Connection connection, String key, String owner, long leaseMillis) throws SQLException {
-		return attempt(connection, this.acquire, key, owner, leaseMillis);
+		WaitedMarks marks = this.waitedMarks;
+		List<LockStatement> statements = (marks != null && !marks.missing()) ? marks.acquire() : this.acquire;
+		return attempt(connection, statements, key, owner, leaseMillis);
+	}
+
+	private static @Nullable Attempt committedAttempt(Connection connection, List<LockStatement> statements, String key,
+			String owner, long leaseMillis) throws SQLException {
+		return committed(connection, statements.size() > 1,
+				() -> attempt(connection, statements, key, owner, leaseMillis));
 	}
 
 	private static @Nullable Attempt attempt(Connection connection, List<LockStatement> statements, String key,
@@ -222,13 +204,21 @@ final class JdbcLockRepository {
 			throw new IllegalStateException(this.dialect + " cannot notify releases");
 		}
 		Map<String, Object> values = Map.of("key", key, "owner", owner, "channel", channel);
-		return onOwnConnection(notifying.name(), (connection) -> {
-			LockStatement statement = marksWaiters(connection) ? this.releaseNotifyWaited : notifying;
-			return committed(connection, false, () -> {
-				try (PreparedStatement ps = prepare(connection, statement, values); ResultSet rs = ps.executeQuery()) {
-					return rs.next();
-				}
-			});
+		WaitedMarks marks = this.waitedMarks;
+		return onOwnConnection(notifying.name(),
+				(connection) -> (marks != null)
+						? marks.run(() -> released(connection, marks.releaseNotify(), values),
+								() -> released(connection, notifying, values))
+						: released(connection, notifying, values));
+	}
+
+	/** Runs a release that returns a row when it freed the lock, and commits it. */
+	private static boolean released(Connection connection, LockStatement statement, Map<String, Object> values)
+			throws SQLException {
+		return committed(connection, false, () -> {
+			try (PreparedStatement ps = prepare(connection, statement, values); ResultSet rs = ps.executeQuery()) {
+				return rs.next();
+			}
 		});
 	}
 
@@ -263,73 +253,12 @@ final class JdbcLockRepository {
 	 */
 	void createSchema() {
 		runScript(LockStatement.text(this.dialect, "schema.sql", this.tableName), "create the lock table");
-		LockStatement add = this.waitedColumnAdd;
-		if (add != null) {
-			String task = "add the column waited to the lock table " + this.tableName;
-			onOwnConnection(task, (connection) -> {
-				if (hasWaitedColumn(connection) == Boolean.FALSE) {
-					committed(connection, false, () -> {
-						try (PreparedStatement ps = prepare(connection, add, Map.of())) {
-							return ps.execute();
-						}
-					});
-				}
+		WaitedMarks marks = this.waitedMarks;
+		if (marks != null) {
+			onOwnConnection("add the column waited to the lock table " + this.tableName, (connection) -> {
+				marks.addIfMissing(connection);
 				return null;
 			});
-			this.marksWaiters = null;
-		}
-	}
-
-	/**
-	 * Whether attempts mark the rows of the holders they find, and releases notify only
-	 * marked rows. Asked of the database once, at the first attempt or release; a lock
-	 * table created before the {@code waited} column existed makes every release notify,
-	 * as before.
-	 */
-	private boolean marksWaiters(Connection connection) throws SQLException {
-		Boolean known = this.marksWaiters;
-		return (known != null) ? known : checkMarksWaiters(connection);
-	}
-
-	private synchronized boolean checkMarksWaiters(Connection connection) throws SQLException {
-		Boolean known = this.marksWaiters;
-		if (known != null) {
-			return known;
-		}
-		Boolean present = hasWaitedColumn(connection);
-		if (present == null) {
-			// The table may be missing or the connection broken: the statement that
-			// follows reports it, and a later call asks again.
-			return false;
-		}
-		if (!present) {
-			logger.warn("The lock table " + this.tableName + " has no column waited, so every release notifies "
-					+ "the instances listening for releases, whether anybody waits or not. Add it with ALTER TABLE "
-					+ this.tableName + " ADD COLUMN IF NOT EXISTS waited BOOLEAN NOT NULL DEFAULT FALSE "
-					+ "(or set distributelock.jdbc.initialize-schema=always) and restart.");
-		}
-		this.marksWaiters = present;
-		return present;
-	}
-
-	/**
-	 * Whether the lock table has the {@code waited} column, or {@code null} when the
-	 * check failed for another reason.
-	 */
-	private @Nullable Boolean hasWaitedColumn(Connection connection) throws SQLException {
-		try (PreparedStatement ps = connection.prepareStatement(this.waitedColumn.sql());
-				ResultSet rs = ps.executeQuery()) {
-			return Boolean.TRUE;
-		}
-		catch (SQLException ex) {
-			if (!connection.getAutoCommit()) {
-				connection.rollback();
-			}
-			if (UNDEFINED_COLUMN.equals(ex.getSQLState())) {
-				return Boolean.FALSE;
-			}
-			logger.debug("Could not check the lock table " + this.tableName + " for the column waited", ex);
-			return null;
 		}
 	}
 

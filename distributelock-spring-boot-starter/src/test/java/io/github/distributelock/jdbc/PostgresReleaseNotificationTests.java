@@ -32,6 +32,7 @@ import org.postgresql.PGNotification;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -164,7 +165,8 @@ class PostgresReleaseNotificationTests {
 		}
 		assertThat(LogLines.containing(output, "has no column waited")).hasSize(2)
 			.allSatisfy((line) -> assertThat(line).contains("WARN",
-					"The lock table " + table + " has no column waited, so every release notifies",
+					"The lock table " + table + " has no column waited, by which a release notifies only when "
+							+ "somebody waits for the lock, so releases notify every time",
 					"ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS waited BOOLEAN NOT NULL DEFAULT FALSE"));
 	}
 
@@ -184,6 +186,32 @@ class PostgresReleaseNotificationTests {
 			assertThat(notifiedKeysUntilSentinel(connection, table)).doesNotContain(key);
 		}
 		assertThat(LogLines.containing(output, "has no column waited")).isEmpty();
+	}
+
+	@Test
+	void createSchemaByAUserWhoDoesNotOwnTheTablesSucceedsWhenTheColumnIsThere() throws Exception {
+		// PostgreSQL asks for the table's owner for any ALTER TABLE, even one with
+		// nothing
+		// to do: an application's user that may only use the tables must still start.
+		String role = "locker_" + System.nanoTime();
+		JdbcTemplate admin = database.jdbcTemplate();
+		admin.execute("CREATE ROLE " + role + " LOGIN PASSWORD 'locker'");
+		try {
+			admin.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON distributelock, distributelock_q, distributelock_h, "
+					+ "distributelock_p TO " + role);
+			admin.execute("GRANT USAGE, SELECT, UPDATE ON SEQUENCE distributelock_seq TO " + role);
+			JdbcLockBackend backend = backend(database.newDataSource((config) -> {
+				config.setUsername(role);
+				config.setPassword("locker");
+			}));
+			backend.createSchema();
+			newLock(backend).tryAcquire("not.owner." + System.nanoTime(), Duration.ZERO, null).orElseThrow().close();
+		}
+		finally {
+			this.closeables.close();
+			admin.execute("DROP OWNED BY " + role);
+			admin.execute("DROP ROLE " + role);
+		}
 	}
 
 	@Test
