@@ -168,6 +168,16 @@ class PostgresReleaseNotificationTests {
 					"The lock table " + table + " has no column waited, by which a release notifies only when "
 							+ "somebody waits for the lock, so releases notify every time",
 					"ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS waited BOOLEAN NOT NULL DEFAULT FALSE"));
+		// Once the column is added, the same backends mark and notify only what is waited
+		// for.
+		holderBackend.createSchema();
+		waiterBackend.createSchema();
+		assertThat(handOffMillis(newLock(holderBackend), waiterBackend, "marked")).isLessThan(WOKEN_WITHIN_MILLIS);
+		try (HikariDataSource listening = database.newDataSource(); Connection connection = listening.getConnection()) {
+			listen(connection, table);
+			newLock(holderBackend).tryAcquire("alone again", Duration.ZERO, null).orElseThrow().close();
+			assertThat(notifiedKeysUntilSentinel(connection, table)).doesNotContain("alone again");
+		}
 	}
 
 	@Test
