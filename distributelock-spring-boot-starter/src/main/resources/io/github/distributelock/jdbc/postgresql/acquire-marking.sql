@@ -1,10 +1,11 @@
--- acquire.sql for a lock table with the waited column (schema.sql adds it), in one plain
--- statement: it inserts the lock, or takes over a row whose lease has run out, or, when the
--- holder's lease still runs, leaves the holder as it is and marks the row as waited for, so
--- that the holder's release notifies (release-notify-waited.sql). A take-over clears the mark.
--- A release nobody waited for then notifies nobody and commits without the lock by which
--- PostgreSQL serializes the commits of notifying transactions. ON CONFLICT reads the newest
--- committed row, so a refused attempt always finds and marks the holder's row.
+-- acquire.sql for a lock table with the waited column (schema.sql creates it, waited-column-add.sql
+-- adds it to an older table), in one plain statement: it inserts the lock, or takes over a row whose
+-- lease has run out, or, when the holder's lease still runs, leaves the holder as it is and
+-- marks the row as waited for, so that the holder's release notifies (release-notify-waited.sql).
+-- A take-over clears the mark. A release nobody waited for then notifies nobody and commits
+-- without the lock by which PostgreSQL serializes the commits of notifying transactions.
+-- ON CONFLICT reads the newest committed row, so a refused attempt always finds and marks the
+-- holder's row.
 -- Returns one row: the fencing token when acquired (else NULL), and how many milliseconds the
 -- holder's lease still runs.
 INSERT INTO ${table} AS held (lock_key, owner, fencing_token, expires_at, acquired_at, waited)
