@@ -15,6 +15,7 @@ import io.github.distributelock.core.AcquireResult;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ByteArrayResource;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
@@ -255,10 +256,25 @@ final class JdbcLockRepository {
 		runScript(LockStatement.text(this.dialect, "schema.sql", this.tableName), "create the lock table");
 		WaitedMarks marks = this.waitedMarks;
 		if (marks != null) {
-			onOwnConnection("add the column waited to the lock table " + this.tableName, (connection) -> {
-				marks.addIfMissing(connection);
-				return null;
-			});
+			// Only when it is missing: PostgreSQL asks for the table's owner for any
+			// ALTER TABLE, even one with nothing to do.
+			if (!hasWaitedColumn(marks)) {
+				run(marks.columnAdd(), Map.of());
+			}
+			marks.columnPresent();
+		}
+	}
+
+	private boolean hasWaitedColumn(WaitedMarks marks) {
+		try {
+			query(marks.columnCheck(), Map.of(), (rs) -> Boolean.TRUE);
+			return true;
+		}
+		catch (DataAccessException ex) {
+			if (WaitedMarks.undefinedColumn(ex.getMostSpecificCause())) {
+				return false;
+			}
+			throw ex;
 		}
 	}
 

@@ -1,8 +1,5 @@
 package io.github.distributelock.jdbc;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -83,7 +80,7 @@ final class WaitedMarks {
 			return marking.run();
 		}
 		catch (SQLException ex) {
-			if (!UNDEFINED_COLUMN.equals(ex.getSQLState())) {
+			if (!undefinedColumn(ex)) {
 				throw ex;
 			}
 			this.missing = true;
@@ -98,45 +95,24 @@ final class WaitedMarks {
 		}
 	}
 
-	/**
-	 * Adds the column to a lock table created without it; only then, as PostgreSQL asks
-	 * for the table's owner for any {@code ALTER TABLE}, even one with nothing to do.
-	 * Leaves nothing open on {@code connection}.
-	 */
-	void addIfMissing(Connection connection) throws SQLException {
-		boolean autoCommit = connection.getAutoCommit();
-		try {
-			try (PreparedStatement ps = connection.prepareStatement(this.check.sql());
-					ResultSet rs = ps.executeQuery()) {
-				this.missing = false;
-			}
-			catch (SQLException ex) {
-				if (!UNDEFINED_COLUMN.equals(ex.getSQLState())) {
-					throw ex;
-				}
-				if (!autoCommit) {
-					connection.rollback();
-				}
-				try (PreparedStatement ps = connection.prepareStatement(this.add.sql())) {
-					ps.execute();
-				}
-				this.missing = false;
-			}
-			if (!autoCommit) {
-				connection.commit();
-			}
-		}
-		catch (SQLException ex) {
-			if (!autoCommit) {
-				try {
-					connection.rollback();
-				}
-				catch (SQLException rollback) {
-					ex.addSuppressed(rollback);
-				}
-			}
-			throw ex;
-		}
+	/** Whether the lock table has the column: no row, or SQLSTATE 42703. */
+	LockStatement columnCheck() {
+		return this.check;
+	}
+
+	/** Adds the column to a lock table created without it. */
+	LockStatement columnAdd() {
+		return this.add;
+	}
+
+	/** The column is there (again): the marking statements from now on. */
+	void columnPresent() {
+		this.missing = false;
+	}
+
+	/** Whether {@code failure} says that a column does not exist. */
+	static boolean undefinedColumn(Throwable failure) {
+		return failure instanceof SQLException sql && UNDEFINED_COLUMN.equals(sql.getSQLState());
 	}
 
 	/** Work on a connection. */
