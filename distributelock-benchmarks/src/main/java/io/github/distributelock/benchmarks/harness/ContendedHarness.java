@@ -188,7 +188,9 @@ public final class ContendedHarness {
 				if (System.nanoTime() - giveUp > 0) {
 					throw new IllegalStateException("Contended worker " + worker + " did not finish its warm-up");
 				}
-				// Polled like the ready marks, before the measured window.
+				// The mark is written by another JVM into the shared memory-mapped board,
+				// which has no notification: polled like the ready marks, before the
+				// measured window, bounded by giveUp.
 				Thread.sleep(10);
 			}
 		}
