@@ -163,6 +163,14 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	CompletableFuture<Boolean> takeOver(LockBackend.Claim holder, @Nullable Long holderLeaseEndNanos) {
 		long attemptStart = System.nanoTime();
 		long lossReports = this.parts.losses().reports();
+		AcquireResult admitted = this.parts.store().admittedByRelease(holder, this.request.claim());
+		if (admitted != null) {
+			// The store keeps the key held across the release: holding starts now rather
+			// than after the store's write.
+			CompletableFuture<Boolean> released = this.parts.store().release(holder, holderLeaseEndNanos);
+			this.executor.execute(() -> acquired(admitted, attemptStart, lossReports));
+			return released;
+		}
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
 		CompletableFuture<HandOverLockBackend.HandOver> handedOver = this.parts.store()
 			.handOver(holder, this.request.claim(), lease, holderLeaseEndNanos);

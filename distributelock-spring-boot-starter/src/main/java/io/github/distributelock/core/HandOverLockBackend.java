@@ -3,6 +3,8 @@ package io.github.distributelock.core;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A {@link LockBackend} that passes a plain exclusive or a fair lock from its holder to
  * another claim in one store operation, with a new fencing token and lease, so that a key
@@ -32,6 +34,24 @@ public interface HandOverLockBackend extends LockBackend {
 	 * {@code next} got
 	 */
 	CompletionStage<HandOver> handOver(Claim holder, Claim next, Duration lease);
+
+	/**
+	 * What {@code next} gets as soon as the release of {@code holder} is sent, if the
+	 * store already orders {@code next} right behind {@code holder}, in a session of this
+	 * backend that both live as long as: to every other instance the key then stays held
+	 * from {@code holder}'s release to {@code next}'s, so {@code next} may hold before
+	 * the store has applied the release. The engine then releases {@code holder} as by
+	 * {@link #release} (retried like any release if the store fails) and gives
+	 * {@code next} the lock at once, instead of a {@link #handOver}. Answers from what
+	 * this backend already knows, without a store call.
+	 * @param holder the claim that holds a fair lock
+	 * @param next the claim of this JVM to take it, queued in the store
+	 * @return the attempt {@code next} has won once {@code holder} is released, with its
+	 * fencing token, or {@code null} to hand over with {@link #handOver} (the default)
+	 */
+	default @Nullable AcquireResult admittedByRelease(Claim holder, Claim next) {
+		return null;
+	}
 
 	/**
 	 * The outcome of a {@link #handOver hand-over}.

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 
@@ -71,7 +72,7 @@ final class LocalLocks {
 		if (entry == null) {
 			return null;
 		}
-		HeldLock exclusive = entry.held;
+		HeldLock exclusive = entry.held.get();
 		if (exclusive != null && exclusive.owner().equals(owner)) {
 			return exclusive;
 		}
@@ -86,7 +87,7 @@ final class LocalLocks {
 	List<HeldLock> held() {
 		List<HeldLock> held = new ArrayList<>();
 		for (Entry entry : this.entries.values()) {
-			HeldLock lock = entry.held;
+			HeldLock lock = entry.held.get();
 			if (lock != null) {
 				held.add(lock);
 			}
@@ -145,7 +146,7 @@ final class LocalLocks {
 			if (reentrancyOwner == null) {
 				return null;
 			}
-			HeldLock held = this.entry.held;
+			HeldLock held = this.entry.held.get();
 			if (held == null || held.reentrancyOwner != reentrancyOwner || !held.isHeld()) {
 				held = this.entry.shared.get(reentrancyOwner);
 				if (held == null || !held.isHeld()) {
@@ -258,7 +259,7 @@ final class LocalLocks {
 				this.entry.shared.put((lock.reentrancyOwner != null) ? lock.reentrancyOwner : lock, lock);
 			}
 			else {
-				this.entry.held = lock;
+				this.entry.held.set(lock);
 			}
 		}
 
@@ -271,8 +272,8 @@ final class LocalLocks {
 			if (!this.left.compareAndSet(false, true)) {
 				return;
 			}
-			if (lock != null && this.entry.held == lock) {
-				this.entry.held = null;
+			if (lock != null) {
+				this.entry.held.compareAndSet(lock, null);
 			}
 			if (lock != null && lock.kind().shared()) {
 				this.entry.shared.values().remove(lock);
@@ -306,8 +307,11 @@ final class LocalLocks {
 
 		volatile int users;
 
-		/** The exclusive, fair or write holder. */
-		volatile @Nullable HeldLock held;
+		/**
+		 * The exclusive, fair or write holder; cleared only by its own leave, which may
+		 * come after a holder it handed the lock to is set.
+		 */
+		final AtomicReference<@Nullable HeldLock> held = new AtomicReference<>();
 
 		/** The readers and permit holders, by reentrancy owner. */
 		final ConcurrentHashMap<Object, HeldLock> shared = new ConcurrentHashMap<>();

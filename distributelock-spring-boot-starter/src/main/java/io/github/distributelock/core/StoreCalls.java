@@ -154,6 +154,15 @@ final class StoreCalls {
 	}
 
 	/**
+	 * What {@code next} gets once the release of {@code holder} is sent, if the store
+	 * keeps the key held across it (see {@link HandOverLockBackend#admittedByRelease});
+	 * {@code null} otherwise.
+	 */
+	@Nullable AcquireResult admittedByRelease(LockBackend.Claim holder, LockBackend.Claim next) {
+		return ((HandOverLockBackend) this.backend).admittedByRelease(holder, next);
+	}
+
+	/**
 	 * Hands the lock of {@code holder} to {@code next}; when the store fails, the
 	 * holder's release is retried in the background until {@code holderLeaseEndNanos}, as
 	 * after a failed {@link #release release}, and the stage completes exceptionally at

@@ -117,6 +117,12 @@ final class ZooKeeperKindClaims {
 		 */
 		volatile boolean admitted;
 
+		/**
+		 * The node just before this fair one in its queue, as the last listing saw it, or
+		 * {@code null}: once that node is released while it holds, this one holds.
+		 */
+		volatile @Nullable String after;
+
 		QueuedNode(String name, long token, long sessionId) {
 			this.name = name;
 			this.token = token;

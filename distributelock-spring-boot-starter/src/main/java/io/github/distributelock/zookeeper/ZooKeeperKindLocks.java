@@ -23,6 +23,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fair, read/write and permit locks on ZooKeeper, after Curator's
@@ -252,6 +253,8 @@ final class ZooKeeperKindLocks {
 				result.complete(AcquireResult.acquired(node.token));
 			}
 			else if (listing.decision() instanceof Wait wait) {
+				// A fair node watches the node just before it.
+				node.after = (claim.kind().type() == LockKind.Type.FAIR) ? wait.watched().get(0) : null;
 				List<String> watched = wait.watched().stream().map((child) -> queue + "/" + child).toList();
 				result.complete(AcquireResult.heldByAnother(null, new ZooKeeperWait(watched,
 						(wait.watchQueue()) ? queue : null, (wait.deletionAdmits()) ? node : null)));
@@ -291,6 +294,25 @@ final class ZooKeeperKindLocks {
 		}
 		String ownerId = ZooKeeperKindNode.ownerId(claim.owner());
 		return this.session.retriedOnReconnection(() -> this.releases.deleteOwned(queue, ownerId));
+	}
+
+	/**
+	 * What a fair {@code next} gets once the node of {@code holder} is deleted, if its
+	 * node is right behind the holder's as its last listing saw (no node can come between
+	 * since, as sequence numbers only grow), both on this session: to other instances the
+	 * key stays held until both nodes are gone, as every node of another instance is
+	 * behind them, so {@code next} holds from the moment the holder's delete is sent,
+	 * with its node's {@code czxid} as its token. {@code null} otherwise.
+	 */
+	@Nullable AcquireResult admittedByRelease(Claim holder, Claim next) {
+		QueuedNode held = this.claims.node(holder);
+		QueuedNode waiting = this.claims.node(next);
+		long sessionId = this.session.sessionId();
+		if (next.kind().type() != LockKind.Type.FAIR || held == null || waiting == null || held.sessionId != sessionId
+				|| waiting.sessionId != sessionId || !held.name.equals(waiting.after)) {
+			return null;
+		}
+		return AcquireResult.acquired(waiting.token);
 	}
 
 	/** Whether the claim's node is still in its queue, on this session. */

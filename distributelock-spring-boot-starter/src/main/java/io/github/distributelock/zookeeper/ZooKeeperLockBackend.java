@@ -20,6 +20,7 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LockBackend} on ZooKeeper through Apache Curator: the lock is an ephemeral
@@ -158,6 +159,17 @@ public class ZooKeeperLockBackend
 		return this.kinds.release(holder)
 			.thenCompose(
 					(released) -> this.kinds.tryAcquire(next).thenApply((attempt) -> new HandOver(released, attempt)));
+	}
+
+	/**
+	 * A fair claim of this backend whose node is right behind the holder's holds as soon
+	 * as the holder's delete is sent: both nodes live as long as this session, so other
+	 * instances see the key held throughout, and the hand-off costs no write on the next
+	 * holder's way.
+	 */
+	@Override
+	public @Nullable AcquireResult admittedByRelease(Claim holder, Claim next) {
+		return (ZooKeeperPlainLocks.plain(holder)) ? null : this.kinds.admittedByRelease(holder, next);
 	}
 
 	@Override

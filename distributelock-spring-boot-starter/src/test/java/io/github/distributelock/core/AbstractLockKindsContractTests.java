@@ -120,7 +120,9 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertThat(served).containsExactly(0, 1, 2, 3, 4, 5);
 		if (backends[0].handsOver()) {
 			// 1 to 2, 3 to 4: a waiter of the releasing instance headed the queue.
-			assertThat(backends[0].handOvers.get() + backends[1].handOvers.get()).as("hand-overs attempted")
+			assertThat(backends[0].handOvers.get() + backends[1].handOvers.get() + backends[0].admissions.get()
+					+ backends[1].admissions.get())
+				.as("hand-overs attempted")
 				.isGreaterThanOrEqualTo(2);
 		}
 		assertThat(isLockedInStore(key())).isFalse();
@@ -156,8 +158,13 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		}
 		assertThat(served).containsExactly(0, 1, 2, 3);
 		if (backend.handsOver()) {
-			assertThat(backend.handOvers.get()).as("hand-overs").isEqualTo(4);
-			assertThat(backend.releases.get() - releases).as("releases: only the last holder's").isEqualTo(1);
+			// A store that keeps the key held across a release to the claim right behind
+			// the holder (ZooKeeper, one session) lets that claim hold as the holder's
+			// release is sent, instead of a hand-over.
+			int admissions = backend.admissions.get();
+			assertThat(backend.handOvers.get() + admissions).as("hand-overs and admissions").isEqualTo(4);
+			assertThat(backend.releases.get() - releases - admissions).as("releases: only the last holder's")
+				.isEqualTo(1);
 		}
 		assertThat(isLockedInStore(key())).isFalse();
 	}

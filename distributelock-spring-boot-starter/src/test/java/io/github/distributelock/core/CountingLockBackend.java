@@ -8,6 +8,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Passes every call to a real backend and counts them, so tests can see what the engine
  * asked of the store. Use {@link #of(LockBackend)}, which keeps the capabilities of the
@@ -55,6 +57,12 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 	public final AtomicInteger handOvers = new AtomicInteger();
 
 	/**
+	 * Fair claims the store let hold as soon as their holder's release was sent
+	 * ({@link HandOverLockBackend#admittedByRelease}), instead of a hand-over.
+	 */
+	public final AtomicInteger admissions = new AtomicInteger();
+
+	/**
 	 * A counting backend with the capabilities of the delegate: a
 	 * {@link SessionLockBackend} and a {@link HandOverLockBackend} if the delegate is
 	 * one.
@@ -91,6 +99,14 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 		CompletionStage<HandOverLockBackend.HandOver> handedOver = delegate.handOver(holder, next, lease);
 		return (go.getCount() == 0) ? handedOver
 				: handedOver.thenCompose((answer) -> CompletableFuture.supplyAsync(() -> awaitQuietly(go, answer)));
+	}
+
+	@Nullable AcquireResult countAdmission(HandOverLockBackend delegate, Claim holder, Claim next) {
+		AcquireResult admitted = delegate.admittedByRelease(holder, next);
+		if (admitted != null) {
+			this.admissions.incrementAndGet();
+		}
+		return admitted;
 	}
 
 	private static <T> T awaitQuietly(CountDownLatch go, T result) {
@@ -181,6 +197,11 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 			return countHandOver(this.handOver, holder, next, lease);
 		}
 
+		@Override
+		public @Nullable AcquireResult admittedByRelease(Claim holder, Claim next) {
+			return countAdmission(this.handOver, holder, next);
+		}
+
 	}
 
 	private static final class SessionHandingOver extends CountingLockBackend
@@ -199,6 +220,11 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 		@Override
 		public CompletionStage<HandOver> handOver(Claim holder, Claim next, Duration lease) {
 			return countHandOver(this.handOver, holder, next, lease);
+		}
+
+		@Override
+		public @Nullable AcquireResult admittedByRelease(Claim holder, Claim next) {
+			return countAdmission(this.handOver, holder, next);
 		}
 
 		@Override

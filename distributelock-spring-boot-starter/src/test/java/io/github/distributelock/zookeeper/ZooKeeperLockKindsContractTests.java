@@ -6,6 +6,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.Closeables;
@@ -17,6 +19,7 @@ import io.github.distributelock.core.AbstractLockKindsContractTests;
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.LockBackend.Claim;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.zookeeper.CreateMode;
@@ -231,6 +234,48 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 		}
 	}
 
+	/**
+	 * In one session the fair claim right behind the holder holds once the holder's
+	 * delete is sent, not once it is applied: both nodes are the session's, and every
+	 * node of another instance is behind them.
+	 */
+	@Test
+	void theFairClaimRightBehindTheHolderOnItsSessionHoldsBeforeTheHoldersDeleteIsApplied() throws Exception {
+		String path = PATHS.lockPath(key());
+		LockRequest fair = LockRequest.of(key()).withFair(true).withWaitTime(WAIT);
+		HeldBackReleases store = new HeldBackReleases(newClient());
+		CountingLockBackend backend = CountingLockBackend.of(store);
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(backend);
+				DefaultDistributeLock otherInstance = newLock()) {
+			LockHandle held = lock.tryAcquire(fair).orElseThrow();
+			CompletableFuture<Optional<LockHandle>> next = lock.tryAcquireAsync(fair);
+			assertThat(backend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<Optional<LockHandle>> behind = otherInstance.tryAcquireAsync(fair);
+			await().atMost(Duration.ofSeconds(10)).until(() -> children(path).size() == 3);
+			List<String> nodes = children(path).stream()
+				.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
+				.toList();
+			CountDownLatch releasesGo = store.holdBackReleases();
+			CompletableFuture<Void> releasing = held.releaseAsync();
+			LockHandle taken = next.get(10, TimeUnit.SECONDS).orElseThrow();
+			assertThat(children(path)).as("the holder's node, whose delete is held back").contains(nodes.get(0));
+			assertThat(releasing).isNotDone();
+			assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken())
+				.isEqualTo(stat(path + "/" + nodes.get(1)).getCzxid());
+			assertThat(backend.admissions.get()).isOne();
+			releasesGo.countDown();
+			releasing.get(10, TimeUnit.SECONDS);
+			assertThat(children(path)).doesNotContain(nodes.get(0));
+			assertThat(behind).as("the other instance's claim, behind the new holder").isNotDone();
+			taken.close();
+			behind.get(10, TimeUnit.SECONDS).orElseThrow().close();
+		}
+		finally {
+			store.close();
+		}
+		assertThat(stat(path)).isNull();
+	}
+
 	@Test
 	void namespacedClientsKeepTheirQueuesInTheirNamespace() throws Exception {
 		String path = "/app" + PATHS.lockPath(key());
@@ -285,7 +330,7 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 	}
 
 	/** A backend on a client of its own, which it closes when it is closed. */
-	private static final class ClientClosingBackend extends ZooKeeperLockBackend {
+	private static class ClientClosingBackend extends ZooKeeperLockBackend {
 
 		private final CuratorFramework client;
 
@@ -298,6 +343,42 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 		public void close() {
 			super.close();
 			this.client.close();
+		}
+
+	}
+
+	/** A backend whose releases start only once a test lets them go. */
+	private static final class HeldBackReleases extends ClientClosingBackend {
+
+		private volatile CountDownLatch releasesGo = new CountDownLatch(0);
+
+		HeldBackReleases(CuratorFramework client) {
+			super(client);
+		}
+
+		CountDownLatch holdBackReleases() {
+			CountDownLatch go = new CountDownLatch(1);
+			this.releasesGo = go;
+			return go;
+		}
+
+		@Override
+		public CompletionStage<Boolean> release(Claim claim) {
+			CountDownLatch go = this.releasesGo;
+			if (go.getCount() == 0) {
+				return super.release(claim);
+			}
+			return CompletableFuture.runAsync(() -> {
+				try {
+					if (!go.await(30, TimeUnit.SECONDS)) {
+						throw new IllegalStateException("A held-back release was never let go");
+					}
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException(ex);
+				}
+			}).thenCompose((ignored) -> super.release(claim));
 		}
 
 	}
