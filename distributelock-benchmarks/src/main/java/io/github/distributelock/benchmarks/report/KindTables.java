@@ -59,9 +59,10 @@ final class KindTables {
 			page.line();
 			page.table(List.of("store", "kind", "ours: p50 µs per round", "median", "÷ our exclusive lock (median)",
 					"peer", "peer: p50 µs per round", "median", "peer ÷ ours (median)"), uncontendedRows(rows));
-			page.line("A multi-key request takes its keys one after the other, in their global order, each with its "
-					+ "own acquisition and release (`MultiKeyLocks` in the engine): two keys cost about two exclusive "
-					+ "locks, as Redisson's and Curator's multi-locks do.");
+			page.line("A multi-key request takes its keys in one store round trip where the store can (one script "
+					+ "on Redis, keys in one hash slot on a Cluster; one `multi` on ZooKeeper), and one after the "
+					+ "other, in their global order, otherwise (`MultiKeyLocks` in the engine); Redisson's and "
+					+ "Curator's multi-locks take them one after the other.");
 			page.line();
 		}
 		if (results.kindsContended != null) {
