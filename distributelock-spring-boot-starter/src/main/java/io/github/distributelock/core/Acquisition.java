@@ -153,7 +153,10 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	 * call's attempt: the holder passed this call's slot the gate, or ended its wait in
 	 * the store's queue. If the holder no longer held the lock, the store's answer is
 	 * that of an attempt, and the call goes on from it as from any other; if this call
-	 * has ended meanwhile, what it was handed is given back.
+	 * has ended meanwhile, what it was handed is given back. A blocking caller whom the
+	 * store admits by the holder's release alone
+	 * ({@link HandOverLockBackend#admittedByRelease}) holds at once, while the holder's
+	 * release goes on.
 	 * @param holder the holder's claim, on the thread of a caller that waits for the
 	 * release anyway
 	 * @param holderLeaseEndNanos when the holder's lease ends, for retries of its release
@@ -163,7 +166,11 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	CompletableFuture<Boolean> takeOver(LockBackend.Claim holder, @Nullable Long holderLeaseEndNanos) {
 		long attemptStart = System.nanoTime();
 		long lossReports = this.parts.losses().reports();
-		AcquireResult admitted = this.parts.store().admittedByRelease(holder, this.request.claim());
+		// Only a caller with a thread of its own: a non-blocking caller's code would run
+		// in
+		// the holder's release.
+		AcquireResult admitted = (this.executor instanceof CallerRuns)
+				? this.parts.store().admittedByRelease(holder, this.request.claim()) : null;
 		if (admitted != null) {
 			// The store keeps the key held across the release: holding starts now rather
 			// than after the store's write.

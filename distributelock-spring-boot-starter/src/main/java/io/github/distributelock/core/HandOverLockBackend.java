@@ -36,14 +36,18 @@ public interface HandOverLockBackend extends LockBackend {
 	CompletionStage<HandOver> handOver(Claim holder, Claim next, Duration lease);
 
 	/**
-	 * What {@code next} gets as soon as the release of {@code holder} is sent, if the
-	 * store already orders {@code next} right behind {@code holder}, in a session of this
-	 * backend that both live as long as: to every other instance the key then stays held
-	 * from {@code holder}'s release to {@code next}'s, so {@code next} may hold before
-	 * the store has applied the release. The engine then releases {@code holder} as by
-	 * {@link #release} (retried like any release if the store fails) and gives
-	 * {@code next} the lock at once, instead of a {@link #handOver}. Answers from what
-	 * this backend already knows, without a store call.
+	 * What {@code next} gets at once, without waiting for the release of {@code holder},
+	 * if the store already orders {@code next} right behind {@code holder}, in a session
+	 * of this backend that both live as long as: to every other instance the key then
+	 * stays held from {@code holder}'s release to {@code next}'s, so {@code next} may
+	 * hold before the store has applied the release. The engine then releases
+	 * {@code holder} as by {@link #release} (retried like any release if the store fails)
+	 * and gives {@code next} the lock at once, instead of a {@link #handOver}; it asks
+	 * only a {@link SessionLockBackend} (a lease would have to be set in the store), and
+	 * only for a caller that waits on a thread of its own (the new holder's code must not
+	 * run on the releasing caller's thread). Answers from what this backend already
+	 * knows, without a store call; a backend that cannot tell whether its session still
+	 * lives (a client not connected) answers {@code null}.
 	 * @param holder the claim that holds a fair lock
 	 * @param next the claim of this JVM to take it, queued in the store
 	 * @return the attempt {@code next} has won once {@code holder} is released, with its

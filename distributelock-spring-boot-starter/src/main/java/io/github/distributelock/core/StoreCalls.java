@@ -154,12 +154,14 @@ final class StoreCalls {
 	}
 
 	/**
-	 * What {@code next} gets once the release of {@code holder} is sent, if the store
-	 * keeps the key held across it (see {@link HandOverLockBackend#admittedByRelease});
-	 * {@code null} otherwise.
+	 * What {@code next} gets without waiting for the release of {@code holder}, if the
+	 * store keeps the key held across it (see
+	 * {@link HandOverLockBackend#admittedByRelease}); {@code null} otherwise, and always
+	 * for a store with leases.
 	 */
 	@Nullable AcquireResult admittedByRelease(LockBackend.Claim holder, LockBackend.Claim next) {
-		return ((HandOverLockBackend) this.backend).admittedByRelease(holder, next);
+		return (this.backend instanceof SessionLockBackend)
+				? ((HandOverLockBackend) this.backend).admittedByRelease(holder, next) : null;
 	}
 
 	/**

@@ -118,8 +118,9 @@ final class ZooKeeperKindClaims {
 		volatile boolean admitted;
 
 		/**
-		 * The node just before this fair one in its queue, as the last listing saw it, or
-		 * {@code null}: once that node is released while it holds, this one holds.
+		 * The node just before this fair one in its queue, as the last listing that left
+		 * it waiting saw it, or {@code null}: once that node is released while it holds,
+		 * this one holds.
 		 */
 		volatile @Nullable String after;
 

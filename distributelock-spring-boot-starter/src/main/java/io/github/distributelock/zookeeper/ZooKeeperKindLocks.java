@@ -302,14 +302,17 @@ final class ZooKeeperKindLocks {
 	 * since, as sequence numbers only grow), both on this session: to other instances the
 	 * key stays held until both nodes are gone, as every node of another instance is
 	 * behind them, so {@code next} holds from the moment the holder's delete is sent,
-	 * with its node's {@code czxid} as its token. {@code null} otherwise.
+	 * with its node's {@code czxid} as its token. {@code null} otherwise, and while the
+	 * client is not connected.
 	 */
 	@Nullable AcquireResult admittedByRelease(Claim holder, Claim next) {
 		QueuedNode held = this.claims.node(holder);
 		QueuedNode waiting = this.claims.node(next);
 		long sessionId = this.session.sessionId();
+		// A disconnected client keeps its session id until it hears that the session
+		// ended, which the server may have decided already.
 		if (next.kind().type() != LockKind.Type.FAIR || held == null || waiting == null || held.sessionId != sessionId
-				|| waiting.sessionId != sessionId || !held.name.equals(waiting.after)) {
+				|| waiting.sessionId != sessionId || !held.name.equals(waiting.after) || !this.session.isConnected()) {
 			return null;
 		}
 		return AcquireResult.acquired(waiting.token);

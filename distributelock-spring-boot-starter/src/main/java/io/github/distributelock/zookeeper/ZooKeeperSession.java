@@ -76,6 +76,14 @@ final class ZooKeeperSession {
 		}
 	}
 
+	/**
+	 * Whether the client is connected now: while it is not, its session may have ended on
+	 * the server without the client knowing yet.
+	 */
+	boolean isConnected() {
+		return this.client.getZookeeperClient().isConnected();
+	}
+
 	/** The id of the client's current session, or 0 when it has none. */
 	long sessionId() {
 		try {

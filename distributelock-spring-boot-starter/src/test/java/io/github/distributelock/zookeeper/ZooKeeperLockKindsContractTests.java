@@ -8,6 +8,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.Closeables;
@@ -235,8 +238,8 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 	}
 
 	/**
-	 * In one session the fair claim right behind the holder holds once the holder's
-	 * delete is sent, not once it is applied: both nodes are the session's, and every
+	 * In one session the fair claim of a blocking caller right behind the holder holds
+	 * without waiting for the holder's delete: both nodes are the session's, and every
 	 * node of another instance is behind them.
 	 */
 	@Test
@@ -245,17 +248,18 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 		LockRequest fair = LockRequest.of(key()).withFair(true).withWaitTime(WAIT);
 		HeldBackReleases store = new HeldBackReleases(newClient());
 		CountingLockBackend backend = CountingLockBackend.of(store);
+		ExecutorService caller = Executors.newSingleThreadExecutor();
+		CountDownLatch releasesGo = store.holdBackReleases();
 		try (DefaultDistributeLock lock = new DefaultDistributeLock(backend);
 				DefaultDistributeLock otherInstance = newLock()) {
 			LockHandle held = lock.tryAcquire(fair).orElseThrow();
-			CompletableFuture<Optional<LockHandle>> next = lock.tryAcquireAsync(fair);
+			Future<Optional<LockHandle>> next = caller.submit(() -> lock.tryAcquire(fair));
 			assertThat(backend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
 			CompletableFuture<Optional<LockHandle>> behind = otherInstance.tryAcquireAsync(fair);
 			await().atMost(Duration.ofSeconds(10)).until(() -> children(path).size() == 3);
 			List<String> nodes = children(path).stream()
 				.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
 				.toList();
-			CountDownLatch releasesGo = store.holdBackReleases();
 			CompletableFuture<Void> releasing = held.releaseAsync();
 			LockHandle taken = next.get(10, TimeUnit.SECONDS).orElseThrow();
 			assertThat(children(path)).as("the holder's node, whose delete is held back").contains(nodes.get(0));
@@ -267,13 +271,38 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 			releasing.get(10, TimeUnit.SECONDS);
 			assertThat(children(path)).doesNotContain(nodes.get(0));
 			assertThat(behind).as("the other instance's claim, behind the new holder").isNotDone();
-			taken.close();
+			caller.submit(taken::close).get(10, TimeUnit.SECONDS);
 			behind.get(10, TimeUnit.SECONDS).orElseThrow().close();
+		}
+		finally {
+			releasesGo.countDown();
+			caller.shutdownNow();
+			store.close();
+		}
+		assertThat(stat(path)).isNull();
+	}
+
+	/**
+	 * A non-blocking caller is handed the lock after the holder's delete, by the store's
+	 * answer: admitted at once, its code would run in the holder's release.
+	 */
+	@Test
+	void aNonBlockingFairClaimRightBehindTheHolderWaitsForTheHoldersDelete() throws Exception {
+		LockRequest fair = LockRequest.of(key()).withFair(true).withWaitTime(WAIT);
+		ClientClosingBackend store = new ClientClosingBackend(newClient());
+		CountingLockBackend backend = CountingLockBackend.of(store);
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(backend)) {
+			LockHandle held = lock.tryAcquire(fair).orElseThrow();
+			CompletableFuture<Optional<LockHandle>> next = lock.tryAcquireAsync(fair);
+			assertThat(backend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+			held.close();
+			next.get(10, TimeUnit.SECONDS).orElseThrow().close();
+			assertThat(backend.admissions.get()).isZero();
+			assertThat(backend.handOvers.get()).isOne();
 		}
 		finally {
 			store.close();
 		}
-		assertThat(stat(path)).isNull();
 	}
 
 	@Test
