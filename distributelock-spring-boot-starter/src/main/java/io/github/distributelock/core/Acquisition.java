@@ -302,7 +302,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 					backOff(failure);
 				}
 				else {
-					attempt();
+					attemptAgain();
 				}
 			});
 		});

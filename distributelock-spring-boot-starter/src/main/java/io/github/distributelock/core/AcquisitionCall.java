@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -45,6 +46,11 @@ abstract class AcquisitionCall<T, A> {
 	private volatile @Nullable CompletableFuture<?> pendingWait;
 
 	private long failurePauseNanos = FIRST_FAILURE_PAUSE_NANOS;
+
+	/**
+	 * Counts the attempt {@link #attemptAgain()} runs and the one due after it, if any.
+	 */
+	private final AtomicInteger attemptsDue = new AtomicInteger();
 
 	AcquisitionCall(HeldLock.Parts parts, Lifecycle lifecycle, Executor executor) {
 		this.parts = parts;
@@ -113,6 +119,32 @@ abstract class AcquisitionCall<T, A> {
 				}
 			});
 		});
+	}
+
+	/**
+	 * Attempts again once a wait for a release has ended, in a loop rather than nested in
+	 * the attempt before it. When the store answers at once on the thread that asks (as
+	 * the in-memory store does) and the wait ends at once (a release since the attempt),
+	 * a non-blocking call, whose continuations run where they are completed, would
+	 * otherwise nest one attempt per wait: a few hundred in a row overflowed the stack,
+	 * and the future running the continuation swallowed the error, leaving the call
+	 * neither waiting nor ended, its keys gated in this JVM.
+	 */
+	final void attemptAgain() {
+		if (this.attemptsDue.getAndIncrement() != 0) {
+			return;
+		}
+		do {
+			try {
+				attempt();
+			}
+			catch (RuntimeException | Error ex) {
+				// A later wait must still be able to attempt.
+				this.attemptsDue.set(0);
+				throw ex;
+			}
+		}
+		while (this.attemptsDue.decrementAndGet() != 0);
 	}
 
 	/**

@@ -173,7 +173,7 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 				backOff(failure);
 			}
 			else {
-				attempt();
+				attemptAgain();
 			}
 		}, this.executor);
 	}

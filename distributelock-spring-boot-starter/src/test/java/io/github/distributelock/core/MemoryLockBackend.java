@@ -110,7 +110,11 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 				KeyState state = states.get(i);
 				state.conflictWith(claims.get(i).kind());
 				if (state.exclusive != null || !state.shared.isEmpty()) {
-					return MultiKeyAcquireResult.heldByAnother(i, AcquireResult.heldByAnother(null));
+					// The hint of a single attempt: without it, every wait after
+					// this attempt ended at once, and the request spun until the
+					// key was free.
+					return MultiKeyAcquireResult.heldByAnother(i,
+							AcquireResult.heldByAnother(null, MemoryLockBackend.this.releases));
 				}
 			}
 			List<Long> tokens = new ArrayList<>();
