@@ -78,7 +78,11 @@ class ZooKeeperLockKindsCyclesTests {
 				"%s uncontended: %,d cycles in %,d ms (%.0f us each), %.2f " + "transactions per cycle, %d nodes left",
 				kind, cycles, TimeUnit.NANOSECONDS.toMillis(elapsed), elapsed / 1000.0 / cycles,
 				(double) transactions / cycles, ZooKeeperTree.nodesBelow(zooKeeper.store(), root)));
-		assertThat(transactions).isEqualTo(2L * cycles);
+		// The server's reaper of empty containers (every 500 ms here) can catch a queue
+		// between the two deletes of its release, which the server applies one after the
+		// other: its delete of the queue then fails, and a failed write takes a zxid too.
+		long reaperPasses = TimeUnit.NANOSECONDS.toMillis(elapsed) / 500 + 1;
+		assertThat(transactions).isBetween(2L * cycles, 2L * cycles + reaperPasses);
 		assertThat(ZooKeeperTree.nodesBelow(zooKeeper.store(), root)).isZero();
 		zooKeeper.store().delete().forPath(root);
 	}
