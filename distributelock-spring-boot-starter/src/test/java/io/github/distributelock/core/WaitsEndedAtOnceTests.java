@@ -41,10 +41,8 @@ class WaitsEndedAtOnceTests {
 		try (DefaultDistributeLock holder = new DefaultDistributeLock(this.store);
 				DefaultDistributeLock lock = new DefaultDistributeLock(backend)) {
 			LockHandle held = holder.tryAcquire("a", Duration.ZERO, null).orElseThrow();
-			CompletableFuture<Optional<LockHandle>> taken = lock
-				.tryAcquireAsync(LockRequest.of("a").withWaitTime(WAIT));
-			assertThat(backend.waiting.await(10, TimeUnit.SECONDS)).as("waits in the store after the waits ended")
-				.isTrue();
+			CompletableFuture<Optional<LockHandle>> taken = waitingInTheStore(backend,
+					lock.tryAcquireAsync(LockRequest.of("a").withWaitTime(WAIT)));
 			held.close();
 			taken.get(10, TimeUnit.SECONDS).orElseThrow().close();
 		}
@@ -57,9 +55,7 @@ class WaitsEndedAtOnceTests {
 		try (DefaultDistributeLock holder = new DefaultDistributeLock(this.store);
 				DefaultDistributeLock lock = new DefaultDistributeLock(backend)) {
 			LockHandle heldB = holder.tryAcquire("b", Duration.ZERO, null).orElseThrow();
-			CompletableFuture<Optional<LockHandle>> both = lock.tryAcquireAsync(BOTH);
-			assertThat(backend.waiting.await(10, TimeUnit.SECONDS)).as("waits in the store after the waits ended")
-				.isTrue();
+			CompletableFuture<Optional<LockHandle>> both = waitingInTheStore(backend, lock.tryAcquireAsync(BOTH));
 			heldB.close();
 			try (LockHandle taken = both.get(10, TimeUnit.SECONDS).orElseThrow()) {
 				assertThat(this.store.isLocked("a") && this.store.isLocked("b")).isTrue();
@@ -74,15 +70,19 @@ class WaitsEndedAtOnceTests {
 		try (DefaultDistributeLock holder = new DefaultDistributeLock(this.store);
 				DefaultDistributeLock lock = new DefaultDistributeLock(backend)) {
 			LockHandle heldB = holder.tryAcquire("b", Duration.ZERO, null).orElseThrow();
-			CompletableFuture<Optional<LockHandle>> both = lock.tryAcquireAsync(BOTH);
-			assertThat(backend.waiting.await(10, TimeUnit.SECONDS)).as("waits in the store after the waits ended")
-				.isTrue();
+			CompletableFuture<Optional<LockHandle>> both = waitingInTheStore(backend, lock.tryAcquireAsync(BOTH));
 			assertThat(both.cancel(false)).isTrue();
 			heldB.close();
 			// The cancelled request let go of the keys' gates in this instance too.
 			lock.tryAcquire(BOTH.withWaitTime(Duration.ZERO)).orElseThrow().close();
 		}
 		assertThat(this.store.isLocked("a") || this.store.isLocked("b")).isFalse();
+	}
+
+	private static CompletableFuture<Optional<LockHandle>> waitingInTheStore(EndsWaitsAtOnce backend,
+			CompletableFuture<Optional<LockHandle>> call) throws InterruptedException {
+		assertThat(backend.waiting.await(10, TimeUnit.SECONDS)).as("waits in the store after the waits ended").isTrue();
+		return call;
 	}
 
 	/**
