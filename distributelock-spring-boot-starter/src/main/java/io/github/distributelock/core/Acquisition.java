@@ -166,9 +166,8 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	CompletableFuture<Boolean> takeOver(LockBackend.Claim holder, @Nullable Long holderLeaseEndNanos) {
 		long attemptStart = System.nanoTime();
 		long lossReports = this.parts.losses().reports();
-		// Only a caller with a thread of its own: a non-blocking caller's code would run
-		// in
-		// the holder's release.
+		// Only a caller with a thread of its own: a non-blocking caller's code would
+		// run in the holder's release.
 		AcquireResult admitted = (this.executor instanceof CallerRuns)
 				? this.parts.store().admittedByRelease(holder, this.request.claim()) : null;
 		if (admitted != null) {

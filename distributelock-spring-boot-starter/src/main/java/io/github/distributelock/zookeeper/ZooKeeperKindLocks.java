@@ -301,9 +301,9 @@ final class ZooKeeperKindLocks {
 	 * node is right behind the holder's as its last listing saw (no node can come between
 	 * since, as sequence numbers only grow), both on this session: to other instances the
 	 * key stays held until both nodes are gone, as every node of another instance is
-	 * behind them, so {@code next} holds from the moment the holder's delete is sent,
-	 * with its node's {@code czxid} as its token. {@code null} otherwise, and while the
-	 * client is not connected.
+	 * behind them, so {@code next} holds at once, without waiting for the holder's
+	 * delete, with its node's {@code czxid} as its token. {@code null} otherwise, and
+	 * while the client is not connected.
 	 */
 	@Nullable AcquireResult admittedByRelease(Claim holder, Claim next) {
 		QueuedNode held = this.claims.node(holder);
