@@ -250,7 +250,10 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		this.tracker.acquired(lock.fencingToken);
 		logWaited("Acquired", " after waiting ");
 		if (!this.result.complete(lock)) {
-			lock.releaseAll(this.request.claim().callerExecutor());
+			// Ended from outside since the check above: settled, as there, once the lock
+			// is given back, so that an interrupted caller returns after its release.
+			lock.releaseAll(this.request.claim().callerExecutor()).whenComplete((released, failure) -> settle());
+			return;
 		}
 		settle();
 	}

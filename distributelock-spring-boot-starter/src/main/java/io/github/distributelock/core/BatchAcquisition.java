@@ -137,7 +137,11 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 		}
 		logWaited("Acquired", " in one call after waiting ");
 		if (!this.result.complete(locks)) {
-			MultiKeyRelease.releaseTogether(this.parts.store(), locks, this.members.callerExecutor());
+			// Ended from outside meanwhile: settled once the keys are given back, so that
+			// an interrupted caller returns after their release.
+			MultiKeyRelease.releaseTogether(this.parts.store(), locks, this.members.callerExecutor())
+				.whenComplete((released, failure) -> settle());
+			return;
 		}
 		settle();
 	}
