@@ -88,13 +88,13 @@ abstract class AbstractShardedJdbcLockBackendContractTests extends AbstractLockB
 
 	@Override
 	@Test
-	@Disabled("JDBC does not hand a lock over (HandOverLockBackend): a release and the next holder's attempt are two statements, so there is no hand-over to give up or be interrupted in; an interrupted wait is waiterInterruptedWhileWaitingGetsInterruptedExceptionAndTakesNothing")
+	@Disabled(AbstractJdbcLockBackendContractTests.NO_HAND_OVER)
 	protected void aWaiterThatGivesUpWhileTheLockIsHandedToItLeavesNothingInTheStore() {
 	}
 
 	@Override
 	@Test
-	@Disabled("JDBC does not hand a lock over (HandOverLockBackend): a release and the next holder's attempt are two statements, so there is no hand-over to give up or be interrupted in; an interrupted wait is waiterInterruptedWhileWaitingGetsInterruptedExceptionAndTakesNothing")
+	@Disabled(AbstractJdbcLockBackendContractTests.NO_HAND_OVER)
 	protected void aWaiterInterruptedWhileTheLockIsHandedToItLeavesNothingInTheStore() {
 	}
 
