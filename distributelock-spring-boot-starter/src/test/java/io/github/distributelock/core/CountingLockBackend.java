@@ -62,6 +62,9 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 	 */
 	public final AtomicInteger admissions = new AtomicInteger();
 
+	private volatile Runnable onAdmission = () -> {
+	};
+
 	/**
 	 * A counting backend with the capabilities of the delegate: a
 	 * {@link SessionLockBackend} and a {@link HandOverLockBackend} if the delegate is
@@ -86,6 +89,15 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 		return go;
 	}
 
+	/**
+	 * Runs {@code action} on the releasing thread each time the store admits a claim by
+	 * its holder's release, before the engine hears of the admission: a test acts in that
+	 * window.
+	 */
+	public void onAdmission(Runnable action) {
+		this.onAdmission = action;
+	}
+
 	/** Whether the store hands locks over; {@code true} only for such a delegate. */
 	public boolean handsOver() {
 		return this instanceof HandOverLockBackend;
@@ -105,6 +117,7 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 		AcquireResult admitted = delegate.admittedByRelease(holder, next);
 		if (admitted != null) {
 			this.admissions.incrementAndGet();
+			this.onAdmission.run();
 		}
 		return admitted;
 	}

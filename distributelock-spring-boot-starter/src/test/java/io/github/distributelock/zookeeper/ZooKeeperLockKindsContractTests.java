@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
@@ -276,6 +277,60 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 		}
 		finally {
 			releasesGo.countDown();
+			caller.shutdownNow();
+			store.close();
+		}
+		assertThat(stat(path)).isNull();
+	}
+
+	/**
+	 * A blocking caller interrupted just as the store admits it by its holder's release
+	 * returns only once what it was admitted to is given back: its node is gone when it
+	 * hears of the interrupt, and the other instance's claim behind it holds next.
+	 */
+	@Test
+	void aFairClaimInterruptedAsItIsAdmittedGivesItsNodeBackBeforeItsCallerReturns() throws Exception {
+		String path = PATHS.lockPath(key());
+		LockRequest fair = LockRequest.of(key()).withFair(true).withWaitTime(WAIT);
+		ClientClosingBackend store = new ClientClosingBackend(newClient());
+		CountingLockBackend backend = CountingLockBackend.of(store);
+		ExecutorService caller = Executors.newSingleThreadExecutor();
+		AtomicReference<Thread> callerThread = new AtomicReference<>();
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(backend);
+				DefaultDistributeLock otherInstance = newLock()) {
+			LockHandle held = lock.tryAcquire(fair).orElseThrow();
+			Future<Object> next = caller.submit(() -> {
+				callerThread.set(Thread.currentThread());
+				try {
+					return lock.tryAcquire(fair);
+				}
+				catch (InterruptedException ex) {
+					return ex;
+				}
+			});
+			assertThat(backend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<Optional<LockHandle>> behind = otherInstance.tryAcquireAsync(fair);
+			await().atMost(Duration.ofSeconds(10)).until(() -> children(path).size() == 3);
+			String nextNode = children(path).stream()
+				.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
+				.toList()
+				.get(1);
+			backend.onAdmission(() -> {
+				Thread interrupted = callerThread.get();
+				interrupted.interrupt();
+				// Until the caller has taken the interrupt and waits for its call to
+				// settle.
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> !interrupted.isInterrupted() && interrupted.getState() == Thread.State.WAITING);
+			});
+			held.close();
+			assertThat(next.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+			assertThat(children(path)).as("the interrupted caller's node").doesNotContain(nextNode);
+			assertThat(backend.admissions.get()).isOne();
+			assertThat(lock.heldLocks()).isEmpty();
+			behind.get(10, TimeUnit.SECONDS).orElseThrow().close();
+		}
+		finally {
 			caller.shutdownNow();
 			store.close();
 		}
