@@ -139,7 +139,14 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			return Optional.of(reentered.newHandle());
 		}
 		CallerRuns callerRuns = this.store.callerRuns();
-		Acquisition acquisition = start(slot, request, reentrancyOwner, callerRuns, callerRuns);
+		Acquisition acquisition;
+		try {
+			acquisition = start(slot, request, reentrancyOwner, callerRuns, callerRuns);
+		}
+		catch (RuntimeException ex) {
+			slot.leave(null);
+			throw ex;
+		}
 		try {
 			return Optional.ofNullable(callerRuns.await(acquisition.result())).map(HeldLock::newHandle);
 		}
@@ -202,6 +209,9 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		String key = request.key();
 		String owner = (request.owner() != null) ? request.owner() : nextOwner();
 		LockKind kind = LockKind.of(request);
+		if (request.owner() != null && !kind.equals(LockKind.EXCLUSIVE)) {
+			slot.claimOwner(owner, kind, this.store.name());
+		}
 		LockTracker tracker = (this.events == LockEventListener.NONE) ? LockTracker.NONE : this.events.acquiring(key,
 				(request.name() != null) ? request.name() : LockNames.fromKey(key), this.store.name(), kind);
 		Acquisition.Request wanted = new Acquisition.Request(new LockBackend.Claim(key, owner, callerExecutor, kind),

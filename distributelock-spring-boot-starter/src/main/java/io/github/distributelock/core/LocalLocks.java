@@ -2,6 +2,7 @@ package io.github.distributelock.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -128,6 +129,8 @@ final class LocalLocks {
 
 		private final AtomicBoolean left = new AtomicBoolean();
 
+		private volatile @Nullable String claimedOwner;
+
 		private Slot(Entry entry) {
 			this.entry = entry;
 		}
@@ -157,6 +160,25 @@ final class LocalLocks {
 				throw held.kind().reentryConflict(kind, this.entry.key, backend);
 			}
 			return held.reenter(reentrancyOwner) ? held : null;
+		}
+
+		/**
+		 * Claims the key for an owner value the caller chose, for a lock of a kind whose
+		 * store entries are told apart by owner, until this slot leaves.
+		 * @throws IllegalArgumentException if a call of this JVM holds or waits for the
+		 * key with that owner value: the two would share one entry in the store, and the
+		 * first release would end both
+		 */
+		void claimOwner(String owner, LockKind kind, String backend) {
+			if (!this.entry.kindOwners.add(owner)) {
+				throw new IllegalArgumentException("The owner value (lockValue) of this " + kind.tag() + " lock on '"
+						+ this.entry.key + "' in " + backend + " already holds or waits for that key in this "
+						+ "instance: the store tells the holders of a fair, read/write or permit lock apart by "
+						+ "their owner value, so two claims with one value would share one entry, and the first "
+						+ "release would end both. Give each claim its own value (a UUID), or none: the starter "
+						+ "then makes one.");
+			}
+			this.claimedOwner = owner;
 		}
 
 		/**
@@ -278,6 +300,10 @@ final class LocalLocks {
 			if (lock != null && lock.kind().shared()) {
 				this.entry.shared.values().remove(lock);
 			}
+			String owner = this.claimedOwner;
+			if (owner != null) {
+				this.entry.kindOwners.remove(owner);
+			}
 			if (this.gateTaken.compareAndSet(true, false)) {
 				this.entry.gate.give();
 			}
@@ -315,6 +341,12 @@ final class LocalLocks {
 
 		/** The readers and permit holders, by reentrancy owner. */
 		final ConcurrentHashMap<Object, HeldLock> shared = new ConcurrentHashMap<>();
+
+		/**
+		 * The owner values callers chose for the claims of this JVM, other than plain
+		 * exclusive ones, that hold or wait for the key.
+		 */
+		final Set<String> kindOwners = ConcurrentHashMap.newKeySet();
 
 		Entry(String key) {
 			this.key = key;

@@ -226,6 +226,40 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * The store tells the holders of a lock kind apart by their owner value: two claims
+	 * of one key with one value chosen by the caller would share one entry, and the first
+	 * release would end both. In one instance the second is refused at once, while the
+	 * first holds or waits; the value is free again once the first is over.
+	 */
+	@Test
+	void aSecondClaimOfAKeyWithTheOwnerValueOfAClaimThatHoldsOrWaitsIsRefused() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		LockRequest read = LockRequest.of(key()).withMode(LockMode.READ).withOwner("reader-1");
+		try (LockHandle reading = lock.tryAcquire(read).orElseThrow()) {
+			assertThatIllegalArgumentException().isThrownBy(() -> lock.tryAcquire(read))
+				.withMessageContaining("already holds or waits for that key in this instance")
+				.withMessageContaining("Give each claim its own value")
+				.withMessageNotContaining("reader-1");
+			assertThat(lock.tryAcquireAsync(read)).failsWithin(Duration.ofSeconds(10))
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOf(IllegalArgumentException.class);
+			assertThat(reading.isHeld()).isTrue();
+			assertThat(newLock().tryAcquire(LockRequest.of(key()).withMode(LockMode.WRITE))).isEmpty();
+		}
+		LockRequest fair = LockRequest.of(key()).withFair(true).withOwner("fair-1").withWaitTime(WAIT);
+		LockHandle other = newLock().tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
+		CompletableFuture<Optional<LockHandle>> waiting = lock.tryAcquireAsync(fair);
+		// The claim is the instance's from the call on, before the store answers.
+		assertThatIllegalArgumentException().isThrownBy(() -> lock.tryAcquire(fair.withWaitTime(Duration.ZERO)));
+		assertThat(waiting).isNotDone();
+		other.close();
+		waiting.get(30, TimeUnit.SECONDS).orElseThrow().close();
+		lock.tryAcquire(fair).orElseThrow().close();
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
 	@Test
 	void aReaderReentersAWriterReadsItsOwnKeyAndAReaderCannotUpgrade() throws Exception {
 		DefaultDistributeLock lock = newLock();
