@@ -243,7 +243,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		}
 		if (this.result.isDone() || this.lifecycle.isClosed()) {
 			fail(this.lifecycle.shuttingDown(key(), null));
-			lock.releaseAll(this.request.claim().callerExecutor()).whenComplete((released, failure) -> settle());
+			lock.releaseAll(null).whenComplete((released, failure) -> settle());
 			return;
 		}
 		this.parts.losses().markLostIfReportedSince(lock, lossReports);
@@ -252,7 +252,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		if (!this.result.complete(lock)) {
 			// Ended from outside since the check above: settled, as there, once the lock
 			// is given back, so that an interrupted caller returns after its release.
-			lock.releaseAll(this.request.claim().callerExecutor()).whenComplete((released, failure) -> settle());
+			lock.releaseAll(null).whenComplete((released, failure) -> settle());
 			return;
 		}
 		settle();
@@ -352,10 +352,15 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 			}, this.executor);
 	}
 
+	/**
+	 * Releases what an attempt took for a call that has ended. The release runs on the
+	 * store's own threads, as do those of the locks taken as the call ended: a blocking
+	 * caller's thread is lent only while it waits for its result.
+	 */
 	private void giveBack(Lease lease) {
 		this.queued = false;
 		this.parts.store()
-			.release(this.request.claim(), lease.endNanos())
+			.release(this.request.claim().on(null), lease.endNanos())
 			.whenCompleteAsync((released, failure) -> abandon(), this.executor);
 	}
 

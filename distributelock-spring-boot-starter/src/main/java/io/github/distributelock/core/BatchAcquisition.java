@@ -124,7 +124,7 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 		}
 		if (this.result.isDone() || this.lifecycle.isClosed()) {
 			fail(this.lifecycle.shuttingDown(this.key, null));
-			MultiKeyRelease.releaseTogether(this.parts.store(), locks, this.members.callerExecutor())
+			MultiKeyRelease.releaseTogether(this.parts.store(), locks, null)
 				.whenComplete((released, failure) -> settle());
 			return;
 		}
@@ -139,7 +139,7 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 		if (!this.result.complete(locks)) {
 			// Ended from outside meanwhile: settled once the keys are given back, so that
 			// an interrupted caller returns after their release.
-			MultiKeyRelease.releaseTogether(this.parts.store(), locks, this.members.callerExecutor())
+			MultiKeyRelease.releaseTogether(this.parts.store(), locks, null)
 				.whenComplete((released, failure) -> settle());
 			return;
 		}

@@ -3,7 +3,6 @@ package io.github.distributelock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
 
@@ -46,11 +45,6 @@ final class BatchMembers {
 
 	List<LocalLocks.Slot> slots() {
 		return this.slots;
-	}
-
-	/** Where a blocking caller lends its thread, or {@code null}. */
-	@Nullable Executor callerExecutor() {
-		return this.claims.get(0).callerExecutor();
 	}
 
 	/** The lease the store is asked for, for each key. */
