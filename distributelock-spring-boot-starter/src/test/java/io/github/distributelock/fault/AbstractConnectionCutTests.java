@@ -364,6 +364,33 @@ abstract class AbstractConnectionCutTests {
 	}
 
 	/**
+	 * A caller interrupted while its release waits for a slow store still releases: the
+	 * key is free when {@code close()} returns, and the caller keeps its interrupt.
+	 */
+	@Test
+	void callerInterruptedWhileItsReleaseWaitsForASlowStoreReleasesAndKeepsItsInterrupt() throws Exception {
+		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
+		CountingLockBackend callerBackend = CountingLockBackend.of(newBackendClosedAfter(proxy.port()));
+		DefaultDistributeLock callerLock = closeAfter(
+				new DefaultDistributeLock(callerBackend, Duration.ofSeconds(60), false, LockEventListener.NONE, null));
+		String key = "release-interrupt." + System.nanoTime();
+		LockHandle held = callerLock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow();
+		int releasesBefore = callerBackend.releases.get();
+		proxy.latency(Duration.ofMillis(300));
+		AtomicReference<Thread> callerThread = new AtomicReference<>();
+		CompletableFuture<Boolean> closed = CompletableFuture.supplyAsync(() -> {
+			callerThread.set(Thread.currentThread());
+			held.close();
+			return Thread.interrupted();
+		});
+		await().atMost(Duration.ofSeconds(10)).until(() -> callerBackend.releases.get() > releasesBefore);
+		callerThread.get().interrupt();
+		assertThat(closed.get(30, TimeUnit.SECONDS)).as("the caller's interrupt, kept").isTrue();
+		assertThat(isLocked(key)).isFalse();
+		assertThat(held.isHeld()).isFalse();
+	}
+
+	/**
 	 * {@link #callerInterruptedInAStoreCallDuringAPartitionGetsInterruptedExceptionAndLeavesNothing}
 	 * for a multi-key request, whose keys the backend may take in one call.
 	 */
