@@ -280,9 +280,11 @@ final class HeldLock {
 	 */
 	private CompletableFuture<Boolean> keepForMinimumHold(@Nullable Executor callerExecutor) {
 		if (this.lease.duration == null) {
-			this.slot.leave(this);
 			long left = minimumHoldLeftNanos();
+			// Pending before the key is left, so that a claim of the same owner value
+			// cannot start in between.
 			this.parts.store().releaseLater(this.claim, left);
+			this.slot.leave(this);
 			return CompletableFuture.completedFuture(ended(true, HELD, left));
 		}
 		CompletableFuture<Void> renewalsStopped = this.parts.watchdog().stopRenewing(this);

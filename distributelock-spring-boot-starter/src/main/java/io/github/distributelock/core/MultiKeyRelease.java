@@ -79,7 +79,10 @@ final class MultiKeyRelease implements StoreRelease {
 
 	@Override
 	public CompletableFuture<Boolean> release(LockBackend.Claim claim, @Nullable Long leaseEndNanos) {
-		if (this.sent) {
+		if (this.sent || !claim.kind().equals(LockKind.EXCLUSIVE)) {
+			// The store releases together only what it takes together, plain locks: a
+			// lock of another kind that the request re-entered is released as it was
+			// taken.
 			return this.store.release(claim, leaseEndNanos);
 		}
 		Pending release = new Pending(claim, leaseEndNanos, new CompletableFuture<>());

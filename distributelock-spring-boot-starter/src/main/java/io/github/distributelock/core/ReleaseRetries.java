@@ -134,6 +134,19 @@ final class ReleaseRetries {
 		});
 	}
 
+	/**
+	 * Whether a release of {@code owner}'s lock on {@code key} is retried or put off to
+	 * the end of a minimum hold.
+	 */
+	boolean pending(String key, String owner) {
+		for (ReleaseRetry retry : this.retries) {
+			if (retry.claim.key().equals(key) && retry.claim.owner().equals(owner)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/** The store ended the session that held these locks: nothing is left to release. */
 	void forget() {
 		this.retries.clear();

@@ -147,6 +147,14 @@ final class StoreCalls {
 		});
 	}
 
+	/**
+	 * Whether a release of {@code owner}'s lock on {@code key} is still to be sent:
+	 * retried after a store failure, or put off to the end of a minimum hold.
+	 */
+	boolean releasePending(String key, String owner) {
+		return this.retries.pending(key, owner);
+	}
+
 	/** Whether the lock of {@code claim} can be handed over to another claim. */
 	boolean handsOver(LockBackend.Claim claim) {
 		return this.backend instanceof HandOverLockBackend

@@ -32,8 +32,6 @@ final class JdbcKindStatements {
 
 	final LockStatement wordJoin;
 
-	final LockStatement wordExtend;
-
 	final LockStatement wordRelease;
 
 	final List<LockStatement> waiterEnqueue;
@@ -67,7 +65,6 @@ final class JdbcKindStatements {
 		this.token = all(dialect, "token.sql", tableName);
 		this.wordTake = one(dialect, "word-take.sql", tableName);
 		this.wordJoin = one(dialect, "word-join.sql", tableName);
-		this.wordExtend = one(dialect, "word-extend.sql", tableName);
 		this.wordRelease = one(dialect, "word-release.sql", tableName);
 		this.waiterEnqueue = all(dialect, "waiter-enqueue.sql", tableName);
 		this.waiterRefresh = one(dialect, "waiter-refresh.sql", tableName);

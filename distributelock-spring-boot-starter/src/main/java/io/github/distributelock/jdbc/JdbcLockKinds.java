@@ -182,7 +182,10 @@ final class JdbcLockKinds {
 			session.with("lease_ms", leaseMillis).with("holder", JdbcKindMarkers.of(kind));
 			boolean renewed = session.update(permit ? this.sql.permitRenew : this.sql.holderRenew) == 1;
 			if (renewed) {
-				session.update(this.sql.wordExtend);
+				// The key's row lasts as long as the longest lease of its holders: longer
+				// for a renewal, shorter for the cut of a minimum hold, which would
+				// otherwise keep the key for the whole lease it had.
+				session.update(permit ? this.sql.permitsShrink : this.sql.holdersShrink);
 			}
 			return renewed;
 		});

@@ -1,5 +1,7 @@
--- Extends the lease of a read lock or a permit if this owner holds it and its lease has not
--- run out, and keeps the lock word (and the holders) for at least as long.
+-- Sets the lease of a read lock or a permit if this owner holds it and its lease has not
+-- run out; the lock word (and the holders) then live as long as the latest holder's lease,
+-- so that a lease cut to the rest of a minimum hold frees the key then, not when the longer
+-- lease it had would have ended.
 -- KEYS[1]: the lock word; KEYS[2]: the holders
 -- ARGV[1]: the marker of this kind; ARGV[2]: the owner; ARGV[3]: the lease in ms
 -- Returns 1 if renewed, 0 if this owner does not hold it any more.
@@ -8,9 +10,9 @@ local deadline = redis.call('ZSCORE', KEYS[2], ARGV[2])
 if not deadline or tonumber(deadline) <= now or redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return 0
 end
-local lease = tonumber(ARGV[3])
-redis.call('ZADD', KEYS[2], n2s(now + lease), ARGV[2])
-local px = math.max(redis.call('PTTL', KEYS[1]), lease)
+redis.call('ZADD', KEYS[2], n2s(now + tonumber(ARGV[3])), ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local px = tonumber(redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')[2]) - now
 redis.call('PEXPIRE', KEYS[1], px)
 redis.call('PEXPIRE', KEYS[2], px)
 return 1

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.LockMode;
@@ -258,6 +259,107 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		waiting.get(30, TimeUnit.SECONDS).orElseThrow().close();
 		lock.tryAcquire(fair).orElseThrow().close();
 		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	/**
+	 * A claim with the owner value of a lock whose release is still to be sent (kept for
+	 * its minimum hold, or retried after a store failure) would be taken by the store for
+	 * the old one, and ended by that release. It waits for the release or is refused;
+	 * when it holds, it holds alone, with a fencing token of its own.
+	 */
+	@Test
+	void aClaimWithTheOwnerValueOfALockWhoseReleaseIsPendingNeverSharesItsEntry() throws Exception {
+		List<LockRequest> kinds = List.of(LockRequest.of(key()), LockRequest.of(key()).withFair(true),
+				LockRequest.of(key()).withMode(LockMode.WRITE), LockRequest.of(key()).withMode(LockMode.READ),
+				LockRequest.of(key()).withPermits(1));
+		CountingLockBackend backend = CountingLockBackend.of(trackBackend(newBackend()));
+		DefaultDistributeLock lock = closeAfterTest(new DefaultDistributeLock(backend));
+		DefaultDistributeLock other = newLock();
+		for (int i = 0; i < kinds.size(); i++) {
+			LockRequest owned = kinds.get(i).withOwner("owner-" + i).withWaitTime(Duration.ofSeconds(5));
+			LockRequest excluding = (kinds.get(i).mode() == LockMode.READ)
+					? LockRequest.of(key()).withMode(LockMode.WRITE) : kinds.get(i).withOwner("other-" + i);
+			LockHandle kept = lock.tryAcquire(owned.withMinimumHold(Duration.ofSeconds(1))).orElseThrow();
+			kept.close();
+			assertHoldsAloneOrIsRefused(lock, other, owned, excluding, kept.fencingToken(), "after a minimum hold");
+			await().atMost(Duration.ofSeconds(10)).until(() -> !isLockedInStore(key()));
+			LockHandle failed = lock.tryAcquire(owned).orElseThrow();
+			backend.failReleases = true;
+			assertThatExceptionOfType(DistributeLockException.class).isThrownBy(failed::close);
+			backend.failReleases = false;
+			assertHoldsAloneOrIsRefused(lock, other, owned, excluding, failed.fencingToken(), "after a failed release");
+			await().atMost(Duration.ofSeconds(10)).until(() -> !isLockedInStore(key()));
+		}
+	}
+
+	/**
+	 * A reader, a writer or a permit holder kept for its minimum hold keeps the key for
+	 * the rest of that hold, not for the longer lease it had: the shared lock word (the
+	 * key's row) lasts only as long as the latest holder's lease.
+	 */
+	@Test
+	void aLockKeptForItsMinimumHoldFreesTheKeyWhenTheHoldEndsNotWhenItsLeaseWould() throws Exception {
+		Duration lease = Duration.ofSeconds(60);
+		List<LockRequest> kinds = List.of(LockRequest.of(key() + ".read").withMode(LockMode.READ),
+				LockRequest.of(key() + ".write").withMode(LockMode.WRITE),
+				LockRequest.of(key() + ".permit").withPermits(1));
+		for (LockRequest kind : kinds) {
+			DefaultDistributeLock lock = closeAfterTest(
+					new DefaultDistributeLock(trackBackend(newBackend()), lease, false, LockEventListener.NONE, null));
+			lock.tryAcquire(kind.withMinimumHold(Duration.ofSeconds(1))).orElseThrow().close();
+			LockRequest excluding = (kind.mode() == LockMode.READ) ? kind.withMode(LockMode.WRITE) : kind;
+			// Waits a third of the lease it had at most.
+			assertThat(newLock().tryAcquire(excluding.withWaitTime(lease.dividedBy(3))))
+				.as(LockKind.of(kind).tag() + " lock kept for a minimum hold of 1 s, with a lease of 60 s")
+				.hasValueSatisfying(LockHandle::close);
+		}
+	}
+
+	private void assertHoldsAloneOrIsRefused(DefaultDistributeLock lock, DefaultDistributeLock other, LockRequest owned,
+			LockRequest excluding, long tokenBefore, String after) throws Exception {
+		Optional<LockHandle> again;
+		try {
+			again = lock.tryAcquire(owned);
+		}
+		catch (IllegalArgumentException ex) {
+			assertThat(ex).hasMessageContaining("is still to be sent").hasMessageContaining("its own value");
+			return;
+		}
+		assertThat(again).as(LockKind.of(owned).tag() + " lock " + after).isPresent();
+		try (LockHandle held = again.orElseThrow()) {
+			assertThat(held.fencingToken()).isGreaterThan(tokenBefore);
+			// Through the end of the minimum hold and the release retries, the store
+			// holds the new claim.
+			await().during(Duration.ofMillis(1500))
+				.atMost(Duration.ofSeconds(5))
+				.until(() -> held.isHeld()
+						&& other.tryAcquire(excluding.withWaitTime(Duration.ZERO)).map(this::closed).orElse(true));
+		}
+	}
+
+	private boolean closed(LockHandle taken) {
+		taken.close();
+		return false;
+	}
+
+	/**
+	 * A lock of another kind that a multi-key request re-entered is released with the
+	 * request's last hold as it was taken, not in the plain locks' shared release.
+	 */
+	@Test
+	void aFairLockReenteredByAMultiKeyRequestIsReleasedWithTheRequestsLastHold() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		String a = multiKey(0);
+		String b = multiKey(1);
+		LockHandle fair = lock.tryAcquire(LockRequest.of(a).withFair(true)).orElseThrow();
+		LockHandle both = lock.tryAcquire(LockRequest.all(LockRequest.of(a), LockRequest.of(b))).orElseThrow();
+		fair.close();
+		assertThat(isLockedInStore(a)).as("held by the multi-key request").isTrue();
+		both.close();
+		assertThat(isLockedInStore(a)).isFalse();
+		assertThat(isLockedInStore(b)).isFalse();
+		assertThat(lock.lostLockCount()).isZero();
+		assertThat(newLock().tryAcquire(LockRequest.of(a).withFair(true))).hasValueSatisfying(LockHandle::close);
 	}
 
 	@Test

@@ -1,5 +1,7 @@
 package io.github.distributelock.core;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +27,9 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 	public final AtomicInteger renewals = new AtomicInteger();
 
 	public final AtomicInteger releases = new AtomicInteger();
+
+	/** While set, single-key releases fail as on a reset connection, unsent. */
+	public volatile boolean failReleases;
 
 	public final AtomicInteger acquireAllAttempts = new AtomicInteger();
 
@@ -160,6 +165,10 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 	@Override
 	public CompletionStage<Boolean> release(Claim claim) {
 		this.releases.incrementAndGet();
+		if (this.failReleases) {
+			return CompletableFuture
+				.failedFuture(new UncheckedIOException(new IOException("connection reset, as a test asked for")));
+		}
 		return this.delegate.release(claim);
 	}
 

@@ -1,4 +1,4 @@
--- After a permit holder left: the key's row, held by the permit marker, lasts as long as the
+-- After a permit holder left or renewed: the key's row, held by the permit marker, lasts as long as the
 -- longest lease of the holders left, or is free at once when none is left.
 UPDATE ${table} SET expires_at = COALESCE(
 	(SELECT MAX(p.expires_at) FROM ${table}_p p WHERE p.lock_key = :key AND p.expires_at > UTC_TIMESTAMP(6)),
