@@ -89,8 +89,8 @@ public final class LockRequest {
 	 * one key is not taken in time, the ones taken are released and none is held.
 	 * @param parts a request per key, at least one, no key twice
 	 * @return the combined request, whose {@link #key()} joins the keys with commas
-	 * @throws IllegalArgumentException if there is no part, a part is itself combined, or
-	 * a key comes twice
+	 * @throws IllegalArgumentException if there is no part, a part is itself combined or
+	 * carries an owner value, or a key comes twice
 	 */
 	public static LockRequest all(LockRequest... parts) {
 		if (parts == null || parts.length == 0) {
@@ -105,6 +105,11 @@ public final class LockRequest {
 			if (part.isMultiKey()) {
 				throw new IllegalArgumentException(
 						"A multi-key request cannot contain another one (" + part.key() + "); list its keys directly");
+			}
+			if (part.owner() != null) {
+				throw new IllegalArgumentException("A part of a multi-key request (" + part.key() + ") carries an "
+						+ "owner value of its own; the owner is the combined request's: call withOwner on "
+						+ "LockRequest.all(...) instead");
 			}
 			if (!keys.add(part.key())) {
 				throw new IllegalArgumentException("The key '" + part.key() + "' comes twice in one multi-key "

@@ -44,4 +44,14 @@ class LockRequestTests {
 			.isEqualTo(Duration.ofMinutes(1));
 	}
 
+	@Test
+	void aPartOfAMultiKeyRequestWithAnOwnerOfItsOwnIsRefusedAndTheCombinedRequestCarriesIt() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.all(LockRequest.of("a").withOwner("owner-1"), LockRequest.of("b")))
+			.withMessageContaining("owner value of its own")
+			.withMessageContaining("withOwner on LockRequest.all");
+		assertThat(LockRequest.all(LockRequest.of("a"), LockRequest.of("b")).withOwner("owner-1").owner())
+			.isEqualTo("owner-1");
+	}
+
 }
