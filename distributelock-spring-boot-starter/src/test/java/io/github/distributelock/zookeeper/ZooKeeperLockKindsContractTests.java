@@ -257,10 +257,7 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 			Future<Optional<LockHandle>> next = caller.submit(() -> lock.tryAcquire(fair));
 			assertThat(backend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
 			CompletableFuture<Optional<LockHandle>> behind = otherInstance.tryAcquireAsync(fair);
-			await().atMost(Duration.ofSeconds(10)).until(() -> children(path).size() == 3);
-			List<String> nodes = children(path).stream()
-				.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
-				.toList();
+			List<String> nodes = queueOfThree(path);
 			CompletableFuture<Void> releasing = held.releaseAsync();
 			LockHandle taken = next.get(10, TimeUnit.SECONDS).orElseThrow();
 			assertThat(children(path)).as("the holder's node, whose delete is held back").contains(nodes.get(0));
@@ -310,11 +307,7 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 			});
 			assertThat(backend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
 			CompletableFuture<Optional<LockHandle>> behind = otherInstance.tryAcquireAsync(fair);
-			await().atMost(Duration.ofSeconds(10)).until(() -> children(path).size() == 3);
-			String nextNode = children(path).stream()
-				.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
-				.toList()
-				.get(1);
+			String nextNode = queueOfThree(path).get(1);
 			backend.onAdmission(() -> {
 				Thread interrupted = callerThread.get();
 				interrupted.interrupt();
@@ -389,6 +382,16 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 		String report = FourLetterWordMain.send4LetterWord("127.0.0.1", zooKeeper.port(), "srvr");
 		String line = report.lines().filter((each) -> each.startsWith("Zxid:")).findFirst().orElseThrow();
 		return Long.decode(line.substring("Zxid:".length()).trim());
+	}
+
+	/**
+	 * The three nodes of the queue at {@code path}, once they are there, in their order.
+	 */
+	private static List<String> queueOfThree(String path) throws Exception {
+		await().atMost(Duration.ofSeconds(10)).until(() -> children(path).size() == 3);
+		return children(path).stream()
+			.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
+			.toList();
 	}
 
 	private static List<String> children(String path) throws Exception {
