@@ -101,8 +101,10 @@ public record LockKind(Type type, int permits) {
 	 * Whether the owner of a lock of this kind may re-enter it with a request of
 	 * {@code asked}: an exclusive or fair holder for either, a writer for writing and for
 	 * reading its own key, a reader for reading, a permit holder for its permit.
+	 * @param asked the kind the owner asks for again
+	 * @return whether the owner's hold admits it
 	 */
-	boolean admitsReentryAs(LockKind asked) {
+	public boolean admitsReentryAs(LockKind asked) {
 		return switch (this.type) {
 			case EXCLUSIVE, FAIR -> asked.type == Type.EXCLUSIVE || asked.type == Type.FAIR;
 			case WRITE -> asked.type == Type.WRITE || asked.type == Type.READ;

@@ -1,5 +1,6 @@
 package io.github.distributelock.reactive;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -11,6 +12,7 @@ import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -61,12 +63,16 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	public <T> Flux<T> withLock(LockRequest request, Function<LockHandle, ? extends Publisher<T>> work,
 			Supplier<? extends Throwable> busy) {
 		return Flux.deferContextual((context) -> {
-			LockHandle reentered = HeldKeys.of(context).handle(request.key());
+			HeldKeys held = HeldKeys.of(context);
+			LockHandle reentered = reentered(held, request);
 			if (reentered != null) {
 				return work.apply(reentered);
 			}
-			return Flux.usingWhen(acquired(request, busy),
-					(handle) -> Flux.from(work.apply(handle)).contextWrite(HeldKeys.with(request.key(), handle)),
+			LockRequest wanted = notHeld(held, request);
+			return Flux.usingWhen(acquired(wanted, busy),
+					(handle) -> Flux.defer(() -> work.apply(handle))
+						.subscribeOn(Schedulers.parallel())
+						.contextWrite(HeldKeys.with(this, wanted, handle)),
 					this::release, (handle, failure) -> release(handle), this::release);
 		});
 	}
@@ -75,27 +81,63 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	public <T> Mono<T> withLockMono(LockRequest request, Function<LockHandle, ? extends Mono<T>> work,
 			Supplier<? extends Throwable> busy) {
 		return Mono.deferContextual((context) -> {
-			LockHandle reentered = HeldKeys.of(context).handle(request.key());
+			HeldKeys held = HeldKeys.of(context);
+			LockHandle reentered = reentered(held, request);
 			if (reentered != null) {
 				return work.apply(reentered);
 			}
-			return Mono.usingWhen(acquired(request, busy),
-					(handle) -> work.apply(handle).contextWrite(HeldKeys.with(request.key(), handle)), this::release,
-					(handle, failure) -> release(handle), this::release);
+			LockRequest wanted = notHeld(held, request);
+			return Mono.usingWhen(acquired(wanted, busy),
+					(handle) -> Mono.defer(() -> work.apply(handle))
+						.subscribeOn(Schedulers.parallel())
+						.contextWrite(HeldKeys.with(this, wanted, handle)),
+					this::release, (handle, failure) -> release(handle), this::release);
 		});
 	}
 
 	/**
-	 * The held lock, delivered on Reactor's parallel scheduler: the acquisition completes
-	 * on a thread of the store's client (a Redis I/O thread, ZooKeeper's event thread),
-	 * where work that waits for the same client would wait for itself.
+	 * The hold of the pipeline that {@code request} re-enters: of its key, or of every
+	 * key of a multi-key request; {@code null} when something is left to take.
+	 */
+	private @Nullable LockHandle reentered(HeldKeys held, LockRequest request) {
+		if (!request.isMultiKey()) {
+			return held.reentered(this, request);
+		}
+		return held.notHeld(this, request).isEmpty() ? held.reentered(this, request.parts().get(0)) : null;
+	}
+
+	/**
+	 * What is left to take of {@code request}: the request itself, or the parts of a
+	 * multi-key request that the pipeline does not hold yet, with the request's wait,
+	 * owner, name, minimum hold and busy policy; a held part would wait for itself.
+	 */
+	private LockRequest notHeld(HeldKeys held, LockRequest request) {
+		if (!request.isMultiKey()) {
+			return request;
+		}
+		List<LockRequest> missing = held.notHeld(this, request);
+		if (missing.size() == request.parts().size()) {
+			return request;
+		}
+		LockRequest rest = LockRequest.all(missing.toArray(LockRequest[]::new))
+			.withWaitTime(request.waitTime())
+			.withName(request.name())
+			.withMinimumHold(request.minimumHold())
+			.withSkipWhenBusy(request.skipsWhenBusy());
+		return (request.owner() != null) ? rest.withOwner(request.owner()) : rest;
+	}
+
+	/**
+	 * The held lock, passed to {@code usingWhen} on the thread it came on, with nothing
+	 * in between that could drop it: a {@code publishOn} here lost a lock granted just as
+	 * the subscription was cancelled (its queue discards nothing for a {@code Mono}), and
+	 * the lock stayed held, renewed, until the instance closed. The work is what moves to
+	 * Reactor's parallel scheduler: the acquisition completes on a thread of the store's
+	 * client (a Redis I/O thread, ZooKeeper's event thread), where work that waits for
+	 * the same client would wait for itself.
 	 */
 	private Mono<LockHandle> acquired(LockRequest request, Supplier<? extends Throwable> busy) {
-		// A lock waiting in publishOn's queue when the subscription is cancelled is
-		// discarded by it, not passed on: released then.
-		return tryAcquire(request).switchIfEmpty(Mono.error(busy))
-			.publishOn(Schedulers.parallel())
-			.doOnDiscard(LockHandle.class, DefaultReactiveDistributeLock::releaseAbandoned);
+		return tryAcquire(request).switchIfEmpty(Mono.error(busy));
 	}
 
 	/**
@@ -129,7 +171,7 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	 * @return whether the key is held by an enclosing {@code withLock}
 	 */
 	public static boolean holds(ContextView context, String key) {
-		return HeldKeys.of(context).handle(key) != null;
+		return HeldKeys.of(context).holds(key);
 	}
 
 }

@@ -1,13 +1,25 @@
 package io.github.distributelock.reactive;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
+import io.github.distributelock.LockFailedException;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockKindConflictException;
+import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.MemoryLockBackend;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
+import reactor.core.Disposable;
 import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -17,6 +29,8 @@ import static org.awaitility.Awaitility.await;
  * uncontended acquisition completes before the subscriber hears of it.
  */
 class DefaultReactiveDistributeLockTests {
+
+	private static final Supplier<LockFailedException> BUSY = () -> new LockFailedException("busy", null, "k");
 
 	/**
 	 * A subscription cancelled once the engine has handed out the lock but before the
@@ -38,6 +52,115 @@ class DefaultReactiveDistributeLockTests {
 			await().atMost(Duration.ofSeconds(5)).until(() -> lock.heldLocks().isEmpty());
 			assertThat(lock.tryAcquire("reactive.cancelled", Duration.ZERO, null)).isPresent()
 				.hasValueSatisfying((handle) -> handle.close());
+		}
+	}
+
+	/**
+	 * A subscription cancelled once the lock is granted, while the work waits for a
+	 * thread of Reactor's parallel scheduler: the lock is released, not left held and
+	 * renewed by nobody. Every parallel worker is kept busy until after the cancel.
+	 */
+	@Test
+	void aSubscriptionCancelledWhileItsWorkWaitsForAThreadReleasesTheLock() throws Exception {
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(new MemoryLockBackend())) {
+			ReactiveDistributeLock reactive = new DefaultReactiveDistributeLock(() -> lock);
+			CountDownLatch busy = new CountDownLatch(Schedulers.DEFAULT_POOL_SIZE);
+			CountDownLatch go = new CountDownLatch(1);
+			for (int i = 0; i < Schedulers.DEFAULT_POOL_SIZE * 2; i++) {
+				Schedulers.parallel().schedule(() -> {
+					busy.countDown();
+					awaitQuietly(go);
+				});
+			}
+			try {
+				assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+				Disposable subscription = reactive
+					.withLockMono(LockRequest.of("reactive.granted"), (handle) -> Mono.just("work"),
+							() -> new LockFailedException("busy", null, "reactive.granted"))
+					.subscribe();
+				await().atMost(Duration.ofSeconds(5)).until(() -> !lock.heldLocks().isEmpty());
+				subscription.dispose();
+			}
+			finally {
+				go.countDown();
+			}
+			await().atMost(Duration.ofSeconds(5)).until(() -> lock.heldLocks().isEmpty());
+			assertThat(lock.tryAcquire("reactive.granted", Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+		}
+	}
+
+	/**
+	 * A nested lock re-enters the pipeline's hold only as the blocking engine re-enters a
+	 * thread's: of the same lock service, a kind the hold admits, and for a multi-key
+	 * request, each of its keys, taking the ones not held yet.
+	 */
+	@Test
+	void aNestedLockReentersOnlyWhatThePipelineHoldsAndAsAKindItsHoldAdmits() throws Exception {
+		MemoryLockBackend store = new MemoryLockBackend();
+		MemoryLockBackend otherStore = new MemoryLockBackend();
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(store);
+				DefaultDistributeLock otherInstance = new DefaultDistributeLock(store);
+				DefaultDistributeLock otherService = new DefaultDistributeLock(otherStore);
+				DefaultDistributeLock otherServicesInstance = new DefaultDistributeLock(otherStore)) {
+			ReactiveDistributeLock reactive = new DefaultReactiveDistributeLock(() -> lock);
+			ReactiveDistributeLock secondService = new DefaultReactiveDistributeLock(() -> otherService);
+			LockRequest read = LockRequest.of("k").withMode(LockMode.READ);
+			LockRequest both = LockRequest.all(LockRequest.of("a"), LockRequest.of("b"));
+			assertThat(nested(reactive, read, reactive, read.withMode(LockMode.WRITE), lock))
+				.as("a reader asking for the write lock of its key")
+				.failsWithin(Duration.ofSeconds(10))
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOf(LockKindConflictException.class)
+				.withMessageContaining("would deadlock");
+			try (LockHandle elsewhere = otherServicesInstance.tryAcquire("k", Duration.ZERO, null).orElseThrow()) {
+				assertThat(nested(reactive, LockRequest.of("k"), secondService, LockRequest.of("k"), lock))
+					.as("the key held in the other service's store")
+					.failsWithin(Duration.ofSeconds(10))
+					.withThrowableThat()
+					.havingCause()
+					.isInstanceOf(LockFailedException.class);
+			}
+			try (LockHandle a = otherInstance.tryAcquire("a", Duration.ZERO, null).orElseThrow()) {
+				assertThat(nested(reactive, LockRequest.of("a,b"), reactive, both, lock))
+					.as("a single key named like the multi-key request")
+					.failsWithin(Duration.ofSeconds(10))
+					.withThrowableThat()
+					.havingCause()
+					.isInstanceOf(LockFailedException.class);
+			}
+			assertThat(nested(reactive, both, reactive, LockRequest.of("a"), lock))
+				.succeedsWithin(Duration.ofSeconds(10))
+				.isEqualTo(List.of("a", "b"));
+			assertThat(nested(reactive, LockRequest.of("a"), reactive, both, lock))
+				.as("the nested request takes b alone, and a stays the outer hold")
+				.succeedsWithin(Duration.ofSeconds(10))
+				.isEqualTo(List.of("a", "b"));
+			await().atMost(Duration.ofSeconds(5)).until(() -> lock.heldLocks().isEmpty());
+		}
+	}
+
+	/**
+	 * {@code inner} taken within {@code outer}, failing busy at once; completes with the
+	 * keys {@code watched} holds during the inner work, in order.
+	 */
+	private static CompletableFuture<List<String>> nested(ReactiveDistributeLock outerService, LockRequest outer,
+			ReactiveDistributeLock innerService, LockRequest inner, DefaultDistributeLock watched) {
+		return outerService.withLockMono(outer,
+				(outerHandle) -> innerService.withLockMono(inner,
+						(innerHandle) -> Mono.fromCallable(
+								() -> watched.heldLocks().stream().map((held) -> held.key()).sorted().toList()),
+						BUSY),
+				BUSY)
+			.toFuture();
+	}
+
+	private static void awaitQuietly(CountDownLatch go) {
+		try {
+			go.await(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
