@@ -2,14 +2,15 @@ package io.github.distributelock.aop;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import io.github.distributelock.DistributeLock;
-import io.github.distributelock.LockFailedException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockServiceShutdownException;
 import io.github.distributelock.LockRequest;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
@@ -60,12 +61,12 @@ final class CompletionStageLocking {
 		}
 		catch (InterruptedException ex) {
 			acquiring.cancel(false);
-			Thread.currentThread().interrupt();
-			LockFailedException failure = definition.failure(request.key());
-			failure.initCause(ex);
-			throw failure;
+			return definition.busyPolicy().interrupted(request.key(), ex);
 		}
 		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof LockServiceShutdownException shutdown) {
+				return definition.busyPolicy().shuttingDown(request.key(), shutdown);
+			}
 			throw ex.getCause();
 		}
 		if (handle.isEmpty()) {
@@ -99,7 +100,13 @@ final class CompletionStageLocking {
 			}
 		});
 		acquiring.whenComplete((handle, failure) -> {
-			if (failure != null) {
+			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+					? failure.getCause() : failure;
+			if (cause instanceof LockServiceShutdownException shutdown && definition.skipsWhenBusy()) {
+				definition.busyPolicy().shuttingDown(request.key(), shutdown);
+				result.complete(null);
+			}
+			else if (failure != null) {
 				result.completeExceptionally(failure);
 			}
 			else if (handle.isEmpty() && definition.skipsWhenBusy()) {

@@ -4,6 +4,7 @@ import java.util.function.Supplier;
 
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockRequest;
+import io.github.distributelock.LockServiceShutdownException;
 import io.github.distributelock.reactive.DefaultReactiveDistributeLock;
 import io.github.distributelock.reactive.ReactiveDistributeLock;
 import org.aopalliance.intercept.MethodInvocation;
@@ -46,18 +47,28 @@ final class PublisherLocking {
 		Supplier<Throwable> busy = () -> skips ? SKIPPED : definition.failure(request.key());
 		if (adapter.isMultiValue()) {
 			Flux<?> work = Flux.from(adapter.toPublisher(source));
-			return adapter.fromPublisher(
-					this.lock.withLock(request, (handle) -> work, busy).onErrorResume(SKIPPED::equals, (skipped) -> {
-						definition.busyPolicy().busy(request.key());
-						return Flux.empty();
-					}));
+			return adapter.fromPublisher(this.lock.withLock(request, (handle) -> work, busy)
+				.onErrorResume((failure) -> skipped(definition, request, failure), (skipped) -> Flux.empty()));
 		}
 		Mono<?> work = Mono.from(adapter.toPublisher(source));
-		return adapter.fromPublisher(
-				this.lock.withLockMono(request, (handle) -> work, busy).onErrorResume(SKIPPED::equals, (skipped) -> {
-					definition.busyPolicy().busy(request.key());
-					return Mono.empty();
-				}));
+		return adapter.fromPublisher(this.lock.withLockMono(request, (handle) -> work, busy)
+			.onErrorResume((failure) -> skipped(definition, request, failure), (skipped) -> Mono.empty()));
+	}
+
+	/**
+	 * Whether the call is skipped, as a blocking one would be: its lock was busy, or the
+	 * lock service shut down, for a method that skips when busy.
+	 */
+	private static boolean skipped(LockDefinition definition, LockRequest request, Throwable failure) {
+		if (failure == SKIPPED) {
+			definition.busyPolicy().busy(request.key());
+			return true;
+		}
+		if (failure instanceof LockServiceShutdownException shutdown && definition.skipsWhenBusy()) {
+			definition.busyPolicy().shuttingDown(request.key(), shutdown);
+			return true;
+		}
+		return false;
 	}
 
 }

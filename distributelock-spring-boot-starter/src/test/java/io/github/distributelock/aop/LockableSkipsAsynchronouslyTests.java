@@ -1,0 +1,123 @@
+package io.github.distributelock.aop;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.Lockable;
+import io.github.distributelock.Lockable.OnBusy;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.MemoryLockBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.aop.framework.ProxyFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A skipping {@link Lockable @Lockable} method that returns a future or a publisher is
+ * skipped where a blocking one is (see the scheduled-jobs page): when the lock service
+ * shuts down, and when its caller is interrupted while it waits.
+ */
+class LockableSkipsAsynchronouslyTests {
+
+	private final MemoryLockBackend store = new MemoryLockBackend();
+
+	private final DefaultDistributeLock lock = new DefaultDistributeLock(this.store);
+
+	private final Jobs target = new Jobs();
+
+	private final Jobs jobs = proxy(this.target, this.lock);
+
+	@AfterEach
+	void closeLock() {
+		this.lock.close();
+	}
+
+	@Test
+	void aFutureMonoOrFluxMethodIsSkippedWhenTheLockServiceShutsDown() throws Exception {
+		this.lock.close();
+		assertThat(this.jobs.future().get(5, TimeUnit.SECONDS)).isNull();
+		assertThat(this.jobs.mono().blockOptional(Duration.ofSeconds(5))).isEmpty();
+		assertThat(this.jobs.flux().collectList().block(Duration.ofSeconds(5))).isEmpty();
+		assertThat(this.target.runs).hasValue(0);
+	}
+
+	@Test
+	void aFutureMethodInterruptedWhileItsCallerWaitsIsSkippedAndKeepsTheInterrupt() throws Exception {
+		AtomicReference<Object> outcome = new AtomicReference<>("not returned");
+		AtomicBoolean interruptKept = new AtomicBoolean();
+		CountDownLatch returned = new CountDownLatch(1);
+		try (DefaultDistributeLock otherInstance = new DefaultDistributeLock(this.store);
+				LockHandle held = otherInstance.tryAcquire("job.waiting", Duration.ZERO, null).orElseThrow()) {
+			Thread caller = new Thread(() -> {
+				try {
+					outcome.set(this.jobs.futureWaiting().getNow("not completed"));
+				}
+				catch (RuntimeException ex) {
+					outcome.set(ex);
+				}
+				interruptKept.set(Thread.currentThread().isInterrupted());
+				returned.countDown();
+			});
+			caller.start();
+			await().atMost(Duration.ofSeconds(10)).until(() -> caller.getState() == Thread.State.WAITING);
+			caller.interrupt();
+			assertThat(returned.await(10, TimeUnit.SECONDS)).isTrue();
+		}
+		assertThat(outcome.get()).isNull();
+		assertThat(interruptKept).isTrue();
+		assertThat(this.target.runs).hasValue(0);
+	}
+
+	private static Jobs proxy(Jobs target, DefaultDistributeLock lock) {
+		ProxyFactory factory = new ProxyFactory(target);
+		factory.setProxyTargetClass(true);
+		factory.addAdvice(new LockableMethodInterceptor(new LockKeyResolver("_", "busy|1"), () -> lock));
+		return (Jobs) factory.getProxy();
+	}
+
+	public static class Jobs {
+
+		final AtomicInteger runs = new AtomicInteger();
+
+		@Lockable(key = "job.future", onBusy = OnBusy.SKIP)
+		public CompletableFuture<String> future() {
+			this.runs.incrementAndGet();
+			return CompletableFuture.completedFuture("ran");
+		}
+
+		@Lockable(key = "job.waiting", onBusy = OnBusy.SKIP, waitTimeMs = 20_000)
+		public CompletableFuture<String> futureWaiting() {
+			this.runs.incrementAndGet();
+			return CompletableFuture.completedFuture("ran");
+		}
+
+		@Lockable(key = "job.mono", onBusy = OnBusy.SKIP)
+		public Mono<String> mono() {
+			return Mono.fromCallable(() -> {
+				this.runs.incrementAndGet();
+				return "ran";
+			});
+		}
+
+		@Lockable(key = "job.flux", onBusy = OnBusy.SKIP)
+		public Flux<String> flux() {
+			return Flux.defer(() -> {
+				this.runs.incrementAndGet();
+				return Flux.just("ran");
+			});
+		}
+
+	}
+
+}
