@@ -1,5 +1,6 @@
 package io.github.distributelock.aop;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -7,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
@@ -27,9 +29,12 @@ import org.springframework.util.ClassUtils;
  * thread (its thread-bound state, such as a security context, stays in place), and the
  * lock is released when the stage completes. The lock belongs to the stage, not to the
  * thread, which goes on to other work: a nested lock on the same key waits like any other
- * caller. On a Reactor non-blocking thread (an event loop), it is taken without blocking,
+ * caller. On a thread of an event loop (Reactor's non-blocking threads, Netty's, which
+ * the Redis client's are, and ZooKeeper's client threads), it is taken without blocking,
  * and the method is called on {@code executor} once it is held, never on the thread of
- * the store's client that granted it.
+ * the store's client that granted it: downstream of a locked publisher the pipeline goes
+ * on on such a thread, which a blocking wait there would keep from delivering the answer
+ * it waits for.
  */
 final class CompletionStageLocking {
 
@@ -37,6 +42,13 @@ final class CompletionStageLocking {
 
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.scheduler.Schedulers",
 			CompletionStageLocking.class.getClassLoader());
+
+	/** The threads of event loops that are not Reactor's, where present. */
+	private static final List<Class<?>> EVENT_LOOP_THREADS = Stream
+		.of("io.netty.util.concurrent.FastThreadLocalThread", "org.apache.zookeeper.server.ZooKeeperThread")
+		.filter((name) -> ClassUtils.isPresent(name, CompletionStageLocking.class.getClassLoader()))
+		.<Class<?>>map((name) -> ClassUtils.resolveClassName(name, CompletionStageLocking.class.getClassLoader()))
+		.toList();
 
 	private final Supplier<DistributeLock> lock;
 
@@ -48,7 +60,7 @@ final class CompletionStageLocking {
 	}
 
 	@Nullable Object invoke(MethodInvocation invocation, LockDefinition definition, LockRequest request) throws Throwable {
-		if (REACTOR_PRESENT && reactor.core.scheduler.Schedulers.isInNonBlockingThread()) {
+		if (onAnEventLoop()) {
 			return invokeWithoutBlocking(invocation, definition, request);
 		}
 		// Owned by the stage, not by the thread: the thread goes on to other work while
@@ -87,6 +99,19 @@ final class CompletionStageLocking {
 		}
 		((CompletionStage<?>) result).whenComplete((value, failure) -> release(held));
 		return result;
+	}
+
+	private static boolean onAnEventLoop() {
+		if (REACTOR_PRESENT && reactor.core.scheduler.Schedulers.isInNonBlockingThread()) {
+			return true;
+		}
+		Thread thread = Thread.currentThread();
+		for (Class<?> eventLoopThread : EVENT_LOOP_THREADS) {
+			if (eventLoopThread.isInstance(thread)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private CompletableFuture<@Nullable Object> invokeWithoutBlocking(MethodInvocation invocation,

@@ -137,6 +137,22 @@ abstract class AbstractReactiveLockableTests {
 		});
 	}
 
+	/**
+	 * A locked {@code Mono} goes on on the thread that completed its release, a thread of
+	 * the store's client: a locked future method called there does not block it waiting
+	 * for an answer that thread must deliver.
+	 */
+	@Test
+	void aFutureMethodCalledOnTheThreadThatEndedALockedMonoGetsItsLock() {
+		runner().run((context) -> {
+			Work work = context.getBean(Work.class);
+			work.probe(() -> true);
+			assertThat(work.inner().then(Mono.fromFuture(work::future)).block(Duration.ofSeconds(30)))
+				.isEqualTo("done");
+			await().atMost(Duration.ofSeconds(10)).until(() -> !lockedInStore(context).test("future.work"));
+		});
+	}
+
 	@Test
 	void aFutureFromSupplyAsyncHoldsTheLockUntilItCompletes() {
 		runner().run((context) -> {
