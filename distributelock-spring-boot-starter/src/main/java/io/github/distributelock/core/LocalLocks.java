@@ -157,7 +157,7 @@ final class LocalLocks {
 				}
 			}
 			if (!held.kind().admitsReentryAs(kind)) {
-				throw held.kind().reentryConflict(kind, this.entry.key, backend);
+				throw held.kind().reentryConflict(kind, this.entry.key, backend, "this thread");
 			}
 			return held.reenter(reentrancyOwner) ? held : null;
 		}

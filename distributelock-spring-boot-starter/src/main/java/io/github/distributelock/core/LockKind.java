@@ -115,16 +115,22 @@ public record LockKind(Type type, int permits) {
 
 	/**
 	 * Why the owner of a lock of this kind cannot re-enter it as {@code asked}.
+	 * @param asked the kind asked for
+	 * @param key the lock key
+	 * @param backend the backend's name, or where the hold is known
+	 * @param holder who holds it, as the message names it: {@code this thread}, or
+	 * {@code this reactive pipeline}
+	 * @return the conflict, with what to do instead
 	 */
-	LockKindConflictException reentryConflict(LockKind asked, String key, String backend) {
+	public LockKindConflictException reentryConflict(LockKind asked, String key, String backend, String holder) {
 		if (this.type == Type.READ && asked.type == Type.WRITE) {
 			return new LockKindConflictException(
-					"Lock '" + key + "' is held for reading by this thread, which "
+					"Lock '" + key + "' is held for reading by " + holder + ", which "
 							+ "asked for the write lock: upgrading would deadlock (two readers upgrading wait for each "
 							+ "other forever). Release the read lock first, or take the write lock from the start.",
 					key, backend);
 		}
-		return new LockKindConflictException("Lock '" + key + "' is held by this thread as a " + describe()
+		return new LockKindConflictException("Lock '" + key + "' is held by " + holder + " as a " + describe()
 				+ " lock, and was asked for as a " + asked.describe() + " lock; a key is locked as one kind at a "
 				+ "time. Use another key, or the same kind.", key, backend);
 	}

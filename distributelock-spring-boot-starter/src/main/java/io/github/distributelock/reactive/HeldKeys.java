@@ -54,7 +54,7 @@ final class HeldKeys {
 		}
 		LockKind asked = LockKind.of(request);
 		if (!held.kind.admitsReentryAs(asked)) {
-			throw conflict(request.key(), held.kind, asked);
+			throw held.kind.reentryConflict(asked, request.key(), REACTIVE, "this reactive pipeline");
 		}
 		return new Reentered(held.handle);
 	}
@@ -79,18 +79,6 @@ final class HeldKeys {
 			}
 		}
 		return missing;
-	}
-
-	private static LockKindConflictException conflict(String key, LockKind held, LockKind asked) {
-		if (held.type() == LockKind.Type.READ && asked.type() == LockKind.Type.WRITE) {
-			return new LockKindConflictException("Lock '" + key + "' is held for reading by this reactive pipeline, "
-					+ "which asked for the write lock: upgrading would deadlock (two readers upgrading wait for each "
-					+ "other forever). Release the read lock first, or take the write lock from the start.", key,
-					REACTIVE);
-		}
-		return new LockKindConflictException("Lock '" + key + "' is held by this reactive pipeline as a " + held.tag()
-				+ " lock, and was asked for as a " + asked.tag() + " lock; a key is locked as one kind "
-				+ "at a time. Use another key, or the same kind.", key, REACTIVE);
 	}
 
 	/**
