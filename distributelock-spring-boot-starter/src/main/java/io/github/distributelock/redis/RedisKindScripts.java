@@ -129,10 +129,12 @@ final class RedisKindScripts {
 	Call renew(Claim claim, Duration lease) {
 		String lockKey = lockKey(claim);
 		String millis = Long.toString(lease.toMillis());
+		String channel = this.keys.releaseChannel(lockKey);
 		return switch (claim.kind().type()) {
-			case EXCLUSIVE, FAIR, WRITE -> new Call(RedisScripts.RENEW, List.of(lockKey), List.of(word(claim), millis));
+			case EXCLUSIVE, FAIR, WRITE ->
+				new Call(RedisScripts.RENEW, List.of(lockKey), List.of(word(claim), millis, channel));
 			case READ, PERMITS -> new Call(SHARED_RENEW, List.of(lockKey, this.keys.holdersKey(lockKey)),
-					List.of(word(claim), claim.owner(), millis));
+					List.of(word(claim), claim.owner(), millis, channel));
 		};
 	}
 

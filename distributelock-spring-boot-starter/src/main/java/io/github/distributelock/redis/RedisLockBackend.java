@@ -290,11 +290,11 @@ public class RedisLockBackend implements HandOverLockBackend, MultiKeyLockBacken
 	}
 
 	/**
-	 * Waits on the key's release channel. Whether the lock was freed between the attempt
-	 * and the subscription is known without asking Redis when the channel was subscribed
-	 * since before the attempt; otherwise one {@code EXISTS} tells, and a reader or a
-	 * permit waiter, which a holder leaving may let in while others stay, attempts again
-	 * at once.
+	 * Waits on the key's release channel. Whether the lock was freed (or its lease cut)
+	 * between the attempt and the subscription is known without asking Redis when the
+	 * channel was subscribed since before the attempt; otherwise one {@code PTTL} tells,
+	 * and a reader or a permit waiter, which a holder leaving may let in while others
+	 * stay, attempts again at once.
 	 */
 	@Override
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
@@ -303,9 +303,17 @@ public class RedisLockBackend implements HandOverLockBackend, MultiKeyLockBacken
 				: null;
 		return this.releaseListener.await(this.keys.releaseChannel(lockKey), deadline, heard,
 				() -> RedisKindScripts.freedWithTheLockWord(claim.kind())
-						? this.redis.<Long>send((commands) -> commands.exists(bytes(lockKey)).toCompletableFuture())
-							.thenApply((exists) -> exists == null || exists == 0)
-						: CompletableFuture.completedFuture(true));
+						? this.redis.<Long>send((commands) -> commands.pttl(bytes(lockKey)).toCompletableFuture())
+							.thenApply(RedisLockBackend::leaseLeft)
+						: CompletableFuture.completedFuture(0L));
+	}
+
+	/** The lease left by a reply to {@code PTTL}: -2 for no key, -1 for no expiry. */
+	private static long leaseLeft(@Nullable Long pttl) {
+		if (pttl == null || pttl == -2) {
+			return 0;
+		}
+		return (pttl == -1) ? Long.MAX_VALUE : Math.max(pttl, 1);
 	}
 
 	/**

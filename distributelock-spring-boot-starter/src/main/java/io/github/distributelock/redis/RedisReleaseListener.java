@@ -101,14 +101,18 @@ final class RedisReleaseListener implements AutoCloseable {
 	}
 
 	/**
-	 * Subscribes to {@code channel} unless it is already, and completes when a release
-	 * message arrives, when {@code released} finds the lock free once subscribed, or at
-	 * the deadline. Whether the lock was freed since {@code heardBeforeAttempt} was taken
-	 * is known without asking Redis when the channel was subscribed throughout: a release
-	 * since then was heard. Cancelling the wait leaves the channel.
+	 * Subscribes to {@code channel} unless it is already, and completes when a message
+	 * arrives (a release, or a lease cut shorter), when {@code leaseLeft} finds the lock
+	 * free once subscribed or its lease ended since, or at the deadline. Whether the lock
+	 * was freed or its lease cut since {@code heardBeforeAttempt} was taken is known
+	 * without asking Redis when the channel was subscribed throughout: the message was
+	 * heard. Cancelling the wait leaves the channel.
+	 * @param leaseLeft how long the key's lease still runs, in milliseconds: 0 or less if
+	 * the key is free, {@link Long#MAX_VALUE} if this waiter may not attempt before a
+	 * message even when it ends
 	 */
 	CompletableFuture<Void> await(String channel, Deadline deadline, @Nullable Heard heardBeforeAttempt,
-			Supplier<CompletableFuture<Boolean>> released) {
+			Supplier<CompletableFuture<Long>> leaseLeft) {
 		CompletableFuture<Void> woken = new CompletableFuture<>();
 		Channel subscription = join(channel, woken);
 		woken.whenComplete((result, failure) -> leave(subscription, woken));
@@ -124,12 +128,19 @@ final class RedisReleaseListener implements AutoCloseable {
 				}
 			}
 			else if (!woken.isDone()) {
-				released.get().whenComplete((free, checkFailure) -> {
+				leaseLeft.get().whenComplete((millis, checkFailure) -> {
 					if (checkFailure != null) {
 						woken.completeExceptionally(checkFailure);
 					}
-					else if (free) {
+					else if (millis <= 0) {
 						woken.complete(null);
+					}
+					else if (millis != Long.MAX_VALUE) {
+						// A message before the subscription, such as a lease cut to the
+						// rest
+						// of a minimum hold, was missed: the lease as it is now bounds
+						// the wait.
+						expireAt(woken, deadline.atMost(Duration.ofMillis(millis).plusMillis(1)));
 					}
 				});
 			}

@@ -315,6 +315,41 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		}
 	}
 
+	/**
+	 * Another instance that already waits when the holder's lease is cut to the rest of
+	 * its minimum hold takes the key when that hold ends: it timed its wait by the longer
+	 * lease, so the store must tell it of the shorter one, also when the cut came between
+	 * its attempt and the start of its wait (the plain and the write lock here).
+	 */
+	@Test
+	void aWaiterOfAnotherInstanceTakesTheKeyWhenTheMinimumHoldOfItsHolderEnds() throws Exception {
+		Duration lease = Duration.ofSeconds(60);
+		List<LockRequest> kinds = List.of(LockRequest.of(key() + ".plain"),
+				LockRequest.of(key() + ".fair").withFair(true), LockRequest.of(key() + ".read").withMode(LockMode.READ),
+				LockRequest.of(key() + ".write").withMode(LockMode.WRITE),
+				LockRequest.of(key() + ".permit").withPermits(1));
+		for (LockRequest kind : kinds) {
+			DefaultDistributeLock holder = closeAfterTest(
+					new DefaultDistributeLock(trackBackend(newBackend()), lease, false, LockEventListener.NONE, null));
+			LockHandle held = holder.tryAcquire(kind.withMinimumHold(Duration.ofSeconds(1))).orElseThrow();
+			CountingLockBackend waiterBackend = countingBackend();
+			DefaultDistributeLock waiter = closeAfterTest(new DefaultDistributeLock(waiterBackend));
+			LockRequest excluding = (kind.mode() == LockMode.READ) ? kind.withMode(LockMode.WRITE) : kind;
+			boolean cutBeforeTheWaitStarts = kind.mode() != LockMode.READ && !kind.fair() && kind.permits() == 0;
+			CompletableFuture<Void> waitGo = cutBeforeTheWaitStarts ? waiterBackend.holdBackWaits()
+					: CompletableFuture.completedFuture(null);
+			Future<Optional<LockHandle>> waited = this.callers
+				.submit(() -> waiter.tryAcquire(excluding.withWaitTime(lease.dividedBy(2))));
+			assertThat(waiterBackend.waiting.await(20, TimeUnit.SECONDS)).isTrue();
+			held.close();
+			waitGo.complete(null);
+			// Long before the waiter's own wait, or the lease it was told of, would end.
+			assertThat(waited.get(lease.dividedBy(4).toSeconds(), TimeUnit.SECONDS))
+				.as(LockKind.of(kind).tag() + " lock cut to a minimum hold of 1 s while another instance waited")
+				.hasValueSatisfying(LockHandle::close);
+		}
+	}
+
 	private void assertHoldsAloneOrIsRefused(DefaultDistributeLock lock, DefaultDistributeLock other, LockRequest owned,
 			LockRequest excluding, long tokenBefore, String after) throws Exception {
 		Optional<LockHandle> again;

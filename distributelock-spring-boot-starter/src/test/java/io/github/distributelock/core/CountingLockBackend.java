@@ -70,6 +70,8 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 	private volatile Runnable onAdmission = () -> {
 	};
 
+	private volatile CompletableFuture<Void> waitsGo = CompletableFuture.completedFuture(null);
+
 	/**
 	 * A counting backend with the capabilities of the delegate: a
 	 * {@link SessionLockBackend} and a {@link HandOverLockBackend} if the delegate is
@@ -91,6 +93,17 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 	public CountDownLatch holdBackHandOvers() {
 		CountDownLatch go = new CountDownLatch(1);
 		this.handOversGo = go;
+		return go;
+	}
+
+	/**
+	 * Starts the waits in the store (subscribing, watching) only once the returned future
+	 * completes; {@link #waiting} still counts them down when they are asked for. A test
+	 * acts between a refused attempt and its wait.
+	 */
+	public CompletableFuture<Void> holdBackWaits() {
+		CompletableFuture<Void> go = new CompletableFuture<>();
+		this.waitsGo = go;
 		return go;
 	}
 
@@ -176,7 +189,7 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
 		this.awaitingRelease.incrementAndGet();
 		this.waiting.countDown();
-		return this.delegate.awaitRelease(claim, lastAttempt, deadline);
+		return this.waitsGo.thenCompose((go) -> this.delegate.awaitRelease(claim, lastAttempt, deadline));
 	}
 
 	@Override

@@ -272,7 +272,19 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 					}
 				}
 			}
-			return AcquireResult.heldByAnother(null, MemoryLockBackend.this.releases);
+			return AcquireResult.heldByAnother(holdersLeaseRemaining(now), MemoryLockBackend.this.releases);
+		}
+
+		/**
+		 * When the key's last holder's lease ends, as Redis's {@code PTTL} of the lock
+		 * word tells: a waiter is woken then, since nothing announces an expiry.
+		 */
+		private @Nullable Duration holdersLeaseRemaining(long now) {
+			long latest = (this.exclusive != null) ? this.exclusive.expiresAt : now;
+			for (Holder holder : this.shared.values()) {
+				latest = (holder.expiresAt - latest > 0) ? holder.expiresAt : latest;
+			}
+			return (latest - now > 0) ? Duration.ofNanos(latest - now) : null;
 		}
 
 		private void conflictWith(LockKind kind) {
@@ -310,7 +322,13 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 			if (holder == null) {
 				return false;
 			}
-			holder.expiresAt = System.nanoTime() + leaseNanos;
+			long expiresAt = System.nanoTime() + leaseNanos;
+			if (expiresAt - holder.expiresAt < 0) {
+				// A lease cut shorter is told to waiters as a release is (Redis publishes
+				// it): they timed their wait by the longer one.
+				MemoryLockBackend.this.releases++;
+			}
+			holder.expiresAt = expiresAt;
 			return true;
 		}
 
