@@ -1,5 +1,7 @@
 package io.github.distributelock.autoconfigure;
 
+import java.time.Duration;
+
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.actuate.LockStoreMonitor;
 import io.github.distributelock.core.DefaultDistributeLock;
@@ -42,7 +44,14 @@ public final class DistributeLockAutoConfiguration {
 	@ConditionalOnMissingBean(DistributeLock.class)
 	DefaultDistributeLock distributeLock(LockBackend backend, DistributeLockProperties properties,
 			ObjectProvider<LockEventListener> eventListeners) {
-		return new DefaultDistributeLock(backend, properties.getWatchdogLease(), properties.isThrowOnLost(),
+		Duration watchdogLease = properties.getWatchdogLease();
+		if (watchdogLease.toMillis() < 1) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.watchdog-lease is " + watchdogLease
+							+ ": a lock's lease in the store must last at least 1 ms.",
+					"Set distributelock.watchdog-lease to a positive duration (30s by default), or remove it.");
+		}
+		return new DefaultDistributeLock(backend, watchdogLease, properties.isThrowOnLost(),
 				LockEventListener.of(eventListeners.orderedStream().toList()), null);
 	}
 

@@ -1,5 +1,7 @@
 package io.github.distributelock.autoconfigure;
 
+import java.time.Duration;
+
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.redis.RedisLockBackend;
 
@@ -33,6 +35,13 @@ class RedisLockConfiguration {
 		}
 		RedisLockBackendSettings settings = new RedisLockBackendSettings(properties.getRedis());
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(settings));
+		Duration fenceIdleTimeout = settings.getFenceIdleTimeout();
+		if (fenceIdleTimeout.toMillis() < 1) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.redis.fence-idle-timeout is " + fenceIdleTimeout
+							+ ": the fencing counter of a key would expire as soon as it is written.",
+					"Set distributelock.redis.fence-idle-timeout to a positive duration (1m by default), or remove it.");
+		}
 		try {
 			return new RedisLockBackend(factory, settings.getKeyPrefix(), settings.getFenceIdleTimeout(),
 					settings.getMinReplicasToAck(), settings.getReplicaAckTimeout());

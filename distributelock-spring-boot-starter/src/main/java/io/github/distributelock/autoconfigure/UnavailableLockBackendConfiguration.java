@@ -37,9 +37,19 @@ class UnavailableLockBackendConfiguration {
 					"distributelock.type is '" + type + "', which is not a lock store distributelock knows.",
 					"Set distributelock.type to one of: " + LockType.validValues() + ".");
 		}
+		if (!type.equals(type.strip())) {
+			// The backends' conditions compare the value as written: spaces around it,
+			// from an environment variable or a properties file, choose none of them.
+			return new DistributeLockConfigurationException(
+					"distributelock.type is '" + type + "', with spaces around the store's name.",
+					"Set distributelock.type to '" + lockType.propertyValue() + "', without the spaces.");
+		}
 		String missing = lockType.missingClass(classLoader)
-			.orElseThrow(() -> new IllegalStateException("distributelock.type=" + lockType.propertyValue()
-					+ " has its libraries but no lock backend was configured; define a LockBackend bean"));
+			.orElseThrow(() -> new DistributeLockConfigurationException(
+					"distributelock.type=" + lockType.propertyValue()
+							+ " has its libraries, but no lock backend was configured for it.",
+					"Check that no other configuration excludes distributelock's " + lockType.propertyValue()
+							+ " configuration, or define a LockBackend bean."));
 		return new DistributeLockConfigurationException(
 				"distributelock.type=" + lockType.propertyValue() + " needs " + missing
 						+ " on the classpath, and it is missing.",

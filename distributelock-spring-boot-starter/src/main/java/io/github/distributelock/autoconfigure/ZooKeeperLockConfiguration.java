@@ -45,6 +45,11 @@ class ZooKeeperLockConfiguration {
 					"Set distributelock.zookeeper.connect-string to the host:port pairs of the ZooKeeper ensemble, "
 							+ "such as zk1:2181,zk2:2181,zk3:2181, or define a CuratorFramework bean.");
 		}
+		if (zookeeper.getMaxRetries() < 0) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.zookeeper.max-retries is " + zookeeper.getMaxRetries() + ", below 0.",
+					"Set distributelock.zookeeper.max-retries to 0 (no retries) or more (3 by default).");
+		}
 		CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
 			.connectString(connectString)
 			.sessionTimeoutMs(millis(zookeeper.getSessionTimeout(), "session-timeout"))

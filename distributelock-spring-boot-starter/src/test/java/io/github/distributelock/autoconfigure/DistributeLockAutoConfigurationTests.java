@@ -1,6 +1,8 @@
 package io.github.distributelock.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -30,7 +32,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -173,6 +177,64 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Test
+	void watchdogLeaseThatIsNotPositiveFailsAtStartupNamingTheProperty() {
+		for (String lease : List.of("0s", "-5s")) {
+			this.contextRunner.withPropertyValues("distributelock.type=redis", "distributelock.watchdog-lease=" + lease)
+				.run((context) -> {
+					FailureAnalysis analysis = failureAnalysis(context);
+					assertThat(analysis.getDescription()).contains("distributelock.watchdog-lease is");
+					assertThat(analysis.getAction()).contains("distributelock.watchdog-lease to a positive duration");
+				});
+		}
+	}
+
+	@Test
+	void fenceIdleTimeoutThatIsNotPositiveFailsAtStartupNamingTheProperty() {
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.redis.fence-idle-timeout=-5s")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).contains("distributelock.redis.fence-idle-timeout is PT-5S");
+				assertThat(analysis.getAction()).contains("to a positive duration");
+			});
+	}
+
+	@Test
+	void typeWithSpacesAroundItFailsSayingToRemoveThem() {
+		// As an environment variable can carry it; property files keep trailing spaces
+		// too.
+		this.contextRunner
+			.withInitializer((context) -> context.getEnvironment()
+				.getPropertySources()
+				.addFirst(new MapPropertySource("environment", Map.of("distributelock.type", "redis "))))
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).contains("'redis '").contains("spaces");
+				assertThat(analysis.getAction()).contains("to 'redis', without the spaces");
+			});
+	}
+
+	@Test
+	void advisorOutsideTheTransactionAdvisorStarts() {
+		this.contextRunner.withPropertyValues("distributelock.type=redis")
+			.withUserConfiguration(TransactionsConfiguration.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void orderNotBelowTheTransactionAdvisorsFailsAtStartup() {
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.order=" + Ordered.LOWEST_PRECEDENCE)
+			.withUserConfiguration(TransactionsConfiguration.class)
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).contains("distributelock.order is " + Ordered.LOWEST_PRECEDENCE)
+					.contains("release its lock before the commit");
+				assertThat(analysis.getAction()).contains("Set distributelock.order below");
+			});
+	}
+
+	@Test
 	void advisorRunsOutsideTheTransactionAdvisorByDefault() {
 		this.contextRunner.withPropertyValues("distributelock.type=redis")
 			.run((context) -> assertThat(context.getBean(LockableAdvisor.class).getOrder())
@@ -276,6 +338,12 @@ class DistributeLockAutoConfigurationTests {
 			.analyze(context.getStartupFailure());
 		assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
 		return analysis;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableTransactionManagement
+	static class TransactionsConfiguration {
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -165,6 +165,18 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	@Test
+	void negativeMaxRetriesFailsAndNamesTheProperty() {
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+					"distributelock.zookeeper.max-retries=-1")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).contains("distributelock.zookeeper.max-retries is -1");
+				assertThat(analysis.getAction()).contains("distributelock.zookeeper.max-retries to 0");
+			});
+	}
+
+	@Test
 	void invalidRootFailsAndNamesTheProperty() {
 		this.contextRunner
 			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
