@@ -24,6 +24,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.BadSqlGrammarException;
 
 /**
  * A {@link LockBackend} on a lock table in the application's database through JDBC: a row
@@ -86,6 +87,12 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 
 	/** A skew of the application's clock worth telling operators about. */
 	private static final Duration NOTABLE_CLOCK_SKEW = Duration.ofSeconds(1);
+
+	/**
+	 * The key whose lease the health probe reads; held or not, reading it changes
+	 * nothing.
+	 */
+	private static final String PROBE_KEY = "distributelock.probe";
 
 	private final JdbcLockKinds kinds;
 
@@ -369,11 +376,20 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	}
 
 	/**
-	 * Reads the database clock, which changes nothing.
+	 * Reads the lease of a key in the lock table, on the database clock, which changes
+	 * nothing: a lock table that is missing or cannot be read fails the probe, as it
+	 * fails every lock call.
 	 */
 	@Override
 	public void probe() {
-		this.repository.databaseTimeMillis();
+		try {
+			this.repository.remainingLeaseMillis(PROBE_KEY);
+		}
+		catch (BadSqlGrammarException ex) {
+			throw new IllegalStateException("The lock table " + tableName() + " cannot be read ("
+					+ ex.getMostSpecificCause().getMessage() + "); create it with distributelock.jdbc.initialize-schema"
+					+ "=always or from the schema of the JDBC backend's documentation", ex);
+		}
 	}
 
 	/**

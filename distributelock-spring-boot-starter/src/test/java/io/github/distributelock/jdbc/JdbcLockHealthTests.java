@@ -3,9 +3,12 @@ package io.github.distributelock.jdbc;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+
+import javax.sql.DataSource;
 
 import io.github.distributelock.LogLines;
 import io.github.distributelock.actuate.DistributeLockHealthIndicator;
@@ -26,6 +29,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -124,6 +128,33 @@ class JdbcLockHealthTests {
 		finally {
 			database.stop();
 		}
+	}
+
+	/**
+	 * A database that answers but has no lock table fails every lock call, so its probe
+	 * fails too; with the table, the probe leaves it as it was.
+	 */
+	@Test
+	void healthIsDownWhileTheLockTableIsMissingAndTheProbeWritesNothing() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+					DistributeLockAutoConfiguration.class, DistributeLockHealthContributorAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=jdbc", "distributelock.jdbc.initialize-schema=never",
+					"distributelock.startup-check=none",
+					"spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")
+			.run((context) -> {
+				DistributeLockHealthIndicator indicator = context.getBean(DistributeLockHealthIndicator.class);
+				Health missing = health(indicator);
+				assertThat(missing.getStatus()).as("%s", missing).isEqualTo(Status.DOWN);
+				assertThat(missing.getDetails().get("error")).asString()
+					.contains("The lock table distributelock cannot be read")
+					.contains("initialize-schema=always");
+				context.getBean(JdbcLockBackend.class).createSchema();
+				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+				Health up = health(indicator);
+				assertThat(up.getStatus()).as("%s", up).isEqualTo(Status.UP);
+				assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM distributelock", Integer.class)).isZero();
+			});
 	}
 
 	/** An H2 server keeping its databases in files, so that they outlive a restart. */
