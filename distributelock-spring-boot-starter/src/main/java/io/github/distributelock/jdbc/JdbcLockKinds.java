@@ -43,6 +43,12 @@ final class JdbcLockKinds {
 
 	private static final Log logger = LogFactory.getLog(JdbcLockKinds.class);
 
+	/**
+	 * How many times one attempt is made when it races another statement: a race of the
+	 * key's first insert cannot repeat, a deadlock rarely does twice.
+	 */
+	private static final int RACED_ATTEMPTS = 3;
+
 	private final JdbcLockRepository repository;
 
 	private final JdbcKindStatements sql;
@@ -54,20 +60,30 @@ final class JdbcLockKinds {
 
 	/** One attempt for a claim of any kind but the plain exclusive one. */
 	AcquireResult acquire(Claim claim, long leaseMillis) {
-		try {
-			return inTransaction(claim, "acquire",
-					(session) -> attempt(
-							session.with("lease_ms", leaseMillis).with("waiter_lease_ms", WAITER_LEASE.toMillis()),
-							claim));
-		}
-		catch (DuplicateKeyException | ConcurrencyFailureException ex) {
-			// Only a statement that raced past the key's row lock (a plain attempt
-			// inserting the row, a deadlock across keys) gets here; nothing was changed.
-			if (logger.isDebugEnabled()) {
-				logger.debug("Lock '" + claim.key() + "' (" + claim.kind().tag() + ") met a concurrent statement, "
-						+ "attempting again: " + ex.getMessage());
+		for (int attempt = 1;; attempt++) {
+			try {
+				return inTransaction(claim, "acquire",
+						(session) -> attempt(
+								session.with("lease_ms", leaseMillis).with("waiter_lease_ms", WAITER_LEASE.toMillis()),
+								claim));
 			}
-			return AcquireResult.heldByAnother(null);
+			catch (DuplicateKeyException | ConcurrencyFailureException ex) {
+				// Only a statement that raced past the key's row lock gets here, and
+				// nothing
+				// was changed: two first attempts inserting the key's row at once (H2's
+				// MERGE
+				// lets both try), or a deadlock across keys. The row exists now, so the
+				// attempt is made again at once: a wait of 0 must not refuse a reader
+				// that
+				// only met another reader.
+				if (logger.isDebugEnabled()) {
+					logger.debug("Lock '" + claim.key() + "' (" + claim.kind().tag() + ") met a concurrent statement, "
+							+ "attempting again: " + ex.getMessage());
+				}
+				if (attempt == RACED_ATTEMPTS) {
+					return AcquireResult.heldByAnother(null);
+				}
+			}
 		}
 	}
 

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -312,6 +313,34 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 			assertThat(newLock().tryAcquire(excluding.withWaitTime(lease.dividedBy(3))))
 				.as(LockKind.of(kind).tag() + " lock kept for a minimum hold of 1 s, with a lease of 60 s")
 				.hasValueSatisfying(LockHandle::close);
+		}
+	}
+
+	/**
+	 * Readers, or holders of two permits, of two instances that race on the first use of
+	 * a key are both let in, with a wait of 0: neither meets a holder that excludes it.
+	 */
+	@Test
+	void zeroWaitSharedClaimsOfTwoInstancesRacingOnAKeysFirstUseAreBothLetIn() throws Exception {
+		DefaultDistributeLock[] instances = { newLock(), newLock() };
+		for (int i = 0; i < 20; i++) {
+			LockRequest request = (i % 2 == 0) ? LockRequest.of(key() + "." + i).withMode(LockMode.READ)
+					: LockRequest.of(key() + "." + i).withPermits(2);
+			CyclicBarrier start = new CyclicBarrier(instances.length);
+			List<Future<Optional<LockHandle>>> claims = new ArrayList<>();
+			for (DefaultDistributeLock instance : instances) {
+				claims.add(this.callers.submit(() -> {
+					start.await(10, TimeUnit.SECONDS);
+					return instance.tryAcquire(request);
+				}));
+			}
+			List<Optional<LockHandle>> taken = new ArrayList<>();
+			for (Future<Optional<LockHandle>> claim : claims) {
+				taken.add(claim.get(20, TimeUnit.SECONDS));
+			}
+			taken.forEach((handle) -> handle.ifPresent(LockHandle::close));
+			assertThat(taken).as(LockKind.of(request).tag() + " claims racing on key " + i)
+				.allSatisfy((handle) -> assertThat(handle).isPresent());
 		}
 	}
 
