@@ -84,9 +84,11 @@ public final class LockRequest {
 	/**
 	 * A request for several keys, taken all or nothing under one deadline: in one global
 	 * order of their keys, so that two callers with overlapping sets never deadlock, and
-	 * released in the reverse order. Each part keeps its own kind and lease; the wait
-	 * time, the name and the owner are the combined request's ({@link #withWaitTime}). If
-	 * one key is not taken in time, the ones taken are released and none is held.
+	 * released in the reverse order. Each part keeps its own kind; the wait time and the
+	 * owner are the combined request's ({@link #withWaitTime}); a part without a name, a
+	 * lease or a minimum hold of its own takes the combined request's, and a combined
+	 * request that skips when busy skips for every part. If one key is not taken in time,
+	 * the ones taken are released and none is held.
 	 * @param parts a request per key, at least one, no key twice
 	 * @return the combined request, whose {@link #key()} joins the keys with commas
 	 * @throws IllegalArgumentException if there is no part, a part is itself combined or

@@ -200,13 +200,14 @@ final class MultiKeyBatches {
 	private BatchMembers.Member member(LockRequest request, LockRequest part, LockBackend.Claim claim,
 			LocalLocks.Slot slot, Deadline deadline, @Nullable Object reentrancyOwner,
 			@Nullable Executor callerExecutor) {
-		String name = (part.name() != null) ? part.name() : request.name();
+		LockRequest taken = MultiKeyLocks.part(request, part, deadline);
+		String name = taken.name();
 		LockTracker tracker = (this.events == LockEventListener.NONE) ? LockTracker.NONE
 				: this.events.acquiring(part.key(), (name != null) ? name : LockNames.fromKey(part.key()),
 						this.parts.store().name(), LockKind.EXCLUSIVE);
 		Acquisition.Request wanted = new Acquisition.Request(
-				(callerExecutor != null) ? claim.on(callerExecutor) : claim, part.leaseTime(), deadline,
-				reentrancyOwner, part.minimumHold(), request.skipsWhenBusy() || part.skipsWhenBusy());
+				(callerExecutor != null) ? claim.on(callerExecutor) : claim, taken.leaseTime(), deadline,
+				reentrancyOwner, taken.minimumHold(), taken.skipsWhenBusy());
 		return new BatchMembers.Member(slot, wanted, tracker);
 	}
 

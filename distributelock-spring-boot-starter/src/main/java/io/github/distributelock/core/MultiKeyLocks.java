@@ -119,12 +119,25 @@ final class MultiKeyLocks {
 	}
 
 	/** A part with what is left of the combined wait, and the combined owner and name. */
-	private static LockRequest part(LockRequest request, LockRequest part, Deadline deadline) {
-		LockRequest waiting = part.withWaitTime(deadline.remaining());
+	/**
+	 * One part as it is taken: with the combined request's wait, owner and name, and its
+	 * lease, minimum hold and skip when busy for a part that sets none of its own.
+	 */
+	static LockRequest part(LockRequest request, LockRequest part, Deadline deadline) {
+		LockRequest taken = part.withWaitTime(deadline.remaining());
 		if (request.owner() != null) {
-			waiting = waiting.withOwner(request.owner());
+			taken = taken.withOwner(request.owner());
 		}
-		return (part.name() == null && request.name() != null) ? waiting.withName(request.name()) : waiting;
+		if (part.name() == null && request.name() != null) {
+			taken = taken.withName(request.name());
+		}
+		if (part.leaseTime() == null && request.leaseTime() != null) {
+			taken = taken.withLeaseTime(request.leaseTime());
+		}
+		if (part.minimumHold().isZero() && !request.minimumHold().isZero()) {
+			taken = taken.withMinimumHold(request.minimumHold());
+		}
+		return (request.skipsWhenBusy()) ? taken.withSkipWhenBusy(true) : taken;
 	}
 
 	/** Releases on the caller's thread, which a blocking store may need. */

@@ -317,6 +317,47 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 	}
 
 	/**
+	 * A minimum hold, or skip when busy, set on a multi-key request applies to each of
+	 * its keys, whether the store takes them together or one after the other.
+	 */
+	@Test
+	void aMultiKeyRequestsMinimumHoldAndSkipWhenBusyApplyToEachKey() throws Exception {
+		List<String> outcomes = new CopyOnWriteArrayList<>();
+		LockEventListener events = (key, name, backend) -> new LockTracker() {
+			@Override
+			public void notAcquired() {
+				outcomes.add(key + " not acquired");
+			}
+
+			@Override
+			public void skipped() {
+				outcomes.add(key + " skipped");
+			}
+		};
+		DefaultDistributeLock lock = closeAfterTest(new DefaultDistributeLock(trackBackend(newBackend()),
+				DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false, events, null));
+		DefaultDistributeLock other = newLock();
+		for (boolean mixed : List.of(false, true)) {
+			String a = key() + (mixed ? ".mixed.a" : ".plain.a");
+			String b = key() + (mixed ? ".mixed.b" : ".plain.b");
+			LockRequest both = LockRequest.all(LockRequest.of(a),
+					mixed ? LockRequest.of(b).withMode(LockMode.WRITE) : LockRequest.of(b));
+			lock.tryAcquire(both.withMinimumHold(Duration.ofSeconds(1))).orElseThrow().close();
+			assertThat(isLockedInStore(a) && isLockedInStore(b))
+				.as("both keys kept for the minimum hold of the request, %s", mixed ? "one by one" : "together")
+				.isTrue();
+			await().atMost(Duration.ofSeconds(10)).until(() -> !isLockedInStore(a) && !isLockedInStore(b));
+			try (LockHandle held = other.tryAcquire(both.parts().get(1)).orElseThrow()) {
+				outcomes.clear();
+				assertThat(lock.tryAcquire(both.withSkipWhenBusy(true))).isEmpty();
+				assertThat(outcomes).as("a busy multi-key request that skips, %s", mixed ? "one by one" : "together")
+					.isNotEmpty()
+					.allSatisfy((outcome) -> assertThat(outcome).endsWith(" skipped"));
+			}
+		}
+	}
+
+	/**
 	 * Readers, or holders of two permits, of two instances that race on the first use of
 	 * a key are both let in, with a wait of 0: neither meets a holder that excludes it.
 	 */
