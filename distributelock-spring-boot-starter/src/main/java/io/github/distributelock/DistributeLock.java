@@ -53,8 +53,8 @@ public interface DistributeLock {
 	 * Not reentrant: every call is a new acquisition, owned by its handle. The future
 	 * completes on a thread of the store's client or of the lock service; run blocking
 	 * work with the {@code ...Async} methods of {@link CompletableFuture} and an executor
-	 * of yours. Cancelling the future gives up the wait, and a lock taken anyway is
-	 * released.
+	 * of yours. Cancelling the future, or completing it any other way before it is (such
+	 * as {@code orTimeout}), gives up the wait, and a lock taken anyway is released.
 	 * @param request what to lock, how long to wait, which lease
 	 * @return completes with the handle, or empty if the lock was not taken within the
 	 * wait time; or exceptionally with {@link DistributeLockException}

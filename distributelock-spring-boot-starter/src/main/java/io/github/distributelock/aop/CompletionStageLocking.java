@@ -119,8 +119,9 @@ final class CompletionStageLocking {
 		CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
 		CompletableFuture<Optional<LockHandle>> acquiring = this.lock.get().tryAcquireAsync(request);
 		result.whenComplete((value, failure) -> {
-			if (result.isCancelled()) {
-				// Gives up the wait; a lock taken anyway is released.
+			if (!acquiring.isDone()) {
+				// Completed by the caller (cancel, orTimeout) while waiting: gives up the
+				// wait; a lock taken anyway is released.
 				acquiring.cancel(false);
 			}
 		});

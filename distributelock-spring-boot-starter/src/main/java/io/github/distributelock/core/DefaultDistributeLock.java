@@ -196,12 +196,20 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 				lock.releaseAll(null);
 			}
 		});
-		handle.whenComplete((result, failure) -> {
-			if (failure instanceof CancellationException) {
-				acquisition.fail(failure);
-			}
-		});
+		handle.whenComplete((result, failure) -> endedByTheCaller(acquisition, failure));
 		return handle;
+	}
+
+	/**
+	 * Ends an acquisition whose future its caller completed, by {@code cancel},
+	 * {@code orTimeout} or any other way, before the acquisition did: nobody waits for it
+	 * any more, so it gives up its place and a lock taken anyway is given back.
+	 */
+	static void endedByTheCaller(AcquisitionCall<?, ?> acquisition, @Nullable Throwable failure) {
+		if (!acquisition.result().isDone()) {
+			acquisition.fail((failure != null) ? failure
+					: new CancellationException("The caller completed the future of the acquisition"));
+		}
 	}
 
 	private Acquisition start(LocalLocks.Slot slot, LockRequest request, @Nullable Object reentrancyOwner,

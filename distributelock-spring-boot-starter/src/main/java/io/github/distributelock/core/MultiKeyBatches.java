@@ -143,11 +143,7 @@ final class MultiKeyBatches {
 				MultiKeyRelease.releaseTogether(this.parts.store(), taken, null);
 			}
 		});
-		handle.whenComplete((result, failure) -> {
-			if (failure instanceof CancellationException) {
-				acquisition.fail(failure);
-			}
-		});
+		handle.whenComplete((result, failure) -> DefaultDistributeLock.endedByTheCaller(acquisition, failure));
 		members.detached();
 		return handle;
 	}

@@ -90,7 +90,8 @@ final class MultiKeyLocks {
 		CompletableFuture<Optional<LockHandle>> next = this.lock
 			.tryAcquireAsync(part(request, parts.get(index), deadline));
 		result.whenComplete((done, failure) -> {
-			if (result.isCancelled()) {
+			// Completed by its caller (cancel, orTimeout) before this part was taken.
+			if (!next.isDone()) {
 				next.cancel(false);
 			}
 		});

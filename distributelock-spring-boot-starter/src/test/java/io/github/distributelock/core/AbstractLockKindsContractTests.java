@@ -10,11 +10,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -313,6 +315,40 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 			assertThat(newLock().tryAcquire(excluding.withWaitTime(lease.dividedBy(3))))
 				.as(LockKind.of(kind).tag() + " lock kept for a minimum hold of 1 s, with a lease of 60 s")
 				.hasValueSatisfying(LockHandle::close);
+		}
+	}
+
+	/**
+	 * A non-blocking wait whose caller bounded it with {@code orTimeout} ends with the
+	 * caller's future: it attempts no more, and its owner value is free at once.
+	 */
+	@Test
+	void aNonBlockingWaitTimedOutByItsCallerEndsWithItsFuture() throws Exception {
+		DefaultDistributeLock holder = newLock();
+		CountingLockBackend waiterBackend = countingBackend();
+		DefaultDistributeLock waiter = closeAfterTest(new DefaultDistributeLock(waiterBackend));
+		LockRequest fair = LockRequest.of(key()).withFair(true);
+		LockRequest owned = fair.withOwner("job-42");
+		LockHandle held = holder.tryAcquire(fair).orElseThrow();
+		try {
+			CompletableFuture<Optional<LockHandle>> waiting = waiter.tryAcquireAsync(owned.withWaitTime(WAIT))
+				.orTimeout(300, TimeUnit.MILLISECONDS);
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> waiting.get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(TimeoutException.class);
+			await().atMost(Duration.ofSeconds(5))
+				.untilAsserted(() -> assertThat(waiter.tryAcquireAsync(owned).get(10, TimeUnit.SECONDS)).isEmpty());
+			int attempts = waiterBackend.acquireAttempts.get();
+			held.close();
+			try (LockHandle next = holder.tryAcquire(fair.withWaitTime(WAIT)).orElseThrow()) {
+				assertThat(next.isHeld()).isTrue();
+			}
+			await().during(Duration.ofMillis(500))
+				.atMost(Duration.ofSeconds(5))
+				.untilAsserted(() -> assertThat(waiterBackend.acquireAttempts).as("attempts of the ended wait")
+					.hasValue(attempts));
+		}
+		finally {
+			held.close();
 		}
 	}
 
