@@ -82,6 +82,9 @@ final class HeldLock {
 
 	private final AtomicInteger state = new AtomicInteger(HELD);
 
+	/** Completes once the release that ended the hold has had the store's answer. */
+	private final CompletableFuture<@Nullable Void> releaseEnded = new CompletableFuture<>();
+
 	private final List<LostListener> lostListeners = new CopyOnWriteArrayList<>();
 
 	HeldLock(Parts parts, LocalLocks.Slot slot, LockBackend.Claim claim, long fencingToken,
@@ -199,13 +202,21 @@ final class HeldLock {
 		this.holds.set(0);
 		int previous = this.state.getAndSet(RELEASED);
 		if (previous == RELEASED) {
-			return CompletableFuture.completedFuture(false);
+			// Released already, and perhaps still on its way to the store: a caller such
+			// as
+			// close() waits until that release has ended, though it is not this call's.
+			return this.releaseEnded.handle((released, failure) -> false);
 		}
+		CompletableFuture<Boolean> releasing;
 		if (keepForMinimumHold && previous == HELD && minimumHoldLeftNanos() > 0) {
-			return keepForMinimumHold(callerExecutor);
+			releasing = keepForMinimumHold(callerExecutor);
 		}
-		this.parts.watchdog().unwatch(this);
-		return releaseInStore(previous, callerExecutor, storeRelease);
+		else {
+			this.parts.watchdog().unwatch(this);
+			releasing = releaseInStore(previous, callerExecutor, storeRelease);
+		}
+		releasing.whenComplete((released, failure) -> this.releaseEnded.complete(null));
+		return releasing;
 	}
 
 	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor) {

@@ -401,6 +401,28 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 	}
 
 	/**
+	 * The lock service, closed while a handle's release is on its way to the store, waits
+	 * for that release: the application context closes the store's client next, which
+	 * would leave the lock in the store for its whole lease.
+	 */
+	@Test
+	void closeWaitsForAReleaseInFlight() throws Exception {
+		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
+		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		CompletableFuture<Void> send = backend.holdBackReleases();
+		CompletableFuture<Void> releasing = held.releaseAsync();
+		CompletableFuture<Void> closing = CompletableFuture.runAsync(lock::close, callers());
+		await().during(Duration.ofMillis(300))
+			.atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(closing).as("close() with a release held back").isNotDone());
+		send.complete(null);
+		closing.get(10, TimeUnit.SECONDS);
+		assertThat(isLockedInStore(key())).as("locked in the store when close() returned").isFalse();
+		releasing.get(10, TimeUnit.SECONDS);
+	}
+
+	/**
 	 * A waiter that gives up while the lock is being handed to it (here: its future is
 	 * cancelled while the store's answer is held back) gives back what it was handed.
 	 */

@@ -72,6 +72,8 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 
 	private volatile CompletableFuture<Void> waitsGo = CompletableFuture.completedFuture(null);
 
+	private volatile CompletableFuture<Void> releasesGo = CompletableFuture.completedFuture(null);
+
 	/**
 	 * A counting backend with the capabilities of the delegate: a
 	 * {@link SessionLockBackend} and a {@link HandOverLockBackend} if the delegate is
@@ -104,6 +106,16 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 	public CompletableFuture<Void> holdBackWaits() {
 		CompletableFuture<Void> go = new CompletableFuture<>();
 		this.waitsGo = go;
+		return go;
+	}
+
+	/**
+	 * Sends later releases to the store only once the returned future completes: a test
+	 * acts while a release is in flight.
+	 */
+	public CompletableFuture<Void> holdBackReleases() {
+		CompletableFuture<Void> go = new CompletableFuture<>();
+		this.releasesGo = go;
 		return go;
 	}
 
@@ -182,7 +194,9 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 			return CompletableFuture
 				.failedFuture(new UncheckedIOException(new IOException("connection reset, as a test asked for")));
 		}
-		return this.delegate.release(claim);
+		CompletableFuture<Void> go = this.releasesGo;
+		return go.isDone() ? this.delegate.release(claim)
+				: go.thenCompose((sent) -> this.delegate.release(claim.on(null)));
 	}
 
 	@Override
