@@ -14,6 +14,7 @@ import io.github.distributelock.jdbc.LockShardsChangedException;
 import io.github.distributelock.jdbc.ShardedJdbcLockBackend;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
@@ -38,7 +39,8 @@ class ShardedJdbcLockConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(LockBackend.class)
-	ShardedJdbcLockBackend shardedJdbcLockBackend(ListableBeanFactory beans, DistributeLockProperties properties) {
+	ShardedJdbcLockBackend shardedJdbcLockBackend(ListableBeanFactory beans, DistributeLockProperties properties,
+			ObjectProvider<JdbcLockBackendCustomizer> customizers) {
 		DistributeLockProperties.Jdbc jdbc = properties.getJdbc();
 		Map<String, DataSource> dataSources = beans.getBeansOfType(DataSource.class);
 		ShardedJdbcLockBackend.Builder builder = ShardedJdbcLockBackend.builder();
@@ -48,7 +50,7 @@ class ShardedJdbcLockConfiguration {
 		try {
 			for (String name : jdbc.getShards()) {
 				DataSource dataSource = dataSource(name, dataSources, named);
-				JdbcLockBackend shard = createBackend(name, dataSource, jdbc);
+				JdbcLockBackend shard = createBackend(name, dataSource, settings(jdbc, customizers));
 				created.add(shard);
 				builder.shard(name, shard);
 				createSchema &= JdbcLockConfiguration.shouldCreateSchema(jdbc.getInitializeSchema(), dataSource);
@@ -77,10 +79,20 @@ class ShardedJdbcLockConfiguration {
 		return dataSource;
 	}
 
-	private static JdbcLockBackend createBackend(String name, DataSource dataSource,
-			DistributeLockProperties.Jdbc jdbc) {
+	/**
+	 * The settings of one shard: the properties, then the customizers, called once for
+	 * each shard so that none shares another's settings object.
+	 */
+	private static JdbcLockBackendSettings settings(DistributeLockProperties.Jdbc jdbc,
+			ObjectProvider<JdbcLockBackendCustomizer> customizers) {
+		JdbcLockBackendSettings settings = new JdbcLockBackendSettings(jdbc);
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(settings));
+		return settings;
+	}
+
+	private static JdbcLockBackend createBackend(String name, DataSource dataSource, JdbcLockBackendSettings settings) {
 		try {
-			return JdbcLockConfiguration.createBackend(dataSource, new JdbcLockBackendSettings(jdbc));
+			return JdbcLockConfiguration.createBackend(dataSource, settings);
 		}
 		catch (DistributeLockConfigurationException ex) {
 			throw new DistributeLockConfigurationException("Lock shard '" + name + "': " + ex.getDescription(),

@@ -15,6 +15,7 @@ import io.github.distributelock.actuate.DistributeLockHealthIndicator;
 import io.github.distributelock.actuate.DistributeLocksEndpoint;
 import io.github.distributelock.actuate.DistributeLocksEndpoint.HeldLockDescriptor;
 import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.jdbc.JdbcLockBackend;
 import io.github.distributelock.jdbc.ShardedJdbcLockBackend;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -111,6 +112,18 @@ class ShardedJdbcLockAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasNotFailed());
 		this.contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1,ds2,ds3")
 			.run((context) -> assertThat(context.getBean(ShardedJdbcLockBackend.class).shards()).hasSize(3));
+	}
+
+	@Test
+	void jdbcLockBackendCustomizersApplyToEveryShard() {
+		this.contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1,ds2")
+			.withBean("tenantTable", JdbcLockBackendCustomizer.class,
+					() -> (settings) -> settings.setTableName("tenant_a_locks"))
+			.run((context) -> {
+				ShardedJdbcLockBackend backend = context.getBean(ShardedJdbcLockBackend.class);
+				assertThat(backend.shards().values()).extracting(JdbcLockBackend::tableName)
+					.containsOnly("tenant_a_locks");
+			});
 	}
 
 	@Test
