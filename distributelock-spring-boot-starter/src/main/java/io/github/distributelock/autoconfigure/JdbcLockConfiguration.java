@@ -10,6 +10,7 @@ import javax.sql.DataSource;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.jdbc.JdbcLockBackend;
 import io.github.distributelock.jdbc.LockDialectMismatchException;
+import io.github.distributelock.jdbc.LockShardsChangedException;
 import io.github.distributelock.jdbc.UnsupportedLockDatabaseException;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -51,10 +52,36 @@ class JdbcLockConfiguration {
 		JdbcLockBackendSettings settings = new JdbcLockBackendSettings(properties.getJdbc());
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(settings));
 		JdbcLockBackend backend = createBackend(database, settings);
-		if (shouldCreateSchema(properties.getJdbc().getInitializeSchema(), database)) {
-			createSchema(backend);
+		try {
+			if (shouldCreateSchema(properties.getJdbc().getInitializeSchema(), database)) {
+				createSchema(backend);
+			}
+			checkNoShardList(backend);
+		}
+		catch (RuntimeException ex) {
+			backend.close();
+			throw ex;
 		}
 		return backend;
+	}
+
+	/**
+	 * Refuses to lock, on one database, keys that instances with shards keep in other
+	 * databases, where these locks would not exclude their holders.
+	 */
+	private static void checkNoShardList(JdbcLockBackend backend) {
+		try {
+			backend.checkNoShardList();
+		}
+		catch (LockShardsChangedException ex) {
+			throw new DistributeLockConfigurationException(ex.getMessage() + ".",
+					"Set distributelock.jdbc.shards to the DataSource beans of the shards " + ex.getRecorded()
+							+ ", in that order, as the instances that recorded the list; or, to use this database "
+							+ "alone, stop every instance that uses these databases, let their locks be released (or "
+							+ "their leases run out), start once with distributelock.jdbc.shards set to this "
+							+ "database's DataSource bean alone and distributelock.jdbc.shards-changed-drained=true, "
+							+ "which records a list of one, then remove both properties.");
+		}
 	}
 
 	static JdbcLockBackend createBackend(DataSource dataSource, JdbcLockBackendSettings settings) {

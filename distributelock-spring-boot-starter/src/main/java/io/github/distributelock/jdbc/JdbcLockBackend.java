@@ -276,6 +276,23 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	}
 
 	/**
+	 * Checks, for a lock table used without shards, that its database records no list of
+	 * several shards in the table named as the lock table with the suffix
+	 * {@code _shards}: a sharded lock table keeps most keys in other databases, where
+	 * this backend's locks would not exclude their holders. One query; a database without
+	 * that table records no list, and one that cannot be reached is not checked (a WARN
+	 * says so). Not for the shards of a {@link ShardedJdbcLockBackend}, whose builder
+	 * checks the list itself.
+	 * @throws LockShardsChangedException if the database records a list of several
+	 * shards, with no {@linkplain LockShardsChangedException#getShards() shards} and the
+	 * recorded list
+	 * @since 1.0.0
+	 */
+	public void checkNoShardList() {
+		JdbcLockShardCheck.checkWithoutShards(shardRecord());
+	}
+
+	/**
 	 * Whether releases notify waiters through PostgreSQL's {@code LISTEN}/{@code NOTIFY}.
 	 * @return whether waiters are woken by notifications rather than by polling
 	 * @since 1.0.0

@@ -85,6 +85,30 @@ final class JdbcLockShardCheck {
 		}
 	}
 
+	/**
+	 * Refuses a lock table used without shards on a database that records a list of
+	 * several: one of one is harmless, as every key of it lives in this database.
+	 */
+	static void checkWithoutShards(JdbcLockShardRecord record) {
+		Recorded recorded;
+		try {
+			recorded = record.readIfPresent();
+		}
+		catch (DataAccessException ex) {
+			logger.warn("Could not read the shard list recorded beside the lock table " + record.lockTableName()
+					+ ", so it was not checked that it is used without shards only: " + ex.getMessage());
+			return;
+		}
+		if (recorded != null && recorded.count() > 1) {
+			String list = "[" + recorded.names() + "]";
+			throw new LockShardsChangedException("The lock table " + record.lockTableName()
+					+ " is used without shards, but its database records the shard list " + list + ", in which it is "
+					+ "shard " + (recorded.index() + 1) + " of " + recorded.count() + ": instances of that list keep "
+					+ "most keys in other databases, where a lock taken here does not exclude their holders", List.of(),
+					list);
+		}
+	}
+
 	private void refuseIfChanged(List<@Nullable Recorded> recorded, boolean none) {
 		if (!none) {
 			throw new LockShardsChangedException(

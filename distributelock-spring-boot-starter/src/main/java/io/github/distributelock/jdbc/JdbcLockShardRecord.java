@@ -5,6 +5,8 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.BadSqlGrammarException;
+
 /**
  * What one database of a sharded lock table records about the shard list, in the table
  * {@code
@@ -46,6 +48,11 @@ final class JdbcLockShardRecord {
 		return LockStatement.shardsTableName(this.repository.tableName());
 	}
 
+	/** The lock table beside which the record is kept. */
+	String lockTableName() {
+		return this.repository.tableName();
+	}
+
 	/** Creates the table of the record unless it exists. */
 	void createTable() {
 		this.repository.runScript(LockStatement.sharedText("schema.sql", this.repository.tableName()),
@@ -56,6 +63,19 @@ final class JdbcLockShardRecord {
 	@Nullable Recorded read() {
 		return this.repository.query(this.read, Map.of(),
 				(rs) -> new Recorded(rs.getInt("shard_index"), rs.getInt("shard_count"), rs.getString("shard_names")));
+	}
+
+	/**
+	 * The list this database recorded, or {@code null} if it recorded none or has no
+	 * table for it (never used with shards).
+	 */
+	@Nullable Recorded readIfPresent() {
+		try {
+			return read();
+		}
+		catch (BadSqlGrammarException ex) {
+			return null;
+		}
 	}
 
 	/**

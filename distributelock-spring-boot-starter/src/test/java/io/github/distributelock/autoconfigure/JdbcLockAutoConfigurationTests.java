@@ -27,6 +27,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.mock;
 
@@ -290,6 +291,9 @@ class JdbcLockAutoConfigurationTests {
 		given(metaData.getDatabaseProductVersion()).willReturn(productVersion);
 		Connection connection = mock(Connection.class);
 		given(connection.getMetaData()).willReturn(metaData);
+		// Only the metadata is there: a statement, such as the check that the database
+		// records no shard list, fails as on a database that is down.
+		given(connection.prepareStatement(anyString())).willThrow(new SQLException("No database behind the mock"));
 		DataSource dataSource = mock(DataSource.class);
 		given(dataSource.getConnection()).willReturn(connection);
 		return dataSource;

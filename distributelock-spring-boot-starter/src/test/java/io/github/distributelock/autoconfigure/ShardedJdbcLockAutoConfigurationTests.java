@@ -114,6 +114,30 @@ class ShardedJdbcLockAutoConfigurationTests {
 			.run((context) -> assertThat(context.getBean(ShardedJdbcLockBackend.class).shards()).hasSize(3));
 	}
 
+	/**
+	 * An instance without shards on one database of a sharded lock table would lock keys
+	 * that instances with shards hold in the other databases.
+	 */
+	@Test
+	void instanceWithoutShardsOnADatabaseThatRecordsAShardListIsRefusedUntilAListOfOneIsRecorded() {
+		ApplicationContextRunner withoutShards = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withBean("ds1", Switchable.class, () -> new Switchable("ds1", this.run))
+			.withPropertyValues("distributelock.type=jdbc");
+		withoutShards.run((context) -> assertThat(context).hasNotFailed());
+		this.contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1,ds2")
+			.run((context) -> assertThat(context).hasNotFailed());
+		withoutShards.run((context) -> assertFailure(context,
+				"The lock table distributelock is used without shards, but its database records the shard list "
+						+ "[ds1, ds2], in which it is shard 1 of 2: instances of that list keep most keys in other "
+						+ "databases, where a lock taken here does not exclude their holders.",
+				"Set distributelock.jdbc.shards to the DataSource beans of the shards [ds1, ds2], in that order"));
+		this.contextRunner
+			.withPropertyValues("distributelock.jdbc.shards=ds1", "distributelock.jdbc.shards-changed-drained=true")
+			.run((context) -> assertThat(context).hasNotFailed());
+		withoutShards.run((context) -> assertThat(context).hasNotFailed());
+	}
+
 	@Test
 	void jdbcLockBackendCustomizersApplyToEveryShard() {
 		this.contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1,ds2")
