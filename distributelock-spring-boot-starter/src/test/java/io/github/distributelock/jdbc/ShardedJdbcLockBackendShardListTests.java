@@ -112,6 +112,27 @@ class ShardedJdbcLockBackendShardListTests {
 		build(List.of("postgresql", "mariadb"), List.of("a", "b"), false);
 	}
 
+	/**
+	 * Two instances of a first list starting at once both raise the tokens: the one that
+	 * read them first may raise last, with a floor that the other has passed since.
+	 */
+	@Test
+	void lateRaiseWithAStaleFloorNeverLowersTheTokens() {
+		for (String dialect : JdbcTestDatabase.DIALECTS) {
+			JdbcLockBackend backend = backend(dialect);
+			backend.createSchema();
+			long highest = 0;
+			for (int n = 0; n < 5; n++) {
+				AcquireResult taken = Backends.tryAcquire(backend, "drawn." + n, "owner", Duration.ofSeconds(30));
+				highest = Math.max(highest, taken.fencingToken());
+				assertThat(Backends.release(backend, "drawn." + n, "owner")).isTrue();
+			}
+			backend.shardRecord().raiseTokensAbove(highest - 3);
+			AcquireResult next = Backends.tryAcquire(backend, "after.raise", "owner", Duration.ofSeconds(30));
+			assertThat(next.fencingToken()).as("the next token in %s", dialect).isGreaterThan(highest);
+		}
+	}
+
 	@Test
 	void missingRecordTableIsNamed() {
 		JdbcLockBackend shard = backend("postgresql");
