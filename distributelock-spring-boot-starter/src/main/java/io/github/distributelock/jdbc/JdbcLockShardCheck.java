@@ -67,6 +67,13 @@ final class JdbcLockShardCheck {
 			}
 			return;
 		}
+		if (!none && halfRecorded(recorded)) {
+			// Another instance is recording this very list (two instances of a first
+			// list starting at once), or stopped halfway: it checked the databases and
+			// raised their tokens before it wrote, so only the record is missing.
+			completeRecord(recorded);
+			return;
+		}
 		if (!drained) {
 			refuseIfChanged(recorded, none);
 		}
@@ -75,7 +82,9 @@ final class JdbcLockShardCheck {
 			writeAll(none && !drained);
 		}
 		catch (DuplicateKeyException ex) {
-			// Another instance recorded a first list meanwhile: it must be this one.
+			// Another instance recorded a first list meanwhile, in some databases or in
+			// all: checked again, this list is accepted (its record completed), another
+			// refused.
 			check(false);
 			return;
 		}
@@ -166,6 +175,36 @@ final class JdbcLockShardCheck {
 			if (drawn[i] < floor) {
 				this.records.get(i).raiseTokensAbove(floor);
 			}
+		}
+	}
+
+	/** Whether each database records this list or none. */
+	private boolean halfRecorded(List<@Nullable Recorded> recorded) {
+		for (int i = 0; i < this.names.size(); i++) {
+			Recorded shard = recorded.get(i);
+			if (shard != null && !shard.equals(current(i))) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private void completeRecord(List<@Nullable Recorded> recorded) {
+		boolean raced = false;
+		for (int i = 0; i < this.names.size(); i++) {
+			if (recorded.get(i) == null) {
+				try {
+					this.records.get(i).write(current(i), true);
+				}
+				catch (DuplicateKeyException ex) {
+					raced = true;
+				}
+			}
+		}
+		if (raced) {
+			// Recorded by another instance meanwhile: this list, or a drained change to
+			// another that must be refused.
+			check(false);
 		}
 	}
 

@@ -113,6 +113,39 @@ class ShardedJdbcLockBackendShardListTests {
 	}
 
 	/**
+	 * Two instances of a first list starting at once: one has recorded it in some
+	 * databases only when the other reads the records.
+	 */
+	@Test
+	void halfRecordedSameListIsCompletedAndAHalfRecordedOtherListRefused() {
+		List<String> dialects = JdbcTestDatabase.DIALECTS;
+		List<JdbcLockBackend> shards = new ArrayList<>();
+		for (String dialect : dialects) {
+			JdbcLockBackend shard = backend(dialect);
+			shard.createSchema();
+			shard.shardRecord().createTable();
+			shards.add(shard);
+		}
+		shards.get(0)
+			.shardRecord()
+			.write(new JdbcLockShardRecord.Recorded(0, dialects.size(), String.join(", ", names(dialects))), true);
+		build(dialects, names(dialects), false);
+		for (int i = 0; i < dialects.size(); i++) {
+			assertThat(recorded(dialects.get(i))).containsEntry("shard_index", i)
+				.containsEntry("shard_count", dialects.size());
+		}
+		newTable();
+		JdbcLockBackend first = backend("h2");
+		first.createSchema();
+		first.shardRecord().createTable();
+		first.shardRecord().write(new JdbcLockShardRecord.Recorded(0, 3, "a, b, c"), true);
+		assertThatExceptionOfType(LockShardsChangedException.class)
+			.isThrownBy(() -> build(List.of("h2", "postgresql"), List.of("a", "b"), false))
+			.withMessageContaining("The lock shards [a, b] differ from the list recorded in their databases, "
+					+ "[a, b, c] (a records that it is shard 1 of 3, b records none)");
+	}
+
+	/**
 	 * Two instances of a first list starting at once both raise the tokens: the one that
 	 * read them first may raise last, with a floor that the other has passed since.
 	 */
