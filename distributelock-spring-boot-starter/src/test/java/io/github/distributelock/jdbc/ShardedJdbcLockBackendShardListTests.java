@@ -166,6 +166,33 @@ class ShardedJdbcLockBackendShardListTests {
 		}
 	}
 
+	/**
+	 * A lock table used without shards on a database of a sharded one would lock keys
+	 * that the sharded instances hold in other databases.
+	 */
+	@Test
+	void backendWithoutShardsIsRefusedOnADatabaseThatRecordsAListOfSeveral() {
+		List<String> dialects = JdbcTestDatabase.DIALECTS;
+		for (String dialect : dialects) {
+			JdbcLockBackend alone = backend(dialect);
+			alone.createSchema();
+			alone.checkNoShardList();
+		}
+		build(dialects, names(dialects), false);
+		for (int i = 0; i < dialects.size(); i++) {
+			String dialect = dialects.get(i);
+			assertThatExceptionOfType(LockShardsChangedException.class).isThrownBy(backend(dialect)::checkNoShardList)
+				.withMessage("The lock table " + this.table + " is used without shards, but its database records the "
+						+ "shard list [" + String.join(", ", names(dialects)) + "], in which it is shard " + (i + 1)
+						+ " of " + dialects.size() + ": instances of that list keep most keys in other databases, "
+						+ "where a lock taken here does not exclude their holders")
+				.satisfies((ex) -> assertThat(ex.getShards()).isEmpty());
+		}
+		newTable();
+		build(List.of("postgresql"), List.of("alone"), false);
+		backend("postgresql").checkNoShardList();
+	}
+
 	@Test
 	void missingRecordTableIsNamed() {
 		JdbcLockBackend shard = backend("postgresql");
