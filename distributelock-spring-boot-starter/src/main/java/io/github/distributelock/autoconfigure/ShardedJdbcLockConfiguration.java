@@ -11,6 +11,7 @@ import javax.sql.DataSource;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.jdbc.JdbcLockBackend;
 import io.github.distributelock.jdbc.LockShardsChangedException;
+import io.github.distributelock.jdbc.LockShardsShareDatabaseException;
 import io.github.distributelock.jdbc.ShardedJdbcLockBackend;
 
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -115,6 +116,12 @@ class ShardedJdbcLockConfiguration {
 									+ "released (or their leases run out), and start once with "
 									+ "distributelock.jdbc.shards-changed-drained=true, which records the new list "
 									+ "(then remove it).");
+		}
+		if (ex instanceof LockShardsShareDatabaseException shared) {
+			return new DistributeLockConfigurationException(shared.getMessage() + ".",
+					"Point the DataSource beans " + String.join(" and ", shared.getShards())
+							+ " at databases of their own (another database, or another server), or list only one of "
+							+ "them in distributelock.jdbc.shards.");
 		}
 		if (ex instanceof DataAccessException failure) {
 			return new DistributeLockConfigurationException(

@@ -1,10 +1,12 @@
 package io.github.distributelock.jdbc;
 
+import java.sql.DatabaseMetaData;
 import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.BadSqlGrammarException;
 
 /**
@@ -51,6 +53,22 @@ final class JdbcLockShardRecord {
 	/** The lock table beside which the record is kept. */
 	String lockTableName() {
 		return this.repository.tableName();
+	}
+
+	/**
+	 * Which database this is, as far as the driver tells: its JDBC URL and user, or
+	 * {@code null} if it cannot be reached. Two shards with the same are one database.
+	 */
+	@Nullable String database() {
+		try {
+			return this.repository.onConnection("read the database's URL", false, (connection) -> {
+				DatabaseMetaData metaData = connection.getMetaData();
+				return metaData.getURL() + " as " + metaData.getUserName();
+			});
+		}
+		catch (DataAccessException ex) {
+			return null;
+		}
 	}
 
 	/** Creates the table of the record unless it exists. */

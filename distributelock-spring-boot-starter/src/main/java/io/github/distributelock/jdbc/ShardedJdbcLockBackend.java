@@ -240,6 +240,7 @@ public class ShardedJdbcLockBackend implements LockBackend, LockStoreProbe, Shar
 		 * @throws LockShardsChangedException if the list differs from the recorded one,
 		 * or none is recorded while the databases hold locks, and the locks were not said
 		 * to be drained
+		 * @throws LockShardsShareDatabaseException if two shards are one database
 		 * @throws IllegalStateException if a database has no {@code <table>_shards} table
 		 * @throws IllegalArgumentException if there is no shard, or a table name is too
 		 * long for its {@code _shards} table
@@ -260,15 +261,40 @@ public class ShardedJdbcLockBackend implements LockBackend, LockStoreProbe, Shar
 							+ LONGEST_TABLE_NAME + " characters a sharded lock table allows, so that its "
 							+ "'_shards' table's name stays a valid identifier");
 				}
-				JdbcLockShardRecord record = shard.shardRecord();
-				if (this.createSchema) {
-					shard.createSchema();
-					record.createTable();
+				records.add(shard.shardRecord());
+			}
+			refuseSharedDatabases(records);
+			if (this.createSchema) {
+				for (int i = 0; i < this.shards.size(); i++) {
+					this.shards.get(i).createSchema();
+					records.get(i).createTable();
 				}
-				records.add(record);
 			}
 			new JdbcLockShardCheck(this.names, records).check(this.shardsChangedDrained);
 			return new ShardedJdbcLockBackend(this.names, this.shards);
+		}
+
+		/**
+		 * Refuses two shards on one lock table of one database (the same JDBC URL and
+		 * user), whose one record can hold only one place in the list; a shard that
+		 * cannot be reached is left to the check of the list.
+		 */
+		private void refuseSharedDatabases(List<JdbcLockShardRecord> records) {
+			Map<String, String> shardOfTable = new LinkedHashMap<>();
+			for (int i = 0; i < records.size(); i++) {
+				String database = records.get(i).database();
+				if (database == null) {
+					continue;
+				}
+				String other = shardOfTable.putIfAbsent(database + " " + records.get(i).tableName(), this.names.get(i));
+				if (other != null) {
+					throw new LockShardsShareDatabaseException(
+							"The lock shards " + other + " and " + this.names.get(i)
+									+ " are the same database (the same JDBC URL and user), where "
+									+ "they would share one lock table: each shard needs a database of its own",
+							List.of(other, this.names.get(i)));
+				}
+			}
 		}
 
 	}

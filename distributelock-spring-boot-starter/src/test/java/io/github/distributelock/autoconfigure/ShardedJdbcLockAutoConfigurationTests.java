@@ -93,6 +93,16 @@ class ShardedJdbcLockAutoConfigurationTests {
 	}
 
 	@Test
+	void twoShardsOnOneDatabaseFailAtStartupSayingSo() {
+		this.contextRunner.withBean("sameAsDs1", Switchable.class, () -> new Switchable("ds1", this.run))
+			.withPropertyValues("distributelock.jdbc.shards=ds1,sameAsDs1")
+			.run((context) -> assertFailure(context,
+					"The lock shards ds1 and sameAsDs1 are the same database (the same JDBC URL and user), where they "
+							+ "would share one lock table: each shard needs a database of its own.",
+					"Point the DataSource beans ds1 and sameAsDs1 at databases of their own"));
+	}
+
+	@Test
 	void changedShardListIsRefusedAtStartupUntilTheLocksAreSaidToBeDrained() {
 		this.contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1,ds2")
 			.run((context) -> assertThat(context).hasNotFailed());
