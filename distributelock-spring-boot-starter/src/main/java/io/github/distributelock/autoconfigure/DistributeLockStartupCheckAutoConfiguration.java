@@ -2,10 +2,12 @@ package io.github.distributelock.autoconfigure;
 
 import io.github.distributelock.actuate.LockStoreMonitor;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.io.ResourceLoader;
 
 /**
  * Auto-configuration of the check of the lock store when the application starts, as
@@ -18,10 +20,10 @@ import org.springframework.context.annotation.Bean;
 public final class DistributeLockStartupCheckAutoConfiguration {
 
 	@Bean
-	LockStoreStartupCheck distributeLockStoreStartupCheck(LockStoreMonitor monitor,
-			DistributeLockProperties properties) {
+	LockStoreStartupCheck distributeLockStoreStartupCheck(LockStoreMonitor monitor, DistributeLockProperties properties,
+			ListableBeanFactory beans, ResourceLoader resourceLoader) {
 		return new LockStoreStartupCheck(monitor, properties.getStartupCheck(),
-				LockStoreAddress.configuredBy(monitor.backendName()));
+				LockStoreAddress.configuredBy(monitor.backendName(), beans, resourceLoader.getClassLoader()));
 	}
 
 	// With spring.main.lazy-initialization=true, nothing would create the check.

@@ -1,11 +1,13 @@
 package io.github.distributelock.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
+import io.github.distributelock.jdbc.ShardedJdbcLockBackend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
@@ -59,7 +61,24 @@ final class LockStoreAddress {
 
 	/**
 	 * Where the application sets the address of the store the backend named
-	 * {@code backendName} uses, or {@code null} for a store of its own.
+	 * {@code backendName} uses, or {@code null} for a store of its own: with JDBC shards,
+	 * the property that names them, as the application's {@code DataSource} holds no
+	 * lock.
+	 */
+	static @Nullable String configuredBy(@Nullable String backendName, ListableBeanFactory beans,
+			@Nullable ClassLoader classLoader) {
+		if ("jdbc".equals(backendName) && isPresent(LockType.JDBC, classLoader)) {
+			String shards = Jdbc.shardNames(beans);
+			if (shards != null) {
+				return "distributelock.jdbc.shards, and the DataSource beans it names: " + shards;
+			}
+		}
+		return configuredBy(backendName);
+	}
+
+	/**
+	 * Where the application sets the address of the store the backend named
+	 * {@code backendName} uses without shards, or {@code null} for a store of its own.
 	 */
 	static @Nullable String configuredBy(@Nullable String backendName) {
 		if (backendName == null) {
@@ -150,8 +169,32 @@ final class LockStoreAddress {
 		/** The URL properties of the connection pools and drivers' data sources. */
 		private static final List<String> URL_PROPERTIES = List.of("jdbcUrl", "url", "URL");
 
+		/**
+		 * The address of the lock table's database, or with shards each shard's name and
+		 * the address of its {@code DataSource} bean of that name, where there is one.
+		 */
 		static @Nullable String address(ListableBeanFactory beans) {
-			DataSource dataSource = beans.getBeanProvider(DataSource.class).getIfUnique();
+			ShardedJdbcLockBackend sharded = beans.getBeanProvider(ShardedJdbcLockBackend.class).getIfUnique();
+			if (sharded != null) {
+				List<String> shards = new ArrayList<>();
+				for (String name : sharded.shards().keySet()) {
+					String url = beans.containsBean(name) && beans.isTypeMatch(name, DataSource.class)
+							? url(beans.getBean(name, DataSource.class)) : null;
+					shards.add((url != null) ? name + " (" + url + ")" : name);
+				}
+				return "the shards " + String.join(", ", shards);
+			}
+			return url(beans.getBeanProvider(DataSource.class).getIfUnique());
+		}
+
+		/** The names of the shards, or {@code null} without shards. */
+		static @Nullable String shardNames(ListableBeanFactory beans) {
+			ShardedJdbcLockBackend sharded = beans.getBeanProvider(ShardedJdbcLockBackend.class).getIfUnique();
+			return (sharded != null) ? String.join(", ", sharded.shards().keySet()) : null;
+		}
+
+		private static @Nullable String url(@Nullable DataSource database) {
+			DataSource dataSource = database;
 			while (dataSource instanceof DelegatingDataSource delegating) {
 				dataSource = delegating.getTargetDataSource();
 			}

@@ -12,6 +12,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.actuate.DistributeLockHealthIndicator;
+import io.github.distributelock.actuate.LockStoreMonitor;
 import io.github.distributelock.actuate.DistributeLocksEndpoint;
 import io.github.distributelock.actuate.DistributeLocksEndpoint.HeldLockDescriptor;
 import io.github.distributelock.core.LockBackend;
@@ -148,6 +149,33 @@ class ShardedJdbcLockAutoConfigurationTests {
 		withoutShards.run((context) -> assertThat(context).hasNotFailed());
 	}
 
+	/**
+	 * The application's primary DataSource holds no lock: messages about the lock store
+	 * name the shards, and the property that lists them.
+	 */
+	@Test
+	void storeMessagesNameTheShardsRatherThanThePrimaryDataSource() {
+		ApplicationContextRunner withPrimary = this.contextRunner
+			.withBean("app", Switchable.class, () -> new Switchable("app", this.run), (bean) -> bean.setPrimary(true))
+			.withPropertyValues("distributelock.jdbc.shards=ds2,ds3");
+		withPrimary.run((context) -> assertThat(context.getBean(LockStoreMonitor.class).store()).isEqualTo(
+				"jdbc at the shards ds2 (jdbc:h2:mem:ds2-" + this.run + "), ds3 (jdbc:h2:mem:ds3-" + this.run + ")"));
+		withPrimary.withConfiguration(AutoConfigurations.of(DistributeLockStartupCheckAutoConfiguration.class))
+			.withPropertyValues("test.ds3-down=true", "distributelock.jdbc.dialect=h2",
+					"distributelock.startup-check=fail")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure())
+					.isInstanceOfSatisfying(DistributeLockConfigurationException.class, (ex) -> {
+						assertThat(ex.getDescription()).startsWith("Lock store jdbc at the shards ds2 (jdbc:h2:mem:ds2-"
+								+ this.run + "), ds3 (jdbc:h2:mem:ds3-" + this.run + ") is unavailable at startup: "
+								+ "Lock shards down: ds3 (");
+						assertThat(ex.getAction()).contains("Start the lock store or correct its address "
+								+ "(distributelock.jdbc.shards, and the DataSource beans it names: ds2, ds3)");
+					});
+			});
+	}
+
 	@Test
 	void jdbcLockBackendCustomizersApplyToEveryShard() {
 		this.contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1,ds2")
@@ -245,7 +273,10 @@ class ShardedJdbcLockAutoConfigurationTests {
 
 		@Bean
 		Switchable ds3(org.springframework.core.env.Environment environment) {
-			return new Switchable("ds3", environment.getProperty("test.run"));
+			Switchable ds3 = new Switchable("ds3", environment.getProperty("test.run"));
+			// Down from the start, for a test of the check at startup.
+			ds3.down = environment.getProperty("test.ds3-down", Boolean.class, false);
+			return ds3;
 		}
 
 	}
