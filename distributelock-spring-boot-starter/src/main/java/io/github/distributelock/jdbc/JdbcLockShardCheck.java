@@ -172,7 +172,12 @@ final class JdbcLockShardCheck {
 			floor = Math.max(floor, drawn[i]);
 		}
 		for (int i = 0; i < drawn.length; i++) {
-			if (drawn[i] < floor) {
+			// Drawn again just before: another instance starting with the same list may
+			// have raised this database and drawn from it since the first draw, and then
+			// the raise is skipped. The raise itself never lowers a sequence either, but
+			// on H2 and PostgreSQL it draws and sets in two steps of one statement, and
+			// this keeps it to the databases that are still below the floor.
+			if (drawn[i] < floor && this.records.get(i).nextToken() < floor) {
 				this.records.get(i).raiseTokensAbove(floor);
 			}
 		}
