@@ -1,9 +1,12 @@
 package io.github.distributelock.autoconfigure;
 
 import io.github.distributelock.core.DefaultDistributeLock;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -31,7 +34,8 @@ class LockLifecycleConfiguration {
 	 * Closes every {@link DefaultDistributeLock} when its lifecycle phase stops during a
 	 * context close; a plain {@code stop()} of the context leaves it running.
 	 */
-	static class DistributeLockLifecycle implements SmartLifecycle, ApplicationListener<ContextClosedEvent> {
+	static class DistributeLockLifecycle
+			implements SmartLifecycle, ApplicationListener<ContextClosedEvent>, ApplicationContextAware {
 
 		/**
 		 * Above the phase of the store clients (0), below every application lifecycle.
@@ -44,14 +48,25 @@ class LockLifecycleConfiguration {
 
 		private volatile boolean closing;
 
+		private @Nullable ApplicationContext context;
+
 		DistributeLockLifecycle(ObjectProvider<DefaultDistributeLock> locks) {
 			this.locks = locks;
 		}
 
 		@Override
 		public void onApplicationEvent(ContextClosedEvent event) {
-			// Published before the lifecycles stop.
-			this.closing = true;
+			// Published before the lifecycles stop; a child context's closing reaches
+			// this listener too, and must not shut this context's lock service at its
+			// next stop().
+			if (event.getApplicationContext() == this.context) {
+				this.closing = true;
+			}
+		}
+
+		@Override
+		public void setApplicationContext(ApplicationContext context) {
+			this.context = context;
 		}
 
 		@Override

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
@@ -142,6 +143,26 @@ abstract class AbstractShutdownTests {
 				assertThat(heldKeysInStore()).contains("restarted");
 			}
 			assertThat(heldKeysInStore()).doesNotContain("restarted");
+		});
+	}
+
+	/**
+	 * A child context (a management server's, a client factory's) that closes publishes
+	 * its closing to this context's listeners too: it is not this context closing.
+	 */
+	@Test
+	void aChildContextClosingLeavesTheLockServiceRunningThroughAStop() {
+		contextRunner().withUserConfiguration(countingBackendConfiguration()).run((context) -> {
+			try (AnnotationConfigApplicationContext child = new AnnotationConfigApplicationContext()) {
+				child.setParent(context);
+				child.refresh();
+			}
+			context.stop();
+			context.start();
+			DistributeLock lock = context.getBean(DistributeLock.class);
+			try (LockHandle handle = lock.tryAcquire("after.child", Duration.ZERO, null).orElseThrow()) {
+				assertThat(heldKeysInStore()).contains("after.child");
+			}
 		});
 	}
 
