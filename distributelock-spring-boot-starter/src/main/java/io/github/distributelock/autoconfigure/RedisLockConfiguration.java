@@ -42,6 +42,15 @@ class RedisLockConfiguration {
 							+ ": the fencing counter of a key would expire as soon as it is written.",
 					"Set distributelock.redis.fence-idle-timeout to a positive duration (1m by default), or remove it.");
 		}
+		Duration replicaAckTimeout = settings.getReplicaAckTimeout();
+		if (settings.getMinReplicasToAck() > 0 && replicaAckTimeout.toMillis() < 1) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.redis.replica-ack-timeout is " + replicaAckTimeout
+							+ ": with min-replicas-to-ack, a WAIT without a timeout would block for ever when the "
+							+ "replicas do not answer.",
+					"Set distributelock.redis.replica-ack-timeout to a positive duration, or remove it for its "
+							+ "default.");
+		}
 		try {
 			return new RedisLockBackend(factory, settings.getKeyPrefix(), settings.getFenceIdleTimeout(),
 					settings.getMinReplicasToAck(), settings.getReplicaAckTimeout());

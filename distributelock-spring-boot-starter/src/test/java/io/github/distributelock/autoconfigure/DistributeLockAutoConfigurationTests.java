@@ -172,8 +172,11 @@ class DistributeLockAutoConfigurationTests {
 		this.contextRunner
 			.withPropertyValues("distributelock.type=redis", "distributelock.redis.min-replicas-to-ack=1",
 					"distributelock.redis.replica-ack-timeout=0s")
-			.run((context) -> assertThat(failureAnalysis(context).getDescription())
-				.contains("timeout must be positive"));
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).contains("distributelock.redis.replica-ack-timeout is PT0S");
+				assertThat(analysis.getAction()).contains("replica-ack-timeout to a positive duration");
+			});
 	}
 
 	@Test
