@@ -52,6 +52,11 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 
 	private final Lifecycle lifecycle;
 
+	/** Completes when the first {@link #close()} has released everything. */
+	private final CompletableFuture<@Nullable Void> closeEnded = new CompletableFuture<>();
+
+	private volatile @Nullable Thread closingThread;
+
 	private final LockEventListener events;
 
 	private final ScheduledExecutorService scheduler;
@@ -315,8 +320,45 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	@Override
 	public void close() {
 		if (!this.lifecycle.close()) {
+			awaitTheFirstClose();
 			return;
 		}
+		this.closingThread = Thread.currentThread();
+		try {
+			releaseEverything();
+		}
+		finally {
+			this.closeEnded.complete(null);
+		}
+	}
+
+	/**
+	 * A second caller returns once the first close has released everything, so that
+	 * nothing is held when any close() returns; a close re-entered from the first (by a
+	 * listener it notifies) returns at once.
+	 */
+	private void awaitTheFirstClose() {
+		if (this.closingThread == Thread.currentThread()) {
+			return;
+		}
+		boolean interrupted = false;
+		while (!this.closeEnded.isDone()) {
+			try {
+				this.closeEnded.get();
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+			catch (ExecutionException ex) {
+				break;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private void releaseEverything() {
 		// Ended waiters and attempts in flight settle while the store can still be
 		// reached; one that takes a lock now gives it back at once.
 		int stillRunning = this.lifecycle.awaitDrained(SHUTDOWN_DRAIN_TIMEOUT);

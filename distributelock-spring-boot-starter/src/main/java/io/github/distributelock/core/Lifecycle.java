@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -34,6 +35,9 @@ final class Lifecycle {
 	private final String backend;
 
 	private volatile boolean closed;
+
+	/** Who closes: the first caller of {@link #close()}, alone. */
+	private final AtomicBoolean closing = new AtomicBoolean();
 
 	Lifecycle(String backend) {
 		this.backend = backend;
@@ -84,7 +88,7 @@ final class Lifecycle {
 	 * @return {@code false} if already closed
 	 */
 	boolean close() {
-		if (this.closed) {
+		if (!this.closing.compareAndSet(false, true)) {
 			return false;
 		}
 		this.closed = true;
