@@ -126,6 +126,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			throw new InterruptedException("Interrupted before acquiring lock '" + key + "' in " + this.store.name());
 		}
 		if (request.isMultiKey()) {
+			this.store.refuseBlockingOnItsAnswerThread(key);
 			return this.multiKey.tryAcquire(request);
 		}
 		LockKind kind = LockKind.of(request);
@@ -142,6 +143,13 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		if (reentered != null) {
 			slot.leave(null);
 			return Optional.of(reentered.newHandle());
+		}
+		try {
+			this.store.refuseBlockingOnItsAnswerThread(key);
+		}
+		catch (RuntimeException ex) {
+			slot.leave(null);
+			throw ex;
 		}
 		CallerRuns callerRuns = this.store.callerRuns();
 		Acquisition acquisition;

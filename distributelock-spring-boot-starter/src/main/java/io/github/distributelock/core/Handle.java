@@ -7,12 +7,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import io.github.distributelock.LockHandle;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One entry into a {@link HeldLock}; closing it gives back that entry only, once.
  */
 final class Handle implements LockHandle {
+
+	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
 
 	private final HeldLock lock;
 
@@ -77,12 +81,24 @@ final class Handle implements LockHandle {
 		if (!this.closed.compareAndSet(false, true)) {
 			return;
 		}
+		if (this.lock.onTheStoresAnswerThread()) {
+			// Waiting here would wait for an answer that this very thread delivers: the
+			// release ends once the thread is free again (store failures are retried).
+			this.lock.releaseHold(null).whenComplete((released, failure) -> logFailedRelease(failure));
+			return;
+		}
 		CallerRuns callerRuns = this.lock.callerRuns();
 		try {
 			callerRuns.awaitUninterruptibly(this.lock.releaseHold(callerRuns.forRelease()));
 		}
 		catch (ExecutionException ex) {
 			throw StoreCalls.asUnchecked(ex);
+		}
+	}
+
+	private void logFailedRelease(@Nullable Throwable failure) {
+		if (failure != null && logger.isDebugEnabled()) {
+			logger.debug("Released lock '" + this.lock.key + "' without waiting, with a failure", failure);
 		}
 	}
 

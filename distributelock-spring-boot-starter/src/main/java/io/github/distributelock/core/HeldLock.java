@@ -153,6 +153,11 @@ final class HeldLock {
 		return this.parts.store().callerRuns();
 	}
 
+	/** Whether the store's client delivers its answers on the calling thread. */
+	boolean onTheStoresAnswerThread() {
+		return this.parts.store().deliversAnswersOnThisThread();
+	}
+
 	void addLostListener(LockHandle handle, Consumer<LockHandle> listener) {
 		this.lostListeners.add(new LostListener(handle, listener));
 		if (this.state.get() == LOST) {

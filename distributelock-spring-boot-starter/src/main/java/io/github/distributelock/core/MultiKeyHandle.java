@@ -116,6 +116,11 @@ final class MultiKeyHandle implements LockHandle {
 			return;
 		}
 		StoreCalls store = this.batchedStore;
+		if (store != null && store.deliversAnswersOnThisThread()) {
+			// Waiting here would wait for an answer that this very thread delivers.
+			releaseTogether(store, null);
+			return;
+		}
 		if (store != null) {
 			// On the calling thread, which a blocking store's statement runs on too; an
 			// interrupt neither stops the release nor is lost.

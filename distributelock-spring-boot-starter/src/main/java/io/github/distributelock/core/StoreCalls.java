@@ -297,6 +297,27 @@ final class StoreCalls {
 	}
 
 	/** Makes one last attempt for each release still retried, and waits for them. */
+	/**
+	 * Whether the calling thread is the one the store's client delivers its answers on,
+	 * where waiting for an answer would wait for ever.
+	 */
+	boolean deliversAnswersOnThisThread() {
+		return this.backend instanceof SessionLockBackend session && session.deliversAnswersOn(Thread.currentThread());
+	}
+
+	/**
+	 * Refuses a blocking acquisition on the thread the store's client answers on: it
+	 * would park that thread for ever, and with it every call of the client.
+	 */
+	void refuseBlockingOnItsAnswerThread(String key) {
+		if (deliversAnswersOnThisThread()) {
+			throw new IllegalStateException("Could not acquire lock '" + key + "' in " + name() + ": the call blocks "
+					+ "on " + Thread.currentThread().getName() + ", the thread that delivers the store's answers, "
+					+ "so it would wait for ever. Use tryAcquireAsync (or a @Lockable method that returns a "
+					+ "CompletableFuture or a Mono), or hand the work to another thread.");
+		}
+	}
+
 	void drainRetries(Duration timeout) {
 		this.retries.drain(timeout);
 	}

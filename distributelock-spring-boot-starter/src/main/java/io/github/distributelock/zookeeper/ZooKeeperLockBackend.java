@@ -20,6 +20,7 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.server.ZooKeeperThread;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -221,6 +222,15 @@ public class ZooKeeperLockBackend
 	@Override
 	public void removeLossListener(LockLossListener listener) {
 		this.lossListeners.remove(listener);
+	}
+
+	/**
+	 * ZooKeeper's client threads (the event thread, which runs Curator's background
+	 * callbacks and watchers, and the send thread) deliver this backend's answers.
+	 */
+	@Override
+	public boolean deliversAnswersOn(Thread thread) {
+		return thread instanceof ZooKeeperThread;
 	}
 
 	/**
