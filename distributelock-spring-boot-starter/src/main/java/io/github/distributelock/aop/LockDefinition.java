@@ -2,6 +2,7 @@ package io.github.distributelock.aop;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -112,7 +113,8 @@ public final class LockDefinition {
 		if (collection < 0) {
 			return request(key(values));
 		}
-		List<Object> elements = (values[collection] instanceof Collection<?> many) ? List.copyOf(many)
+		// Elements may be null: written into the key as "null", or refused below.
+		List<@Nullable Object> elements = (values[collection] instanceof Collection<?> many) ? new ArrayList<>(many)
 				: Arrays.asList(ObjectUtils.toObjectArray(values[collection]));
 		if (elements.isEmpty()) {
 			throw new IllegalArgumentException("@Lockable on " + InvalidLockableException.describe(this.method)
@@ -121,6 +123,12 @@ public final class LockDefinition {
 		}
 		Set<String> keys = new LinkedHashSet<>();
 		for (Object element : elements) {
+			if (element == null && this.failOnNullField) {
+				throw new IllegalArgumentException("@Lockable on " + InvalidLockableException.describe(this.method)
+						+ ": field '" + this.fieldSources[collection] + "' has a null element, so its lock key "
+						+ "cannot name what it locks; nothing was locked. Pass no null elements, or set "
+						+ "distributelock.fail-on-null-field=false to write \"null\" into the key");
+			}
 			values[collection] = element;
 			keys.add(key(values));
 		}

@@ -174,8 +174,11 @@ public class LockKeyResolver {
 			if (!indexByName.containsKey(root) || INDEXED_ARGUMENT.matcher(root).matches()) {
 				throw unknownParameter(method, source, root);
 			}
+			// A parameter named root or this is reached by its index: #root and #this
+			// are SpEL's own, and never look the parameter up.
+			String variable = (root.equals("root") || root.equals("this")) ? "p" + indexByName.get(root) : root;
 			// A null anywhere on a plain path gives "null" rather than an error.
-			expression = "#" + source.replace(".", "?.");
+			expression = "#" + (variable + source.substring(root.length())).replace(".", "?.");
 		}
 		SpelExpression parsed;
 		try {

@@ -1,7 +1,10 @@
 package io.github.distributelock.aop;
 
 import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.List;
 
+import io.github.distributelock.LockRequest;
 import io.github.distributelock.Lockable;
 import org.junit.jupiter.api.Test;
 
@@ -45,6 +48,31 @@ class LockKeyResolverTests {
 		assertThat(definition.lockKey(
 				new Object[] { new Order(new Customer(new Address("Paris"))), new SpecialProduct(7L, "pen", "blue") }))
 			.isEqualTo("ship_Paris_7_blue_pen");
+	}
+
+	@Test
+	void aParameterNamedRootIsReachedByAPlainPath() {
+		// SpEL's own #root would be the (absent) evaluation root: "named_null" for every
+		// call.
+		assertThat(lockKey("named", new Product(5L, "x"))).isEqualTo("named_5");
+	}
+
+	@Test
+	void keyPerElementWritesNullForANullElementOrRefusesItWhenConfiguredTo() {
+		LockDefinition lenient = definition("each", List.class);
+		assertThat(lenient.request(new Object[] { Arrays.asList(1L, null) }).parts()).extracting(LockRequest::key)
+			.containsExactlyInAnyOrder("each_1", "each_null");
+		LockKeyResolver strict = new LockKeyResolver("_", "busy", true);
+		for (Object[] arguments : List.of(new Object[] { Arrays.asList(1L, null) },
+				new Object[] { new Long[] { 1L, null } })) {
+			Class<?> type = (arguments[0] instanceof List) ? List.class : Long[].class;
+			LockDefinition definition = strict.definition(
+					ReflectionUtils.findMethod(Service.class, (type == List.class) ? "each" : "eachOfArray", type),
+					Service.class);
+			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> definition.request(arguments))
+				.withMessageContaining("field 'ids' has a null element")
+				.withMessageContaining("distributelock.fail-on-null-field");
+		}
 	}
 
 	@Test
@@ -164,6 +192,18 @@ class LockKeyResolverTests {
 	}
 
 	static class Service {
+
+		@Lockable(key = "named", fields = "root.id")
+		void named(Product root) {
+		}
+
+		@Lockable(key = "each", fields = "ids", keyPerElement = true)
+		void each(List<Long> ids) {
+		}
+
+		@Lockable(key = "each", fields = "ids", keyPerElement = true)
+		void eachOfArray(Long[] ids) {
+		}
 
 		@Lockable(key = "order.addOder", fields = { "product.id", "token" }, failMsg = "Too many buyers|2201")
 		void createOrder(Product product, String token) {
