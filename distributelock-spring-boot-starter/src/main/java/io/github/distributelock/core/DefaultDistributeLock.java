@@ -343,10 +343,11 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	/**
 	 * A second caller returns once the first close has released everything, so that
 	 * nothing is held when any close() returns; a close re-entered from the first (by a
-	 * listener it notifies) returns at once.
+	 * listener it notifies), or called on the thread the store's client answers on (which
+	 * the first may wait for), returns at once.
 	 */
 	private void awaitTheFirstClose() {
-		if (this.closingThread == Thread.currentThread()) {
+		if (this.closingThread == Thread.currentThread() || this.store.deliversAnswersOnThisThread()) {
 			return;
 		}
 		boolean interrupted = false;
