@@ -151,6 +151,11 @@ public class LockKeyResolver {
 			throw new InvalidLockableException(method, "fair is combined with mode " + lockable.mode(),
 					"Only an exclusive lock is fair; waiting writers already keep later readers out");
 		}
+		if (lockable.keyPerElement() && lockable.fields().length == 0) {
+			throw new InvalidLockableException(method, "keyPerElement is set but there are no fields",
+					"Name the field whose elements give the keys, such as fields = \"productIds\", or drop "
+							+ "keyPerElement");
+		}
 		return new LockDefinition.Kind(lockable.mode(), lockable.fair(), lockable.permits(), lockable.keyPerElement());
 	}
 

@@ -130,6 +130,9 @@ class LockKeyResolverTests {
 			.isThrownBy(() -> definition(BadService.class, "zeroLease"))
 			.withMessageContaining("timeoutMs");
 		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "keyPerElementWithoutFields", List.class))
+			.withMessageContaining("keyPerElement is set but there are no fields");
+		assertThatExceptionOfType(InvalidLockableException.class)
 			.isThrownBy(() -> definition(BadService.class, "blankKey"))
 			.withMessageContaining("key is blank");
 	}
@@ -236,6 +239,10 @@ class LockKeyResolverTests {
 	}
 
 	static class BadService {
+
+		@Lockable(key = "stock", keyPerElement = true)
+		void keyPerElementWithoutFields(List<Long> productIds) {
+		}
 
 		@Lockable(key = "future")
 		java.util.concurrent.Future<String> plainFuture() {
