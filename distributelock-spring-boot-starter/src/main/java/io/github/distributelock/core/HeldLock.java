@@ -207,9 +207,8 @@ final class HeldLock {
 		this.holds.set(0);
 		int previous = this.state.getAndSet(RELEASED);
 		if (previous == RELEASED) {
-			// Released already, and perhaps still on its way to the store: a caller such
-			// as
-			// close() waits until that release has ended, though it is not this call's.
+			// Released already, perhaps still on its way to the store: close() waits
+			// until that release has ended, though it is not this call's.
 			return this.releaseEnded.handle((released, failure) -> false);
 		}
 		CompletableFuture<Boolean> releasing;

@@ -69,13 +69,10 @@ final class JdbcLockKinds {
 			}
 			catch (DuplicateKeyException | ConcurrencyFailureException ex) {
 				// Only a statement that raced past the key's row lock gets here, and
-				// nothing
-				// was changed: two first attempts inserting the key's row at once (H2's
-				// MERGE
-				// lets both try), or a deadlock across keys. The row exists now, so the
-				// attempt is made again at once: a wait of 0 must not refuse a reader
-				// that
-				// only met another reader.
+				// nothing was changed: two first inserts of the key's row at once (H2's
+				// MERGE lets both try), or a deadlock across keys. The row exists now,
+				// so the attempt is made again at once: a wait of 0 must not refuse a
+				// reader that only met another reader.
 				if (logger.isDebugEnabled()) {
 					logger.debug("Lock '" + claim.key() + "' (" + claim.kind().tag() + ") met a concurrent statement, "
 							+ "attempting again: " + ex.getMessage());

@@ -136,10 +136,9 @@ final class RedisReleaseListener implements AutoCloseable {
 						woken.complete(null);
 					}
 					else if (millis != Long.MAX_VALUE) {
-						// A message before the subscription, such as a lease cut to the
-						// rest
-						// of a minimum hold, was missed: the lease as it is now bounds
-						// the wait.
+						// A message sent before the subscription (a lease cut to a
+						// minimum hold) was missed: the lease as it is now bounds the
+						// wait.
 						expireAt(woken, deadline.atMost(Duration.ofMillis(millis).plusMillis(1)));
 					}
 				});
