@@ -125,6 +125,9 @@ public interface DistributeLock {
 	 * @return {@code true} if this value held the lock and it is now released,
 	 * {@code false} if it was not (or no longer) held by this value
 	 * @throws DistributeLockException if the store fails
+	 * @throws IllegalStateException if called on a thread of the store's client that
+	 * delivers the lock's answers for a value this instance does not hold (a lock it
+	 * holds is released there without waiting for the store's answer)
 	 */
 	boolean releaseLock(String lockKey, String lockValue);
 

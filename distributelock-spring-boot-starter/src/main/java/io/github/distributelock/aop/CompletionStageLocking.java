@@ -1,6 +1,5 @@
 package io.github.distributelock.aop;
 
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -8,12 +7,12 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockServiceShutdownException;
 import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.DefaultDistributeLock;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -29,12 +28,12 @@ import org.springframework.util.ClassUtils;
  * thread (its thread-bound state, such as a security context, stays in place), and the
  * lock is released when the stage completes. The lock belongs to the stage, not to the
  * thread, which goes on to other work: a nested lock on the same key waits like any other
- * caller. On a thread of an event loop (Reactor's non-blocking threads, Netty's, which
- * the Redis client's are, and ZooKeeper's client threads), it is taken without blocking,
- * and the method is called on {@code executor} once it is held, never on the thread of
- * the store's client that granted it: downstream of a locked publisher the pipeline goes
- * on on such a thread, which a blocking wait there would keep from delivering the answer
- * it waits for.
+ * caller. On a thread of an event loop (Reactor's non-blocking threads, Netty's, and the
+ * threads of the store's client that deliver the lock's answers, such as ZooKeeper's
+ * event thread), it is taken without blocking, and the method is called on
+ * {@code executor} once it is held, never on the thread of the store's client that
+ * granted it: downstream of a locked publisher the pipeline goes on on such a thread,
+ * which a blocking wait there would keep from delivering the answer it waits for.
  */
 final class CompletionStageLocking {
 
@@ -43,12 +42,8 @@ final class CompletionStageLocking {
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.scheduler.Schedulers",
 			CompletionStageLocking.class.getClassLoader());
 
-	/** The threads of event loops that are not Reactor's, where present. */
-	private static final List<Class<?>> EVENT_LOOP_THREADS = Stream
-		.of("io.netty.util.concurrent.FastThreadLocalThread", "org.apache.zookeeper.server.ZooKeeperThread")
-		.filter((name) -> ClassUtils.isPresent(name, CompletionStageLocking.class.getClassLoader()))
-		.<Class<?>>map((name) -> ClassUtils.resolveClassName(name, CompletionStageLocking.class.getClassLoader()))
-		.toList();
+	/** Netty's event-loop threads, where present: a web server's or a store client's. */
+	private static final @Nullable Class<?> NETTY_THREAD = nettyThreadClass();
 
 	private final Supplier<DistributeLock> lock;
 
@@ -64,8 +59,7 @@ final class CompletionStageLocking {
 			return invokeWithoutBlocking(invocation, definition, request);
 		}
 		// Owned by the stage, not by the thread: the thread goes on to other work while
-		// the
-		// stage holds the lock, and must not re-enter it.
+		// the stage holds the lock, and must not re-enter it.
 		CompletableFuture<Optional<LockHandle>> acquiring = this.lock.get().tryAcquireAsync(request);
 		Optional<LockHandle> handle;
 		try {
@@ -101,17 +95,20 @@ final class CompletionStageLocking {
 		return result;
 	}
 
-	private static boolean onAnEventLoop() {
+	private boolean onAnEventLoop() {
 		if (REACTOR_PRESENT && reactor.core.scheduler.Schedulers.isInNonBlockingThread()) {
 			return true;
 		}
-		Thread thread = Thread.currentThread();
-		for (Class<?> eventLoopThread : EVENT_LOOP_THREADS) {
-			if (eventLoopThread.isInstance(thread)) {
-				return true;
-			}
+		if (NETTY_THREAD != null && NETTY_THREAD.isInstance(Thread.currentThread())) {
+			return true;
 		}
-		return false;
+		return this.lock.get() instanceof DefaultDistributeLock lock && lock.onTheStoresAnswerThread();
+	}
+
+	private static @Nullable Class<?> nettyThreadClass() {
+		String name = "io.netty.util.concurrent.FastThreadLocalThread";
+		ClassLoader classLoader = CompletionStageLocking.class.getClassLoader();
+		return ClassUtils.isPresent(name, classLoader) ? ClassUtils.resolveClassName(name, classLoader) : null;
 	}
 
 	private CompletableFuture<@Nullable Object> invokeWithoutBlocking(MethodInvocation invocation,

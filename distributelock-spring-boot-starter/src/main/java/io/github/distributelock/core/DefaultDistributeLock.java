@@ -272,8 +272,11 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			logger.debug("Not releasing lock '" + lockKey + "': the lock service is shut down");
 			return false;
 		}
-		CallerRuns callerRuns = this.store.callerRuns();
 		HeldLock held = this.locks.held(lockKey, lockValue);
+		if (this.store.deliversAnswersOnThisThread()) {
+			return releaseWithoutWaiting(lockKey, held);
+		}
+		CallerRuns callerRuns = this.store.callerRuns();
 		// A value may have locked from another instance: the store checks the owner.
 		CompletableFuture<Boolean> released = (held != null) ? held.releaseAll(callerRuns.forRelease())
 				: this.store.releaseOnce(new LockBackend.Claim(lockKey, lockValue, callerRuns.forRelease()));
@@ -283,6 +286,37 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		catch (ExecutionException ex) {
 			throw StoreCalls.asUnchecked(ex);
 		}
+	}
+
+	/**
+	 * On the store's answer thread, where waiting for the answer would wait for ever: a
+	 * lock this instance holds is let go and its release sent (retried after a store
+	 * failure, as any release); the answer about any other value cannot be waited for.
+	 */
+	private boolean releaseWithoutWaiting(String lockKey, @Nullable HeldLock held) {
+		if (held == null) {
+			throw new IllegalStateException("Could not release lock '" + lockKey + "' in " + this.store.name()
+					+ ": this instance does not hold it with this value, so only the store can tell whether it does, "
+					+ "and the call runs on " + Thread.currentThread().getName() + ", the thread that delivers the "
+					+ "store's answers, where waiting for that answer would wait for ever. Release it from another "
+					+ "thread.");
+		}
+		held.releaseAll(null).whenComplete((released, failure) -> {
+			if (failure != null) {
+				logger.debug("Released lock '" + lockKey + "' without waiting, with a failure", failure);
+			}
+		});
+		return true;
+	}
+
+	/**
+	 * Whether the calling thread is one of the store client's threads that deliver this
+	 * lock's answers ({@link StoreClientThreads}): a blocking acquisition is refused
+	 * there, and a release is sent without waiting for its answer.
+	 * @return {@code true} on such a thread
+	 */
+	public boolean onTheStoresAnswerThread() {
+		return this.store.deliversAnswersOnThisThread();
 	}
 
 	/**

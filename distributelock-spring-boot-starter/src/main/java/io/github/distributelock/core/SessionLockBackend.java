@@ -23,15 +23,4 @@ public interface SessionLockBackend extends LockBackend {
 	 */
 	void removeLossListener(LockLossListener listener);
 
-	/**
-	 * Whether {@code thread} is one of the store client's own threads, which deliver the
-	 * answers to this backend's calls (ZooKeeper's event thread): a caller that blocks
-	 * there for an answer waits for ever, and every other caller of the client with it.
-	 * @param thread the thread to tell about
-	 * @return {@code true} if the client delivers its answers on it
-	 */
-	default boolean deliversAnswersOn(Thread thread) {
-		return false;
-	}
-
 }

@@ -296,13 +296,12 @@ final class StoreCalls {
 		this.retries.forget();
 	}
 
-	/** Makes one last attempt for each release still retried, and waits for them. */
 	/**
 	 * Whether the calling thread is the one the store's client delivers its answers on,
 	 * where waiting for an answer would wait for ever.
 	 */
 	boolean deliversAnswersOnThisThread() {
-		return this.backend instanceof SessionLockBackend session && session.deliversAnswersOn(Thread.currentThread());
+		return this.backend instanceof StoreClientThreads threads && threads.deliversAnswersOn(Thread.currentThread());
 	}
 
 	/**
@@ -318,6 +317,7 @@ final class StoreCalls {
 		}
 	}
 
+	/** Makes one last attempt for each release still retried, and waits for them. */
 	void drainRetries(Duration timeout) {
 		this.retries.drain(timeout);
 	}

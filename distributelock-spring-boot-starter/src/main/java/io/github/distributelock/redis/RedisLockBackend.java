@@ -14,6 +14,7 @@ import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockStoreProbe;
 import io.github.distributelock.core.MultiKeyAcquireResult;
 import io.github.distributelock.core.MultiKeyLockBackend;
+import io.github.distributelock.core.StoreClientThreads;
 import io.github.distributelock.redis.RedisKindScripts.Call;
 import io.lettuce.core.ScriptOutputType;
 import org.apache.commons.logging.Log;
@@ -57,7 +58,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  *
  * @since 1.0.0
  */
-public class RedisLockBackend implements HandOverLockBackend, MultiKeyLockBackend, LockStoreProbe, AutoCloseable {
+public class RedisLockBackend
+		implements HandOverLockBackend, MultiKeyLockBackend, LockStoreProbe, StoreClientThreads, AutoCloseable {
 
 	/** The key prefix of the original {@code cn.dslcode} starter. */
 	public static final String DEFAULT_KEY_PREFIX = "lock:";
@@ -69,6 +71,8 @@ public class RedisLockBackend implements HandOverLockBackend, MultiKeyLockBacken
 	public static final Duration DEFAULT_REPLICA_ACK_TIMEOUT = Duration.ofSeconds(1);
 
 	private static final Log logger = LogFactory.getLog(RedisLockBackend.class);
+
+	private final RedisAnswerThreads answerThreads = new RedisAnswerThreads();
 
 	private final RedisScripts redis;
 
@@ -132,12 +136,13 @@ public class RedisLockBackend implements HandOverLockBackend, MultiKeyLockBacken
 		if (minReplicasToAck < 0) {
 			throw new IllegalArgumentException("minReplicasToAck must not be negative, was " + minReplicasToAck);
 		}
-		this.redis = new RedisScripts(connectionFactory);
+		this.redis = new RedisScripts(connectionFactory, this.answerThreads);
 		this.replicaAcks = (minReplicasToAck > 0)
-				? new RedisReplicaAcks(connectionFactory, minReplicasToAck, replicaAckTimeout) : null;
+				? new RedisReplicaAcks(connectionFactory, minReplicasToAck, replicaAckTimeout, this.answerThreads)
+				: null;
 		this.keys = new RedisLockKeys(keyPrefix);
 		this.scripts = new RedisKindScripts(this.keys, fenceIdleTimeout, waiterLease);
-		this.releaseListener = new RedisReleaseListener(connectionFactory);
+		this.releaseListener = new RedisReleaseListener(connectionFactory, this.answerThreads);
 		this.multiKey = new RedisMultiKeyLocks(this.redis, this.keys, this.scripts, this.releaseListener,
 				this.replicaAcks, ((LettuceConnectionFactory) connectionFactory).isClusterAware(), name());
 	}
@@ -235,10 +240,8 @@ public class RedisLockBackend implements HandOverLockBackend, MultiKeyLockBacken
 							+ "of lock '" + key + "' in redis: " + waitFailure.getMessage(), key, name(), waitFailure);
 				}
 				// An unacknowledged renewal fails, so that the holder counts its lease
-				// from
-				// the last renewal a promoted replica would know of, and reports the loss
-				// in
-				// time.
+				// from the last renewal a promoted replica would know of, and reports the
+				// loss in time.
 				long acknowledged = replicated.acknowledged();
 				if (acknowledged < acks.minReplicas()) {
 					throw new DistributeLockException("The renewal of lock '" + key + "' was acknowledged by only "
@@ -314,6 +317,15 @@ public class RedisLockBackend implements HandOverLockBackend, MultiKeyLockBacken
 			return 0;
 		}
 		return (pttl == -1) ? Long.MAX_VALUE : Math.max(pttl, 1);
+	}
+
+	/**
+	 * The event loops of the Redis client that have delivered this backend's answers or
+	 * release messages: every answer is learnt from before a caller's code runs on it.
+	 */
+	@Override
+	public boolean deliversAnswersOn(Thread thread) {
+		return this.answerThreads.contains(thread);
 	}
 
 	/**

@@ -81,7 +81,10 @@ final class RedisReleaseListener implements AutoCloseable {
 	private final ScheduledExecutorService background = Executors
 		.newSingleThreadScheduledExecutor(daemon("distributelock-subscribe-recovery"));
 
-	RedisReleaseListener(RedisConnectionFactory connectionFactory) {
+	private final RedisAnswerThreads answerThreads;
+
+	RedisReleaseListener(RedisConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
+		this.answerThreads = answerThreads;
 		this.container.setConnectionFactory(connectionFactory);
 		// The listener only counts down waiting: run it on the connection's thread.
 		this.container.setTaskExecutor(new SyncTaskExecutor());
@@ -161,7 +164,7 @@ final class RedisReleaseListener implements AutoCloseable {
 
 	private Channel join(String name, CompletableFuture<Void> waiter) {
 		return this.channels.compute(name, (key, current) -> {
-			Channel channel = (current != null) ? current : new Channel(key);
+			Channel channel = (current != null) ? current : new Channel(key, this.answerThreads);
 			channel.waiters++;
 			channel.waiting.add(waiter);
 			if (channel.unsubscribe != null) {
@@ -307,8 +310,11 @@ final class RedisReleaseListener implements AutoCloseable {
 
 		@Nullable ScheduledFuture<?> unsubscribe;
 
-		Channel(String name) {
+		private final RedisAnswerThreads answerThreads;
+
+		Channel(String name, RedisAnswerThreads answerThreads) {
 			this.name = name;
+			this.answerThreads = answerThreads;
 			this.topic = new ChannelTopic(name);
 		}
 
@@ -322,6 +328,8 @@ final class RedisReleaseListener implements AutoCloseable {
 
 		@Override
 		public void onMessage(Message message, byte @Nullable [] pattern) {
+			// Woken waiters attempt again on this thread.
+			this.answerThreads.answeredOnThisThread();
 			this.releases.incrementAndGet();
 			for (CompletableFuture<Void> waiter : this.waiting) {
 				waiter.complete(null);

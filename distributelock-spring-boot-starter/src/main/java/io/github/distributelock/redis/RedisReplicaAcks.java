@@ -45,7 +45,10 @@ final class RedisReplicaAcks implements AutoCloseable {
 	/** The longest a caller of the blocking methods waits: one reconnection at most. */
 	private final Duration blockingBound;
 
-	RedisReplicaAcks(RedisConnectionFactory connectionFactory, int minReplicas, Duration timeout) {
+	private final RedisAnswerThreads answerThreads;
+
+	RedisReplicaAcks(RedisConnectionFactory connectionFactory, int minReplicas, Duration timeout,
+			RedisAnswerThreads answerThreads) {
 		if (minReplicas < 1) {
 			throw new IllegalArgumentException("minReplicas must be at least 1, was " + minReplicas);
 		}
@@ -62,6 +65,7 @@ final class RedisReplicaAcks implements AutoCloseable {
 		this.minReplicas = minReplicas;
 		this.timeout = timeout;
 		this.blockingBound = Duration.ofMillis(lettuce.getTimeout()).multipliedBy(3).plus(timeout);
+		this.answerThreads = answerThreads;
 	}
 
 	int minReplicas() {
@@ -91,7 +95,8 @@ final class RedisReplicaAcks implements AutoCloseable {
 		for (int i = 0; i < args.length; i++) {
 			argBytes[i] = bytes(args[i]);
 		}
-		return this.route.onMasterOf(keyBytes[0], (connection, asking) -> {
+		Thread sender = Thread.currentThread();
+		CompletionStage<Replicated<T>> replicated = this.route.onMasterOf(keyBytes[0], (connection, asking) -> {
 			RedisAsyncCommands<byte[], byte[]> commands = connection.async();
 			CompletionStage<@Nullable T> reply = RedisReplicaAcks
 				.<T>evalsha(commands, asking, script, type, keyBytes, argBytes)
@@ -100,6 +105,11 @@ final class RedisReplicaAcks implements AutoCloseable {
 						: CompletableFuture.failedFuture(ex));
 			return reply.thenCompose((written) -> wrote.test(written) ? awaitReplicas(connection, written)
 					: CompletableFuture.completedFuture(new Replicated<>(written, 0, null)));
+		});
+		return replicated.whenComplete((result, failure) -> {
+			if (failure == null) {
+				this.answerThreads.answeredOnThisThread(sender);
+			}
 		});
 	}
 

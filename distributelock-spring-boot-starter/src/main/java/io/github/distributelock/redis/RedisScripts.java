@@ -32,12 +32,15 @@ final class RedisScripts {
 
 	private final RedisConnectionFactory connectionFactory;
 
-	RedisScripts(RedisConnectionFactory connectionFactory) {
+	private final RedisAnswerThreads answerThreads;
+
+	RedisScripts(RedisConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
 			throw new IllegalArgumentException("The Redis lock backend needs a LettuceConnectionFactory (Spring Boot's "
 					+ "default with spring-boot-starter-data-redis), not " + connectionFactory.getClass().getName());
 		}
 		this.connectionFactory = connectionFactory;
+		this.answerThreads = answerThreads;
 	}
 
 	/** Runs {@code script} by its SHA, loading it again if the server lost it. */
@@ -55,6 +58,7 @@ final class RedisScripts {
 	 */
 	@SuppressWarnings("unchecked")
 	<T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
+		Thread sender = Thread.currentThread();
 		RedisConnection connection = this.connectionFactory.getConnection();
 		CompletableFuture<T> answer;
 		try {
@@ -64,7 +68,14 @@ final class RedisScripts {
 			connection.close();
 			throw ex;
 		}
-		return answer.whenComplete((result, failure) -> connection.close());
+		return answer.whenComplete((result, failure) -> {
+			connection.close();
+			if (failure == null) {
+				// A failure may come from the client's timer thread, which delivers no
+				// answer.
+				this.answerThreads.answeredOnThisThread(sender);
+			}
+		});
 	}
 
 	static byte[] bytes(String text) {

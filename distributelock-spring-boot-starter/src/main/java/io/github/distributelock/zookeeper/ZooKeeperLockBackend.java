@@ -15,6 +15,7 @@ import io.github.distributelock.core.LockStoreProbe;
 import io.github.distributelock.core.MultiKeyAcquireResult;
 import io.github.distributelock.core.MultiKeyLockBackend;
 import io.github.distributelock.core.SessionLockBackend;
+import io.github.distributelock.core.StoreClientThreads;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
@@ -67,8 +68,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 1.0.0
  */
-public class ZooKeeperLockBackend
-		implements SessionLockBackend, HandOverLockBackend, MultiKeyLockBackend, LockStoreProbe, AutoCloseable {
+public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBackend, MultiKeyLockBackend,
+		LockStoreProbe, StoreClientThreads, AutoCloseable {
 
 	/** The parent node of the lock nodes of the original {@code cn.dslcode} starter. */
 	public static final String DEFAULT_ROOT = "/locks";

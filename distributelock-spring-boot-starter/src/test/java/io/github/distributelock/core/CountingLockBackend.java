@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * backend it wraps: it batches the claims the backend batches
  * ({@link MultiKeyLockBackend}), and no others.
  */
-public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe {
+public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe, StoreClientThreads {
 
 	private final LockBackend delegate;
 
@@ -230,6 +230,11 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe 
 	@Override
 	public void probe() {
 		((LockStoreProbe) this.delegate).probe();
+	}
+
+	@Override
+	public boolean deliversAnswersOn(Thread thread) {
+		return this.delegate instanceof StoreClientThreads threads && threads.deliversAnswersOn(thread);
 	}
 
 	private static final class HandingOver extends CountingLockBackend implements HandOverLockBackend {

@@ -4,10 +4,11 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.AbstractStoreAnswerThreadTests;
 import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.server.ZooKeeperThread;
@@ -15,22 +16,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Blocking calls made on ZooKeeper's event thread (a watcher, a Curator callback, a
- * pipeline that goes on after a locked {@code Mono}), whose answers that very thread has
- * to deliver: an acquisition is refused at once with an error that says what to do,
- * instead of parking the thread for ever and every caller of the client with it; a
- * release is sent without waiting for its answer.
+ * pipeline that goes on after a locked {@code Mono} or a non-blocking acquisition), whose
+ * answers that very thread has to deliver: an acquisition is refused at once with an
+ * error that says what to do, instead of parking the thread for ever and every caller of
+ * the client with it; a release is sent without waiting for its answer.
  */
-class ZooKeeperEventThreadTests {
+class ZooKeeperEventThreadTests extends AbstractStoreAnswerThreadTests {
 
 	@RegisterExtension
 	static final EmbeddedZooKeeperExtension zooKeeper = new EmbeddedZooKeeperExtension();
-
-	@RegisterExtension
-	final Closeables closeables = new Closeables();
 
 	/** The client of the first lock made, whose event thread runs the work. */
 	private CuratorFramework client;
@@ -48,24 +45,21 @@ class ZooKeeperEventThreadTests {
 			.hasValueSatisfying(LockHandle::close);
 	}
 
-	@Test
-	void aHandleClosedOnTheEventThreadIsReleasedWithoutWaiting() throws Exception {
-		DefaultDistributeLock lock = newLock();
-		LockHandle held = lock.tryAcquire(LockRequest.of("event.thread.release")).orElseThrow();
-		CompletableFuture<Object> outcome = onTheEventThread((thread) -> {
-			held.close();
-			return thread;
-		});
-		assertThat(outcome.get(15, TimeUnit.SECONDS)).isInstanceOf(ZooKeeperThread.class);
-		await().atMost(Duration.ofSeconds(10)).until(() -> lock.heldLocks().isEmpty());
-		assertThat(newLock().tryAcquire(LockRequest.of("event.thread.release"))).hasValueSatisfying(LockHandle::close);
-	}
-
-	private DefaultDistributeLock newLock() throws Exception {
+	@Override
+	protected LockBackend newBackend() throws Exception {
 		CuratorFramework client = this.closeables
 			.add(EmbeddedZooKeeper.newClient(zooKeeper.connectString(), Duration.ofSeconds(10)));
 		this.client = (this.client != null) ? this.client : client;
-		return this.closeables.add(new DefaultDistributeLock(this.closeables.add(new ZooKeeperLockBackend(client))));
+		return this.closeables.add(new ZooKeeperLockBackend(client));
+	}
+
+	@Override
+	protected boolean isStoreClientThread(Thread thread) {
+		return thread instanceof ZooKeeperThread;
+	}
+
+	private DefaultDistributeLock newLock() throws Exception {
+		return this.closeables.add(new DefaultDistributeLock(newBackend()));
 	}
 
 	/**
