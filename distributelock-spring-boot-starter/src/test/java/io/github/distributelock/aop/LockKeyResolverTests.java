@@ -3,6 +3,7 @@ package io.github.distributelock.aop;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.Lockable;
@@ -73,6 +74,15 @@ class LockKeyResolverTests {
 				.withMessageContaining("field 'ids' has a null element")
 				.withMessageContaining("distributelock.fail-on-null-field");
 		}
+	}
+
+	@Test
+	void writesAnOptionalAsItsTextAsTheOriginalStarterDidAndWhatItHoldsThroughSpel() {
+		LockDefinition definition = definition("optional", Optional.class, Optional.class);
+		assertThat(definition.lockKey(new Object[] { Optional.of(42L), Optional.of(42L) }))
+			.isEqualTo("optional_Optional[42]_42");
+		assertThat(definition.lockKey(new Object[] { Optional.empty(), Optional.empty() }))
+			.isEqualTo("optional_Optional.empty_null");
 	}
 
 	@Test
@@ -227,6 +237,10 @@ class LockKeyResolverTests {
 
 		@Lockable(key = "plain")
 		void plain() {
+		}
+
+		@Lockable(key = "optional", fields = { "id", "#other.orElse(null)" })
+		void optional(Optional<Long> id, Optional<Long> other) {
 		}
 
 		@Lockable(key = "failing", fields = "#product.missing")
