@@ -57,8 +57,11 @@ public interface LockHandle extends AutoCloseable {
 	LockHandle onLost(Consumer<LockHandle> listener);
 
 	/**
-	 * Releases the lock without blocking the calling thread; closing and releasing again
-	 * do nothing. On JDBC the statement runs on a pool of the backend's.
+	 * Releases the lock without blocking the calling thread. Closing the handle
+	 * afterwards does nothing; releasing it again sends nothing to the store and returns
+	 * a future that completes as the first release (by this method or by
+	 * {@link #close()}) does, once that one has ended, also while it is still on its way
+	 * to the store. On JDBC the statement runs on a pool of the backend's.
 	 * @return completes when the store released the lock; exceptionally with
 	 * {@link LockLostException} if it had been lost and
 	 * {@code distributelock.throw-on-lost} is set, or with

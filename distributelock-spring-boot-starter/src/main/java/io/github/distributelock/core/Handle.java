@@ -3,7 +3,7 @@ package io.github.distributelock.core;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import io.github.distributelock.LockHandle;
@@ -20,7 +20,11 @@ final class Handle implements LockHandle {
 
 	private final HeldLock lock;
 
-	private final AtomicBoolean closed = new AtomicBoolean();
+	/**
+	 * The outcome of the release that closed this entry, completed once it has ended;
+	 * {@code null} while the entry is open.
+	 */
+	private final AtomicReference<@Nullable CompletableFuture<@Nullable Void>> released = new AtomicReference<>();
 
 	Handle(HeldLock lock) {
 		this.lock = lock;
@@ -38,7 +42,7 @@ final class Handle implements LockHandle {
 
 	@Override
 	public boolean isHeld() {
-		return !this.closed.get() && this.lock.isHeld();
+		return this.released.get() == null && this.lock.isHeld();
 	}
 
 	@Override
@@ -54,10 +58,12 @@ final class Handle implements LockHandle {
 
 	@Override
 	public CompletableFuture<Void> releaseAsync() {
-		if (!this.closed.compareAndSet(false, true)) {
-			return CompletableFuture.completedFuture(null);
+		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
+		CompletableFuture<@Nullable Void> earlier = closedBefore(outcome);
+		if (earlier != null) {
+			return earlier;
 		}
-		return this.lock.releaseHold(null).thenApply((released) -> null);
+		return endsWith(this.lock.releaseHold(null), outcome).thenApply((released) -> null);
 	}
 
 	/**
@@ -66,10 +72,12 @@ final class Handle implements LockHandle {
 	 * @return whether the store still had the lock; {@code true} when other holds remain
 	 */
 	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor, StoreRelease storeRelease) {
-		if (!this.closed.compareAndSet(false, true)) {
-			return CompletableFuture.completedFuture(true);
+		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
+		CompletableFuture<@Nullable Void> earlier = closedBefore(outcome);
+		if (earlier != null) {
+			return earlier.thenApply((ended) -> true);
 		}
-		return this.lock.releaseHold(callerExecutor, storeRelease);
+		return endsWith(this.lock.releaseHold(callerExecutor, storeRelease), outcome);
 	}
 
 	/**
@@ -78,22 +86,50 @@ final class Handle implements LockHandle {
 	 */
 	@Override
 	public void close() {
-		if (!this.closed.compareAndSet(false, true)) {
+		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
+		if (closedBefore(outcome) != null) {
 			return;
 		}
 		if (this.lock.onTheStoresAnswerThread()) {
 			// Waiting here would wait for an answer that this very thread delivers: the
 			// release ends once the thread is free again (store failures are retried).
-			this.lock.releaseHold(null).whenComplete((released, failure) -> logFailedRelease(failure));
+			endsWith(this.lock.releaseHold(null), outcome)
+				.whenComplete((released, failure) -> logFailedRelease(failure));
 			return;
 		}
 		CallerRuns callerRuns = this.lock.callerRuns();
 		try {
-			callerRuns.awaitUninterruptibly(this.lock.releaseHold(callerRuns.forRelease()));
+			callerRuns.awaitUninterruptibly(endsWith(this.lock.releaseHold(callerRuns.forRelease()), outcome));
 		}
 		catch (ExecutionException ex) {
 			throw StoreCalls.asUnchecked(ex);
 		}
+	}
+
+	/**
+	 * Closes this entry, if no caller did before, with the future to complete with the
+	 * outcome of its release.
+	 * @return {@code null} if this call closed the entry; else a copy of the outcome of
+	 * the release that did, which completes only once that release has ended (it may
+	 * still be on its way to the store), so that a caller may count on the lock being
+	 * gone; a copy, which that caller may cancel without touching the outcome
+	 */
+	private @Nullable CompletableFuture<@Nullable Void> closedBefore(CompletableFuture<@Nullable Void> outcome) {
+		CompletableFuture<@Nullable Void> earlier = this.released.compareAndExchange(null, outcome);
+		return (earlier != null) ? earlier.copy() : null;
+	}
+
+	private static CompletableFuture<Boolean> endsWith(CompletableFuture<Boolean> release,
+			CompletableFuture<@Nullable Void> outcome) {
+		release.whenComplete((released, failure) -> {
+			if (failure != null) {
+				outcome.completeExceptionally(failure);
+			}
+			else {
+				outcome.complete(null);
+			}
+		});
+		return release;
 	}
 
 	private void logFailedRelease(@Nullable Throwable failure) {

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import io.github.distributelock.LockHandle;
@@ -28,7 +29,11 @@ final class MultiKeyHandle implements LockHandle {
 	/** The store, when the keys are released in one call; else {@code null}. */
 	private final @Nullable StoreCalls batchedStore;
 
-	private final AtomicBoolean closed = new AtomicBoolean();
+	/**
+	 * The outcome of the release that closed this handle, completed once every key's has
+	 * ended; {@code null} while the handle is open.
+	 */
+	private final AtomicReference<@Nullable CompletableFuture<@Nullable Void>> released = new AtomicReference<>();
 
 	/**
 	 * @param handles each key's handle, in the order they were taken; {@link Handle}s
@@ -65,7 +70,7 @@ final class MultiKeyHandle implements LockHandle {
 
 	@Override
 	public boolean isHeld() {
-		return !this.closed.get() && this.handles.stream().allMatch(LockHandle::isHeld);
+		return this.released.get() == null && this.handles.stream().allMatch(LockHandle::isHeld);
 	}
 
 	@Override
@@ -88,9 +93,15 @@ final class MultiKeyHandle implements LockHandle {
 
 	@Override
 	public CompletableFuture<Void> releaseAsync() {
-		if (!this.closed.compareAndSet(false, true)) {
-			return CompletableFuture.completedFuture(null);
+		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
+		CompletableFuture<@Nullable Void> earlier = closedBefore(outcome);
+		if (earlier != null) {
+			return earlier;
 		}
+		return endsWith(releaseEachAsync(), outcome);
+	}
+
+	private CompletableFuture<Void> releaseEachAsync() {
 		StoreCalls store = this.batchedStore;
 		if (store != null) {
 			return releaseTogether(store, null);
@@ -112,15 +123,28 @@ final class MultiKeyHandle implements LockHandle {
 
 	@Override
 	public void close() {
-		if (!this.closed.compareAndSet(false, true)) {
+		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
+		if (closedBefore(outcome) != null) {
 			return;
 		}
 		StoreCalls store = this.batchedStore;
 		if (store != null && store.deliversAnswersOnThisThread()) {
 			// Waiting here would wait for an answer that this very thread delivers.
-			releaseTogether(store, null);
+			endsWith(releaseTogether(store, null), outcome);
 			return;
 		}
+		try {
+			closeEach(store);
+		}
+		catch (RuntimeException ex) {
+			outcome.completeExceptionally(ex);
+			throw ex;
+		}
+		outcome.complete(null);
+	}
+
+	/** Releases every key on the calling thread, and waits for the releases. */
+	private void closeEach(@Nullable StoreCalls store) {
 		if (store != null) {
 			// On the calling thread, which a blocking store's statement runs on too; an
 			// interrupt neither stops the release nor is lost.
@@ -145,6 +169,32 @@ final class MultiKeyHandle implements LockHandle {
 		if (first != null) {
 			throw first;
 		}
+	}
+
+	/**
+	 * Closes this handle, if no caller did before, with the future to complete with the
+	 * outcome of its release.
+	 * @return {@code null} if this call closed the handle; else a copy of the outcome of
+	 * the release that did, which completes only once that release has ended, so that a
+	 * caller may count on the keys being free; a copy, which that caller may cancel
+	 * without touching the outcome
+	 */
+	private @Nullable CompletableFuture<@Nullable Void> closedBefore(CompletableFuture<@Nullable Void> outcome) {
+		CompletableFuture<@Nullable Void> earlier = this.released.compareAndExchange(null, outcome);
+		return (earlier != null) ? earlier.copy() : null;
+	}
+
+	private static CompletableFuture<Void> endsWith(CompletableFuture<Void> release,
+			CompletableFuture<@Nullable Void> outcome) {
+		release.whenComplete((released, failure) -> {
+			if (failure != null) {
+				outcome.completeExceptionally(failure);
+			}
+			else {
+				outcome.complete(null);
+			}
+		});
+		return release;
 	}
 
 	/**

@@ -427,6 +427,60 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 	}
 
 	/**
+	 * A second releaseAsync() while the first one's release is on its way to the store
+	 * completes with that release, not before: its caller too may count on the lock being
+	 * gone from the store.
+	 */
+	@Test
+	void aSecondReleaseAsyncCompletesWithTheReleaseInFlight() throws Exception {
+		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
+		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		CompletableFuture<Void> send = backend.holdBackReleases();
+		CompletableFuture<Void> releasing = held.releaseAsync();
+		CompletableFuture<Void> releasingAgain = held.releaseAsync();
+		try {
+			assertThat(releasingAgain).as("a second releaseAsync() with the release held back").isNotDone();
+		}
+		finally {
+			// Else the lock service, closed after the test, waits for it.
+			send.complete(null);
+		}
+		releasingAgain.get(10, TimeUnit.SECONDS);
+		assertThat(isLockedInStore(key())).as("locked in the store when releaseAsync() completed").isFalse();
+		assertThat(releasing).succeedsWithin(Duration.ofSeconds(10));
+		assertThat(backend.releases).hasValue(1);
+	}
+
+	/**
+	 * A second releaseAsync() while the first one's release is on its way to the store
+	 * fails as that release does: its caller must not take a failed release for done.
+	 */
+	@Test
+	void aSecondReleaseAsyncFailsAsTheReleaseInFlightDoes() throws Exception {
+		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
+		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		CompletableFuture<Void> send = backend.holdBackReleases();
+		CompletableFuture<Void> releasing = held.releaseAsync();
+		CompletableFuture<Void> releasingAgain = held.releaseAsync();
+		backend.failReleases = true;
+		send.complete(null);
+		assertThat(releasing).failsWithin(Duration.ofSeconds(10))
+			.withThrowableThat()
+			.havingCause()
+			.isInstanceOf(DistributeLockException.class);
+		assertThat(releasingAgain).failsWithin(Duration.ofSeconds(10))
+			.withThrowableThat()
+			.havingCause()
+			.isInstanceOf(DistributeLockException.class)
+			.withMessageContaining(key());
+		// The failed release is retried in the background.
+		backend.failReleases = false;
+		await().atMost(Duration.ofSeconds(20)).until(() -> !isLockedInStore(key()));
+	}
+
+	/**
 	 * A waiter that gives up while the lock is being handed to it (here: its future is
 	 * cancelled while the store's answer is held back) gives back what it was handed.
 	 */

@@ -752,6 +752,33 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertThat(isLockedInStore(a) || isLockedInStore(b)).isFalse();
 	}
 
+	/**
+	 * A second releaseAsync() of a multi-key handle while its release is on its way to
+	 * the store completes with that release, not before: its caller too may count on the
+	 * keys being free.
+	 */
+	@Test
+	void aSecondReleaseAsyncOfAMultiKeyHandleCompletesWithTheReleaseInFlight() throws Exception {
+		String a = multiKey(0);
+		String b = multiKey(1);
+		CountingLockBackend backend = countingBackend();
+		DefaultDistributeLock lock = closeAfterTest(new DefaultDistributeLock(backend));
+		LockHandle both = lock.tryAcquire(LockRequest.all(LockRequest.of(a), LockRequest.of(b))).orElseThrow();
+		CompletableFuture<Void> send = backend.holdBackReleases();
+		CompletableFuture<Void> releasing = both.releaseAsync();
+		CompletableFuture<Void> releasingAgain = both.releaseAsync();
+		try {
+			assertThat(releasingAgain).as("a second releaseAsync() with the release held back").isNotDone();
+		}
+		finally {
+			// Else the lock service, closed after the test, waits for it.
+			send.complete(null);
+		}
+		releasingAgain.get(10, TimeUnit.SECONDS);
+		assertThat(isLockedInStore(a) || isLockedInStore(b)).as("a key locked when releaseAsync() completed").isFalse();
+		assertThat(releasing).succeedsWithin(Duration.ofSeconds(10));
+	}
+
 	@Test
 	void aMultiKeyRequestReentersTheKeysItsThreadHoldsAndKeepsThemAfterward() throws Exception {
 		DefaultDistributeLock lock = newLock();

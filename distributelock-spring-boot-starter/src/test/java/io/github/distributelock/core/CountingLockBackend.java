@@ -110,8 +110,8 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe,
 	}
 
 	/**
-	 * Sends later releases to the store only once the returned future completes: a test
-	 * acts while a release is in flight.
+	 * Sends later releases, of one key or of several in one call, to the store only once
+	 * the returned future completes: a test acts while a release is in flight.
 	 */
 	public CompletableFuture<Void> holdBackReleases() {
 		CompletableFuture<Void> go = new CompletableFuture<>();
@@ -190,13 +190,16 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe,
 	@Override
 	public CompletionStage<Boolean> release(Claim claim) {
 		this.releases.incrementAndGet();
+		CompletableFuture<Void> go = this.releasesGo;
+		return go.isDone() ? send(claim) : go.thenCompose((sent) -> send(claim.on(null)));
+	}
+
+	private CompletionStage<Boolean> send(Claim claim) {
 		if (this.failReleases) {
 			return CompletableFuture
 				.failedFuture(new UncheckedIOException(new IOException("connection reset, as a test asked for")));
 		}
-		CompletableFuture<Void> go = this.releasesGo;
-		return go.isDone() ? this.delegate.release(claim)
-				: go.thenCompose((sent) -> this.delegate.release(claim.on(null)));
+		return this.delegate.release(claim);
 	}
 
 	@Override
@@ -224,7 +227,10 @@ public class CountingLockBackend implements MultiKeyLockBackend, LockStoreProbe,
 	@Override
 	public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
 		this.releaseAllCalls.incrementAndGet();
-		return ((MultiKeyLockBackend) this.delegate).releaseAll(claims);
+		MultiKeyLockBackend delegate = (MultiKeyLockBackend) this.delegate;
+		CompletableFuture<Void> go = this.releasesGo;
+		return go.isDone() ? delegate.releaseAll(claims) : go
+			.thenCompose((sent) -> delegate.releaseAll(claims.stream().map((claim) -> claim.on(null)).toList()));
 	}
 
 	@Override
