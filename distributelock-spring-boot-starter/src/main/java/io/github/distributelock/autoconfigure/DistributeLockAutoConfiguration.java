@@ -1,12 +1,15 @@
 package io.github.distributelock.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.actuate.LockStoreMonitor;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.core.ShardedLockBackend;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -51,8 +54,42 @@ public final class DistributeLockAutoConfiguration {
 							+ ": a lock's lease in the store must last at least 1 ms.",
 					"Set distributelock.watchdog-lease to a positive duration (30s by default), or remove it.");
 		}
+		DistributeLockConfigurationException unusedShards = unusedShards(backend, properties);
+		if (unusedShards != null) {
+			throw unusedShards;
+		}
 		return new DefaultDistributeLock(backend, watchdogLease, properties.isThrowOnLost(),
 				LockEventListener.of(eventListeners.orderedStream().toList()), null);
+	}
+
+	/**
+	 * The failure to report when {@code distributelock.jdbc.shards} is set but the locks
+	 * are not sharded by it, because another store is chosen or the application defines
+	 * its own backend: whoever set it believes each key lives in one of those databases.
+	 * @return the failure, or {@code null} if the shards are used or not set
+	 */
+	static @Nullable DistributeLockConfigurationException unusedShards(LockBackend backend,
+			DistributeLockProperties properties) {
+		List<String> shards = properties.getJdbc().getShards();
+		if (shards.isEmpty() || backend instanceof ShardedLockBackend) {
+			return null;
+		}
+		String type = properties.getType();
+		LockType lockType = (type != null) ? LockType.of(type) : null;
+		if (lockType != null && lockType != LockType.JDBC) {
+			return new DistributeLockConfigurationException(
+					"distributelock.jdbc.shards is set to " + shards + ", but distributelock.type is "
+							+ lockType.propertyValue() + ", which does not use it: the locks are not sharded.",
+					"Remove distributelock.jdbc.shards, or set distributelock.type=jdbc to keep the locks in the "
+							+ "lock table of those DataSource beans.");
+		}
+		return new DistributeLockConfigurationException(
+				"distributelock.jdbc.shards is set to " + shards + ", but the application defines its own LockBackend "
+						+ "bean (" + backend.getClass().getName()
+						+ "), which takes the place of the sharded backend: the locks are not sharded by it.",
+				"Remove distributelock.jdbc.shards, or remove the application's LockBackend bean so that "
+						+ "distributelock.type=jdbc builds the sharded backend (or define a ShardedJdbcLockBackend "
+						+ "bean).");
 	}
 
 	// Shared by the health indicator and the check at startup, so that a change of the

@@ -371,7 +371,9 @@ public class DistributeLockProperties {
 		 * Names of the DataSource beans whose databases hold the lock table as shards, in
 		 * order: each lock key lives in the database its hash picks (CRC32 of the key's
 		 * UTF-8 bytes modulo the number of shards). Each database records the list, and a
-		 * start with another list is refused unless shards-changed-drained is set.
+		 * start with another list is refused unless shards-changed-drained is set. Only
+		 * with distributelock.type=jdbc and no LockBackend bean of the application's:
+		 * otherwise the start is refused.
 		 */
 		private List<String> shards = new ArrayList<>();
 

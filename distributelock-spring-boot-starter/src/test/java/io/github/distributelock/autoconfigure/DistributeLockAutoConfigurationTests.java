@@ -256,6 +256,33 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Test
+	void jdbcShardsWithAnotherTypeFailAtStartupSayingToRemoveThemOrChooseJdbc() {
+		this.contextRunner.withPropertyValues("distributelock.type=redis", "distributelock.jdbc.shards=ds1,ds2")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.jdbc.shards is set to [ds1, ds2], but "
+						+ "distributelock.type is redis, which does not use it: the locks are not sharded.");
+				assertThat(analysis.getAction()).isEqualTo("Remove distributelock.jdbc.shards, or set "
+						+ "distributelock.type=jdbc to keep the locks in the lock table of those DataSource beans.");
+			});
+	}
+
+	@Test
+	void jdbcShardsWithTheApplicationsOwnBackendFailAtStartupSayingWhichBeanTakesTheirPlace() {
+		this.contextRunner.withPropertyValues("distributelock.type=jdbc", "distributelock.jdbc.shards=ds1,ds2")
+			.withUserConfiguration(CustomBackendConfiguration.class)
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription())
+					.startsWith("distributelock.jdbc.shards is set to [ds1, ds2], but the application defines its own "
+							+ "LockBackend bean (" + CustomBackendConfiguration.class.getName())
+					.endsWith("), which takes the place of the sharded backend: the locks are not sharded by it.");
+				assertThat(analysis.getAction()).contains("Remove distributelock.jdbc.shards")
+					.contains("remove the application's LockBackend bean");
+			});
+	}
+
+	@Test
 	void canBeTurnedOff() {
 		this.contextRunner.withPropertyValues("distributelock.enabled=false").run((context) -> {
 			assertThat(context).hasNotFailed();

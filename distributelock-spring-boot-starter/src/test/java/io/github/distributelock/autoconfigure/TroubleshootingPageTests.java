@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 
@@ -158,6 +159,18 @@ class TroubleshootingPageTests {
 				.run((context) -> assertThat(context).hasNotFailed());
 			assertStartupFailureQuoted(contextRunner.withPropertyValues("distributelock.jdbc.shards=ds1,ds2,ds3"));
 		}
+	}
+
+	@Test
+	void quotesTheStartupFailuresOfJdbcShardsThatAreNotUsed() {
+		DistributeLockProperties properties = new DistributeLockProperties();
+		properties.getJdbc().setShards(List.of("ds1", "ds2"));
+		properties.setType("redis");
+		assertThat(DistributeLockAutoConfiguration.unusedShards(new StubBackend(), properties)).isNotNull()
+			.satisfies((ex) -> assertQuoted(ex.getDescription()));
+		properties.setType("jdbc");
+		assertThat(DistributeLockAutoConfiguration.unusedShards(new StubBackend(), properties)).isNotNull()
+			.satisfies((ex) -> assertQuoted(ex.getDescription().replace(StubBackend.class.getName(), "...")));
 	}
 
 	private static void assertStartupFailureQuoted(ApplicationContextRunner contextRunner) {

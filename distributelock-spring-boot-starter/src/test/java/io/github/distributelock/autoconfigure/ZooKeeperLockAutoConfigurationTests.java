@@ -189,6 +189,20 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	@Test
+	void jdbcShardsFailAtStartupSayingZooKeeperDoesNotUseThem() {
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+					"distributelock.jdbc.shards=ds1,ds2")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.jdbc.shards is set to [ds1, ds2], but "
+						+ "distributelock.type is zookeeper, which does not use it: the locks are not sharded.");
+				assertThat(analysis.getAction()).contains("Remove distributelock.jdbc.shards")
+					.contains("set distributelock.type=jdbc");
+			});
+	}
+
+	@Test
 	void missingCuratorNamesTheDependencyToAdd() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(CuratorFramework.class)).run((context) -> {
 			FailureAnalysis analysis = failureAnalysis(context);
