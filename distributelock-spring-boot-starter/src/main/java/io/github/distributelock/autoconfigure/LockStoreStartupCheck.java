@@ -8,6 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextClosedEvent;
 
@@ -17,8 +19,8 @@ import org.springframework.context.event.ContextClosedEvent;
  * does not answer, before the application starts with a failed startup if it does not, or
  * not at all.
  */
-class LockStoreStartupCheck
-		implements SmartInitializingSingleton, ApplicationListener<ContextClosedEvent>, DisposableBean {
+class LockStoreStartupCheck implements SmartInitializingSingleton, ApplicationListener<ContextClosedEvent>,
+		ApplicationContextAware, DisposableBean {
 
 	private static final Log logger = LogFactory.getLog(LockStoreStartupCheck.class);
 
@@ -31,6 +33,8 @@ class LockStoreStartupCheck
 	private volatile boolean closed;
 
 	private volatile @Nullable Thread background;
+
+	private @Nullable ApplicationContext context;
 
 	LockStoreStartupCheck(LockStoreMonitor probe, StartupCheck mode, @Nullable String configuredBy) {
 		this.probe = probe;
@@ -85,9 +89,18 @@ class LockStoreStartupCheck
 	}
 
 	@Override
+	public void setApplicationContext(ApplicationContext context) {
+		this.context = context;
+	}
+
+	@Override
 	public void onApplicationEvent(ContextClosedEvent event) {
 		// Published before the store's client stops, which would fail a probe under way.
-		this.closed = true;
+		// A child context's closing reaches this listener too, and must not silence the
+		// check of this context's store.
+		if (event.getApplicationContext() == this.context) {
+			this.closed = true;
+		}
 	}
 
 	@Override
