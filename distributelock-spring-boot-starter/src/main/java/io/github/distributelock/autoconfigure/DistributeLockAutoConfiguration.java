@@ -47,13 +47,8 @@ public final class DistributeLockAutoConfiguration {
 	@ConditionalOnMissingBean(DistributeLock.class)
 	DefaultDistributeLock distributeLock(LockBackend backend, DistributeLockProperties properties,
 			ObjectProvider<LockEventListener> eventListeners) {
-		Duration watchdogLease = properties.getWatchdogLease();
-		if (watchdogLease.toMillis() < 1) {
-			throw new DistributeLockConfigurationException(
-					"distributelock.watchdog-lease is " + watchdogLease
-							+ ": a lock's lease in the store must last at least 1 ms.",
-					"Set distributelock.watchdog-lease to a positive duration (30s by default), or remove it.");
-		}
+		Duration watchdogLease = PositiveDuration.require("distributelock.watchdog-lease",
+				properties.getWatchdogLease(), "a lock's lease in the store must last at least 1 ms", "30s");
 		DistributeLockConfigurationException unusedShards = unusedShards(backend, properties);
 		if (unusedShards != null) {
 			throw unusedShards;

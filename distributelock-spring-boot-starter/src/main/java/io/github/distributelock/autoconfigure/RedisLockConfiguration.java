@@ -1,7 +1,5 @@
 package io.github.distributelock.autoconfigure;
 
-import java.time.Duration;
-
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.redis.RedisLockBackend;
 
@@ -35,21 +33,13 @@ class RedisLockConfiguration {
 		}
 		RedisLockBackendSettings settings = new RedisLockBackendSettings(properties.getRedis());
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(settings));
-		Duration fenceIdleTimeout = settings.getFenceIdleTimeout();
-		if (fenceIdleTimeout.toMillis() < 1) {
-			throw new DistributeLockConfigurationException(
-					"distributelock.redis.fence-idle-timeout is " + fenceIdleTimeout
-							+ ": the fencing counter of a key would expire as soon as it is written.",
-					"Set distributelock.redis.fence-idle-timeout to a positive duration (1m by default), or remove it.");
-		}
-		Duration replicaAckTimeout = settings.getReplicaAckTimeout();
-		if (settings.getMinReplicasToAck() > 0 && replicaAckTimeout.toMillis() < 1) {
-			throw new DistributeLockConfigurationException(
-					"distributelock.redis.replica-ack-timeout is " + replicaAckTimeout
-							+ ": with min-replicas-to-ack, a WAIT without a timeout would block for ever when the "
-							+ "replicas do not answer.",
-					"Set distributelock.redis.replica-ack-timeout to a positive duration, or remove it for its "
-							+ "default.");
+		PositiveDuration.require("distributelock.redis.fence-idle-timeout", settings.getFenceIdleTimeout(),
+				"the fencing counter of a key would expire as soon as it is written", "1m");
+		if (settings.getMinReplicasToAck() > 0) {
+			PositiveDuration.require("distributelock.redis.replica-ack-timeout", settings.getReplicaAckTimeout(),
+					"with min-replicas-to-ack, a WAIT without a timeout would block for ever when the replicas do "
+							+ "not answer",
+					null);
 		}
 		try {
 			return new RedisLockBackend(factory, settings.getKeyPrefix(), settings.getFenceIdleTimeout(),

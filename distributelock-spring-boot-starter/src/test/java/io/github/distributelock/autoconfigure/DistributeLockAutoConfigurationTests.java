@@ -2,6 +2,7 @@ package io.github.distributelock.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -174,8 +175,11 @@ class DistributeLockAutoConfigurationTests {
 					"distributelock.redis.replica-ack-timeout=0s")
 			.run((context) -> {
 				FailureAnalysis analysis = failureAnalysis(context);
-				assertThat(analysis.getDescription()).contains("distributelock.redis.replica-ack-timeout is PT0S");
-				assertThat(analysis.getAction()).contains("replica-ack-timeout to a positive duration");
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.redis.replica-ack-timeout is PT0S: "
+						+ "with min-replicas-to-ack, a WAIT without a timeout would block for ever when the replicas do "
+						+ "not answer.");
+				assertThat(analysis.getAction()).isEqualTo(
+						"Set distributelock.redis.replica-ack-timeout to a positive duration, or remove it for its default.");
 			});
 	}
 
@@ -185,8 +189,11 @@ class DistributeLockAutoConfigurationTests {
 			this.contextRunner.withPropertyValues("distributelock.type=redis", "distributelock.watchdog-lease=" + lease)
 				.run((context) -> {
 					FailureAnalysis analysis = failureAnalysis(context);
-					assertThat(analysis.getDescription()).contains("distributelock.watchdog-lease is");
-					assertThat(analysis.getAction()).contains("distributelock.watchdog-lease to a positive duration");
+					assertThat(analysis.getDescription()).isEqualTo(
+							"distributelock.watchdog-lease is " + Duration.parse("PT" + lease.toUpperCase(Locale.ROOT))
+									+ ": a lock's lease in the store must last at least 1 ms.");
+					assertThat(analysis.getAction()).isEqualTo(
+							"Set distributelock.watchdog-lease to a positive duration (30s by default), or remove it.");
 				});
 		}
 	}
@@ -197,8 +204,10 @@ class DistributeLockAutoConfigurationTests {
 			.withPropertyValues("distributelock.type=redis", "distributelock.redis.fence-idle-timeout=-5s")
 			.run((context) -> {
 				FailureAnalysis analysis = failureAnalysis(context);
-				assertThat(analysis.getDescription()).contains("distributelock.redis.fence-idle-timeout is PT-5S");
-				assertThat(analysis.getAction()).contains("to a positive duration");
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.redis.fence-idle-timeout is PT-5S: "
+						+ "the fencing counter of a key would expire as soon as it is written.");
+				assertThat(analysis.getAction()).isEqualTo(
+						"Set distributelock.redis.fence-idle-timeout to a positive duration (1m by default), or remove it.");
 			});
 	}
 
