@@ -6,13 +6,16 @@
 -- {-1, kind of the holder} when the key is held as a read/write lock or as permits (a value
 -- that starts with a zero byte, see prelude.lua), which a plain lock must not wait for.
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  -- The key's next token: one above the last, and never below the server clock in
+  -- microseconds. The counter is written with the lock and not waited for by replicas: a
+  -- replica promoted after a failover, or a server restored from a snapshot, may lack the
+  -- last tokens issued; its clock is past them (acquisitions are more than a microsecond
+  -- apart, and the clocks of the nodes closer than a failover takes).
   local token = redis.call('INCR', KEYS[2])
-  if token == 1 then
-    -- A new counter: the last one expired while idle, or the key was never locked. Seed it
-    -- from the server clock in microseconds, which is past every token issued before: a
-    -- counter grows by one per acquisition, and acquisitions are more than a microsecond apart.
-    local now = redis.call('TIME')
-    token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  local now = redis.call('TIME')
+  local clock = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  if token < clock then
+    token = clock
     redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
   else
     redis.call('PEXPIRE', KEYS[2], ARGV[3])

@@ -33,11 +33,12 @@ end
 local reply = {1}
 for i = 1, count do
   local fence = KEYS[2 * i]
+  -- One above the last, never below the server clock in microseconds, as acquire.lua explains.
   local token = redis.call('INCR', fence)
-  if token == 1 then
-    -- A new counter: seeded from the server clock in microseconds, as acquire.lua explains.
-    local now = redis.call('TIME')
-    token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  local now = redis.call('TIME')
+  local clock = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  if token < clock then
+    token = clock
     redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[1])
   else
     redis.call('PEXPIRE', fence, ARGV[1])

@@ -21,13 +21,15 @@ local function n2s(x)
   return string.format('%.0f', x)
 end
 
--- The next fencing token of the key, by the rule of acquire.lua, so that the tokens of a
--- key grow across every kind of lock taken on it.
+-- The next fencing token of the key, by the rule of acquire.lua (one above the last, never
+-- below the server clock in microseconds), so that the tokens of a key grow across every kind
+-- of lock taken on it, and across a failover or a restore that lost the last ones.
 local function next_token(fence, idle_ms)
   local token = redis.call('INCR', fence)
-  if token == 1 then
-    local t = redis.call('TIME')
-    token = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local t = redis.call('TIME')
+  local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  if token < clock then
+    token = clock
     redis.call('SET', fence, n2s(token), 'PX', idle_ms)
   else
     redis.call('PEXPIRE', fence, idle_ms)

@@ -124,6 +124,13 @@ class RedisClusterFailoverTests {
 		// The other client knows the cluster from before the kill, as a running
 		// application does.
 		other.tryAcquire("warm-up.{window-0}", Duration.ZERO, null).orElseThrow().close();
+		// Keys locked before: their fencing counters, and so their last tokens, are on
+		// the replica too.
+		for (String key : keys) {
+			holder.tryAcquire(key, Duration.ZERO, null).orElseThrow().close();
+		}
+		await("fencing counters replicated").atMost(Duration.ofSeconds(10))
+			.until(() -> keys.stream().allMatch((key) -> replica.hasKey(lockKey(key) + ":fence")));
 
 		cluster().pause(replica);
 		List<LockHandle> held = new ArrayList<>();
@@ -158,6 +165,10 @@ class RedisClusterFailoverTests {
 		// holds each lock for its whole lease, and another client holds it too.
 		assertThat(taken).hasSize(KEYS);
 		assertThat(lost).isEqualTo(KEYS);
+		// What fencing is for: the resource can still tell the two holders apart.
+		for (int i = 0; i < KEYS; i++) {
+			assertThat(taken.get(i).fencingToken()).as(keys.get(i)).isGreaterThan(held.get(i).fencingToken());
+		}
 		taken.forEach(LockHandle::close);
 	}
 

@@ -158,9 +158,13 @@ class RedisSentinelFailoverTests {
 			.start((masterPort) -> closeAfter(replication[0] = TcpProxy.start(masterPort)).port()));
 		DefaultDistributeLock holder = newLock(redis, 0);
 		StringRedisTemplate replica = redis.template(redis.replicaPort());
+		String key = "window.unacknowledged";
+		// A key locked before: its fencing counter, and so its last token, are on the
+		// replica too.
+		holder.tryAcquire(key, Duration.ZERO, null).orElseThrow().close();
+		await("fencing counter replicated").atMost(Duration.ofSeconds(10)).until(() -> replica.hasKey(fenceKey(key)));
 		cutReplication(replication[0], replica);
 
-		String key = "window.unacknowledged";
 		LockHandle held = holder.tryAcquire(key, Duration.ZERO, LEASE.multipliedBy(3)).orElseThrow();
 		assertThat(redis.template(redis.masterPort()).hasKey(lockKey(key))).isTrue();
 		assertThat(replica.hasKey(lockKey(key))).isFalse();
@@ -182,6 +186,8 @@ class RedisSentinelFailoverTests {
 		logger.info("Without min-replicas-to-ack: the lock was granted again " + millisSince(killed)
 				+ " ms after the master was killed while its first holder still held it (token " + held.fencingToken()
 				+ " then " + taken.get().fencingToken() + ")");
+		// What fencing is for: the resource can still tell the two holders apart.
+		assertThat(taken.get().fencingToken()).isGreaterThan(held.fencingToken());
 		taken.get().close();
 	}
 
@@ -253,6 +259,10 @@ class RedisSentinelFailoverTests {
 
 	private static String lockKey(String key) {
 		return RedisLockBackend.DEFAULT_KEY_PREFIX + key;
+	}
+
+	private static String fenceKey(String key) {
+		return "{" + lockKey(key) + "}:fence";
 	}
 
 	private static long millisSince(long nanos) {
