@@ -57,11 +57,12 @@ public interface LockHandle extends AutoCloseable {
 	LockHandle onLost(Consumer<LockHandle> listener);
 
 	/**
-	 * Releases the lock without blocking the calling thread. Closing the handle
-	 * afterwards does nothing; releasing it again sends nothing to the store and returns
-	 * a future that completes as the first release (by this method or by
-	 * {@link #close()}) does, once that one has ended, also while it is still on its way
-	 * to the store. On JDBC the statement runs on a pool of the backend's.
+	 * Releases the lock without blocking the calling thread. Releasing it again sends
+	 * nothing to the store and returns a future that completes as the first release (by
+	 * this method or by {@link #close()}) does, once that one has ended, also while it is
+	 * still on its way to the store; closing the handle afterwards sends nothing either,
+	 * and returns once that release has ended. On JDBC the statement runs on a pool of
+	 * the backend's.
 	 * @return completes when the store released the lock; exceptionally with
 	 * {@link LockLostException} if it had been lost and
 	 * {@code distributelock.throw-on-lost} is set, or with
@@ -73,7 +74,9 @@ public interface LockHandle extends AutoCloseable {
 
 	/**
 	 * Releases the lock, also on a thread whose interrupt flag is set (the flag stays
-	 * set). Closing twice does nothing the second time.
+	 * set). Closing a handle that was released already sends nothing to the store, and
+	 * returns once that release has ended (at once on the thread of the store's client
+	 * that delivers its answers, which that release may still need).
 	 * @throws LockLostException if the lock was lost before it was closed and
 	 * {@code distributelock.throw-on-lost} is set
 	 * @throws DistributeLockException if the store fails; the release is then retried in

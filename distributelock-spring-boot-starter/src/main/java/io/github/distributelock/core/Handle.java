@@ -87,7 +87,9 @@ final class Handle implements LockHandle {
 	@Override
 	public void close() {
 		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
-		if (closedBefore(outcome) != null) {
+		CompletableFuture<@Nullable Void> earlier = closedBefore(outcome);
+		if (earlier != null) {
+			awaitEarlierRelease(earlier, this.lock.key);
 			return;
 		}
 		if (this.lock.onTheStoresAnswerThread()) {
@@ -130,6 +132,26 @@ final class Handle implements LockHandle {
 			}
 		});
 		return release;
+	}
+
+	/**
+	 * Waits for the release an earlier call started ({@code releaseAsync}, or a close on
+	 * another thread), so that a caller of {@code close()} may count on the lock being
+	 * gone; not on the store's answer thread, which that release may still need. A
+	 * failure of that release is its own caller's to handle.
+	 */
+	void awaitEarlierRelease(CompletableFuture<?> earlier, String key) {
+		if (this.lock.onTheStoresAnswerThread()) {
+			return;
+		}
+		try {
+			this.lock.callerRuns().awaitUninterruptibly(earlier);
+		}
+		catch (ExecutionException ex) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Closed lock '" + key + "', whose earlier release failed", ex.getCause());
+			}
+		}
 	}
 
 	private void logFailedRelease(@Nullable Throwable failure) {

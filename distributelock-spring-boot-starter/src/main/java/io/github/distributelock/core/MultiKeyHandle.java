@@ -124,7 +124,11 @@ final class MultiKeyHandle implements LockHandle {
 	@Override
 	public void close() {
 		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
-		if (closedBefore(outcome) != null) {
+		CompletableFuture<@Nullable Void> earlier = closedBefore(outcome);
+		if (earlier != null) {
+			if (this.handles.get(0) instanceof Handle part) {
+				part.awaitEarlierRelease(earlier, this.key);
+			}
 			return;
 		}
 		StoreCalls store = this.batchedStore;

@@ -453,6 +453,35 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 	}
 
 	/**
+	 * close() after releaseAsync() returns only once that release has ended, so that code
+	 * after a try-with-resources block that released early finds the lock gone.
+	 */
+	@Test
+	void closeAfterReleaseAsyncReturnsOnceTheReleaseInFlightHasEnded() throws Exception {
+		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
+		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		CompletableFuture<Void> send = backend.holdBackReleases();
+		CompletableFuture<Void> releasing = held.releaseAsync();
+		Thread closer = new Thread(held::close, "closer");
+		closer.start();
+		try {
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> closer.getState() == Thread.State.WAITING || !closer.isAlive());
+			assertThat(closer.isAlive()).as("close() returned with the release held back").isTrue();
+		}
+		finally {
+			// Else the lock service, closed after the test, waits for it.
+			send.complete(null);
+		}
+		closer.join(10_000);
+		assertThat(closer.isAlive()).isFalse();
+		assertThat(isLockedInStore(key())).as("locked in the store when close() returned").isFalse();
+		assertThat(releasing).succeedsWithin(Duration.ofSeconds(10));
+		assertThat(backend.releases).hasValue(1);
+	}
+
+	/**
 	 * A second releaseAsync() while the first one's release is on its way to the store
 	 * fails as that release does: its caller must not take a failed release for done.
 	 */
