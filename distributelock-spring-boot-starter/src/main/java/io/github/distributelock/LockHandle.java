@@ -49,8 +49,16 @@ public interface LockHandle extends AutoCloseable {
 	}
 
 	/**
-	 * Registers a listener told once, from a background thread, when the lock is lost
-	 * before it is closed; called at once if it is lost already.
+	 * Registers a listener told once when the lock is lost before it is closed; told
+	 * right away, on the thread below, if it is lost already.
+	 * <p>
+	 * Listeners run on one thread of the lock service, named
+	 * {@code distributelock-lost-listeners}, never on the thread of the store's client
+	 * that found the loss nor on the one that renews the leases of the other locks: a
+	 * listener may call the store or send an alert. The listeners of a handle are told in
+	 * the order they were registered, those of all handles one after the other, so a
+	 * listener should not block for long: a slow one delays the next loss reported to the
+	 * others. One that throws is logged with the key.
 	 * @param listener the listener, given this handle
 	 * @return this handle
 	 */

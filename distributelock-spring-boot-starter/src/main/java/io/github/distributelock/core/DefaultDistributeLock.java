@@ -355,9 +355,10 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	 * Shuts the lock service down: waiting acquisitions end with a
 	 * {@link DistributeLockException}, attempts in flight are given a few seconds to end,
 	 * the locks still held are released, releases still retried get a last attempt, the
-	 * watchdog stops, the backend's loss reports are no longer heard, and later
-	 * acquisitions fail with a {@link DistributeLockException}. Closing twice does
-	 * nothing the second time.
+	 * watchdog stops, the backend's loss reports are no longer heard, lost-lock listeners
+	 * already due still run on their thread (which then ends), and later acquisitions
+	 * fail with a {@link DistributeLockException}. Closing twice does nothing the second
+	 * time.
 	 */
 	@Override
 	public void close() {
@@ -425,6 +426,8 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		if (this.ownsScheduler) {
 			this.scheduler.shutdownNow();
 		}
+		// After the releases above, which may have told some of a loss.
+		this.losses.close();
 	}
 
 	private static void awaitQuietly(CallerRuns callerRuns, CompletableFuture<?> settled) {

@@ -379,13 +379,24 @@ final class HeldLock {
 		}
 	}
 
+	/**
+	 * Tells the listeners on the lock service's {@link LostListenerThread}, not on this
+	 * thread: the store's answer thread or the scheduler that keeps the other leases.
+	 */
 	private void notifyLost() {
+		if (!this.lostListeners.isEmpty()) {
+			this.parts.losses().tell(this::tellLostListeners);
+		}
+	}
+
+	private void tellLostListeners() {
 		for (LostListener lostListener : this.lostListeners) {
 			if (this.lostListeners.remove(lostListener)) {
 				try {
 					lostListener.listener.accept(lostListener.handle);
 				}
-				catch (RuntimeException ex) {
+				catch (RuntimeException | Error ex) {
+					// Logged; the next listener is still told.
 					logger.warn("Lost-lock listener for '" + this.key + "' failed", ex);
 				}
 			}

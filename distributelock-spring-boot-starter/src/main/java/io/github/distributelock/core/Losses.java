@@ -23,6 +23,8 @@ final class Losses implements LockLossListener {
 
 	private final AtomicLong lostLocks = new AtomicLong();
 
+	private final LostListenerThread listenerThread = new LostListenerThread();
+
 	/** How many times the backend reported its locks lost. */
 	private final AtomicLong lossReports = new AtomicLong();
 
@@ -43,6 +45,19 @@ final class Losses implements LockLossListener {
 		logger.warn("Lock '" + lock.key + "' in " + this.store.name() + " was lost while held (" + reason
 				+ "); another holder may run the same work concurrently");
 		lock.tracker.lost(reason);
+	}
+
+	/**
+	 * Runs {@code notification}, which tells the lost-lock listeners of a handle, on the
+	 * lock service's {@link LostListenerThread}.
+	 */
+	void tell(Runnable notification) {
+		this.listenerThread.execute(notification);
+	}
+
+	/** Ends the listeners' thread once the notifications given so far have run. */
+	void close() {
+		this.listenerThread.shutDown();
 	}
 
 	void lostAtRelease(String key) {
