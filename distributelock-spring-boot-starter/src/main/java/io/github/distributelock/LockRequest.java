@@ -180,6 +180,12 @@ public final class LockRequest {
 
 	/**
 	 * A copy with a fixed lease, never renewed, or with a lease the watchdog renews.
+	 * <p>
+	 * <b>Note:</b> a reentrant entry (the thread that holds the key asks for it again)
+	 * joins the hold that is open and inherits its lease and minimum hold; its own are
+	 * ignored, neither lengthening nor shortening the lock. An entry that asks for the
+	 * watchdog inside a hold with a fixed lease is therefore lost, with the outer hold,
+	 * when that lease runs out; ask for the longest lease at the outermost entry.
 	 * @param leaseTime the fixed lease, at least 1 ms, or {@code null} for a lease
 	 * renewed by the watchdog until the handle is closed
 	 * @return the new request
@@ -238,7 +244,9 @@ public final class LockRequest {
 	 * The minimum hold applies when the holder closes its last handle. A lock given back
 	 * because its caller was interrupted or cancelled before it got the handle, released
 	 * by {@link DistributeLock#releaseLock(String, String)}, or released by the shutdown
-	 * of the lock service is released at once. A lock lost while held is not kept.
+	 * of the lock service is released at once. A lock lost while held is not kept. A
+	 * reentrant entry inherits the minimum hold of the outermost one, as its lease
+	 * ({@link #withLeaseTime(Duration)}).
 	 * @param minimumHold how long after it was taken the lock stays in the store at
 	 * least; {@link Duration#ZERO} (the default) for none
 	 * @return the new request

@@ -58,7 +58,8 @@ public @interface Lockable {
 	 * the lock expires after that time even if the method still runs. The default,
 	 * {@code -1}, is a lease renewed by a watchdog while the method runs (see
 	 * {@code distributelock.watchdog-lease}). ZooKeeper has no lease: a lock lives as
-	 * long as the session that holds it.
+	 * long as the session that holds it. A nested call that re-enters a lock its thread
+	 * holds keeps the outer call's lease and minimum hold.
 	 * @return the lease in milliseconds, or {@code -1} for an auto-renewed lease
 	 */
 	int timeoutMs() default -1;
