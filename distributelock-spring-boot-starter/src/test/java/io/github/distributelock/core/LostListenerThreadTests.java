@@ -2,6 +2,7 @@ package io.github.distributelock.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -56,8 +57,7 @@ class LostListenerThreadTests {
 		CountDownLatch alertSent = new CountDownLatch(1);
 		for (String key : List.of("lost.thread.a", "lost.thread.b")) {
 			lock.tryAcquire(key, Duration.ZERO, Duration.ofMillis(50)).orElseThrow().onLost((lost) -> {
-				// Stands for a slow alert sent over HTTP: it takes until the test lets it
-				// go.
+				// Stands for a slow alert sent over HTTP, until the test lets it go.
 				listening.countDown();
 				awaitQuietly(alertSent);
 			});
@@ -109,6 +109,28 @@ class LostListenerThreadTests {
 		await().atMost(BOUND).until(() -> !told.isEmpty());
 		handle.close();
 		assertThat(told).containsExactly(handle.key() + " on " + LostListenerThread.NAME);
+	}
+
+	@Test
+	void notificationsGivenBeforeTheLockServiceClosedRunAndLaterOnesRunOnAThreadOfTheirOwn() throws Exception {
+		LostListenerThread thread = new LostListenerThread();
+		CountDownLatch firstRuns = new CountDownLatch(1);
+		CountDownLatch closed = new CountDownLatch(1);
+		List<String> told = new CopyOnWriteArrayList<>();
+		thread.execute(() -> {
+			firstRuns.countDown();
+			awaitQuietly(closed);
+			told.add("first");
+		});
+		thread.execute(() -> told.add("queued"));
+		assertThat(firstRuns.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+		thread.shutDown();
+		closed.countDown();
+		CompletableFuture<String> late = new CompletableFuture<>();
+		thread.execute(() -> late.complete(Thread.currentThread().getName()));
+		assertThat(late.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo(LostListenerThread.NAME);
+		await().atMost(BOUND).until(() -> told.size() == 2);
+		assertThat(told).containsExactly("first", "queued");
 	}
 
 	private static void awaitQuietly(CountDownLatch latch) {
