@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The default {@link LockHoldObservationConvention}: the observation
- * {@code distributelock.hold} tagged with the backend, the lock name and, once released,
- * the outcome.
+ * {@code distributelock.hold} tagged with the backend, the lock name and, once released
+ * or lost, the outcome.
  *
  * @since 1.0.0
  */
@@ -34,10 +34,10 @@ public class DefaultLockHoldObservationConvention extends AbstractLockObservatio
 
 	@Override
 	@Nullable KeyValue endKeyValue(LockHoldContext context) {
-		if (!context.isReleased()) {
-			return null;
+		if (context.isLost()) {
+			return LowCardinalityKeyNames.OUTCOME.withValue("lost");
 		}
-		return LowCardinalityKeyNames.OUTCOME.withValue(context.isLost() ? "lost" : "released");
+		return context.isReleased() ? LowCardinalityKeyNames.OUTCOME.withValue("released") : null;
 	}
 
 }

@@ -44,7 +44,9 @@ public enum DistributeLockObservationDocumentation implements ObservationDocumen
 	},
 
 	/**
-	 * A held lock, from its acquisition to its release.
+	 * A held lock, from its acquisition to its release, or to its loss if it is lost
+	 * first: a lost lock no longer counts among the locks held now, though its handle is
+	 * still to be closed.
 	 */
 	LOCK_HOLD {
 
@@ -130,7 +132,10 @@ public enum DistributeLockObservationDocumentation implements ObservationDocumen
 			}
 		},
 
-		/** How a hold ended: {@code released}, or {@code lost} before the release. */
+		/**
+		 * How a hold ended: {@code released}, or {@code lost} before the release (the
+		 * hold then ends at the loss).
+		 */
 		OUTCOME {
 			@Override
 			public String asString() {

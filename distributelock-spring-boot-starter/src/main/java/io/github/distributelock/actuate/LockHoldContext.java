@@ -4,7 +4,8 @@ import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link Observation.Context} of one held lock, from its acquisition to its release.
+ * The {@link Observation.Context} of one held lock, from its acquisition to its release,
+ * or to its loss if it is lost first.
  *
  * @since 1.0.0
  */
@@ -37,7 +38,7 @@ public class LockHoldContext extends LockObservationContext {
 	}
 
 	/**
-	 * Whether the lock was lost before it was released.
+	 * Whether the lock was lost before it was released, which ends the hold at the loss.
 	 * @return whether it was lost
 	 */
 	public boolean isLost() {

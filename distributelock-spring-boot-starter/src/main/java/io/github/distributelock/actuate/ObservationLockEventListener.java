@@ -1,5 +1,7 @@
 package io.github.distributelock.actuate;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import io.github.distributelock.actuate.DistributeLockObservationDocumentation.LockHoldEvent;
 import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.LockKind;
@@ -12,9 +14,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Observes every acquisition with Micrometer's Observation API, so that metrics and
  * traces both follow locks: an observation per attempt, scoped to the calling thread
- * while it waits, then an observation per held lock until its release, with events for
- * renewals and losses. See {@link DistributeLockObservationDocumentation} for the names
- * and tags.
+ * while it waits, then an observation per held lock until its release or its loss,
+ * whichever comes first, with events for renewals and losses. See
+ * {@link DistributeLockObservationDocumentation} for the names and tags.
  *
  * @since 1.0.0
  */
@@ -105,6 +107,18 @@ public class ObservationLockEventListener implements LockEventListener {
 
 		private volatile @Nullable Observation hold;
 
+		/**
+		 * Set by the first of the loss and the release: the hold ends there, once, and
+		 * nothing more is told of it.
+		 */
+		private final AtomicBoolean holdEnded = new AtomicBoolean();
+
+		/**
+		 * Whether a loss was told, perhaps before the hold started: the store may report
+		 * a loss while the lock is being acquired.
+		 */
+		private volatile boolean lost;
+
 		ObservedLock(LockAcquisitionContext acquisitionContext, Observation acquisition, Observation.Scope scope) {
 			this.acquisitionContext = acquisitionContext;
 			this.acquisition = acquisition;
@@ -125,6 +139,9 @@ public class ObservationLockEventListener implements LockEventListener {
 						DefaultLockHoldObservationConvention.INSTANCE, () -> context,
 						ObservationLockEventListener.this.registry)
 				.start();
+			if (this.lost) {
+				endHold(true);
+			}
 		}
 
 		@Override
@@ -164,30 +181,48 @@ public class ObservationLockEventListener implements LockEventListener {
 			holdEvent(LockHoldEvent.RELEASE_FAILED);
 		}
 
-		@Override
-		public void lost(String reason) {
-			LockHoldContext context = this.holdContext;
-			if (context != null) {
-				context.markLost();
-			}
-			holdEvent(LockHoldEvent.LOST);
-		}
-
 		private void holdEvent(LockHoldEvent event) {
 			Observation observation = this.hold;
-			if (observation != null) {
+			if (observation != null && !this.holdEnded.get()) {
 				observation.event(event);
+			}
+		}
+
+		/**
+		 * Ends the hold at the loss: the lock is no longer held, though its handle stays
+		 * open until its owner closes it, so the locks held now
+		 * ({@code distributelock.hold.active}) no longer count it and the hold is timed
+		 * to the loss.
+		 */
+		@Override
+		public void lost(String reason) {
+			// Written before the hold is read, as acquired() writes the hold before
+			// reading this: a loss told while the hold starts is seen by one of them.
+			this.lost = true;
+			if (this.hold != null) {
+				endHold(true);
 			}
 		}
 
 		@Override
 		public void released() {
+			endHold(false);
+		}
+
+		private void endHold(boolean atLoss) {
 			LockHoldContext context = this.holdContext;
 			Observation observation = this.hold;
-			if (context != null && observation != null) {
-				context.markReleased();
-				observation.stop();
+			if (context == null || observation == null || !this.holdEnded.compareAndSet(false, true)) {
+				return;
 			}
+			if (atLoss) {
+				context.markLost();
+				observation.event(LockHoldEvent.LOST);
+			}
+			else {
+				context.markReleased();
+			}
+			observation.stop();
 		}
 
 	}

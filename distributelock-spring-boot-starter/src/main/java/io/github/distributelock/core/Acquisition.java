@@ -246,8 +246,9 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 			lock.releaseAll(null).whenComplete((released, failure) -> settle());
 			return;
 		}
-		this.parts.losses().markLostIfReportedSince(lock, lossReports);
+		// Told before a loss reported meanwhile, which a tracker tells of the hold.
 		this.tracker.acquired(lock.fencingToken);
+		this.parts.losses().markLostIfReportedSince(lock, lossReports);
 		logWaited("Acquired", " after waiting ");
 		if (!this.result.complete(lock)) {
 			// Ended from outside since the check above: settled, as there, once the lock

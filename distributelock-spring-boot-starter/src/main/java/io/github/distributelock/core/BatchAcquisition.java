@@ -130,10 +130,11 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 		}
 		for (int i = locks.size() - 1; i >= 0; i--) {
 			HeldLock lock = locks.get(i);
-			this.parts.losses().markLostIfReportedSince(lock, lossReports);
 			// The last tracker first: each may have opened a scope on the caller's
-			// thread, such as an observation's, which must close in reverse.
+			// thread, such as an observation's, which must close in reverse. Told before
+			// a loss reported meanwhile, which a tracker tells of the hold.
 			lock.tracker.acquired(lock.fencingToken);
+			this.parts.losses().markLostIfReportedSince(lock, lossReports);
 		}
 		logWaited("Acquired", " in one call after waiting ");
 		if (!this.result.complete(locks)) {

@@ -86,7 +86,9 @@ public interface LockTracker {
 
 	/**
 	 * The lock was lost while held: its lease ran out or the store no longer had it.
-	 * Reported before {@link #released()} when found at release.
+	 * Reported before {@link #released()} when found at release. The hold ends here for
+	 * whoever counts the locks held now, though {@link #released()} follows only when the
+	 * handle is closed.
 	 * @param reason why it was lost
 	 */
 	default void lost(String reason) {

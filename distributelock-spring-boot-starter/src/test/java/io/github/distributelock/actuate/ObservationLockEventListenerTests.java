@@ -19,11 +19,14 @@ import io.github.distributelock.core.MemoryLockBackend;
 import io.github.distributelock.redis.EmbeddedRedis;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
+import io.github.distributelock.zookeeper.EmbeddedZooKeeperExtension;
+import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.tck.TestObservationRegistry;
+import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -41,6 +44,9 @@ class ObservationLockEventListenerTests {
 
 	@RegisterExtension
 	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
+
+	@RegisterExtension
+	static final EmbeddedZooKeeperExtension zooKeeper = new EmbeddedZooKeeperExtension();
 
 	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
@@ -186,11 +192,58 @@ class ObservationLockEventListenerTests {
 		}
 		LockHandle expiring = lock.tryAcquire("account:9", Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
 		await().atMost(Duration.ofSeconds(10)).until(() -> counter("distributelock.hold.lost") == 1);
-		assertThat(this.meters.get("distributelock.hold.active").longTaskTimer().activeTasks()).isOne();
 		expiring.close();
 		assertThat(holdTimer("lost").count()).isEqualTo(1);
 		assertThat(holdTimer("released").count()).isEqualTo(1);
 		assertThat(counter("distributelock.hold.lost")).isEqualTo(1);
+	}
+
+	@Test
+	void aLockWhoseLeaseRanOutIsNoLongerHeldNowAndItsHoldEndsOnceAtTheLoss() throws Exception {
+		DefaultDistributeLock lock = newLock(Duration.ofSeconds(30));
+		DefaultDistributeLock other = newLock(Duration.ofSeconds(30));
+		LockHandle expiring = lock.tryAcquire("account:11", Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
+		assertThat(holdsNow()).isOne();
+		// Taken by another instance once the lease ran out, while the handle is open.
+		LockHandle taker = other.tryAcquire("account:11", Duration.ofSeconds(10), null).orElseThrow();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> !expiring.isHeld() && counter("distributelock.hold.lost") == 1);
+		assertThat(holdsNow()).as("the taker's hold only").isOne();
+		assertThat(holdTimer("lost").count()).isEqualTo(1);
+		expiring.close();
+		assertThat(holdsNow()).isOne();
+		assertThat(holdTimer("lost").count()).as("not ended again at the close").isEqualTo(1);
+		assertThat(this.meters.find("distributelock.hold").tags("outcome", "released").timer()).isNull();
+		taker.close();
+		assertThat(holdsNow()).isZero();
+		assertThat(holdTimer("released").count()).isEqualTo(1);
+		assertThat(this.observations).hasObservationWithNameEqualTo("distributelock.hold")
+			.that()
+			.hasHighCardinalityKeyValue("fencing.token", Long.toString(expiring.fencingToken()))
+			.hasLowCardinalityKeyValue("outcome", "lost")
+			.hasEvent(DistributeLockObservationDocumentation.LockHoldEvent.LOST.getName());
+	}
+
+	@Test
+	void aLockWhoseZooKeeperSessionEndedIsNoLongerHeldNow() throws Exception {
+		CuratorFramework client = zooKeeper.newClient(Duration.ofSeconds(10));
+		this.closeables.add(client::close);
+		ZooKeeperLockBackend backend = new ZooKeeperLockBackend(client);
+		this.closeables.add(backend);
+		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(backend, Duration.ofSeconds(30),
+				false, new ObservationLockEventListener(this.observations), null));
+		LockHandle handle = lock.tryAcquire("account:13", Duration.ZERO, null).orElseThrow();
+		assertThat(zooKeeperHoldsNow()).isOne();
+		zooKeeper.expireSession(client);
+		await().atMost(Duration.ofSeconds(10)).until(() -> !handle.isHeld());
+		assertThat(zooKeeperHoldsNow()).isZero();
+		handle.close();
+		assertThat(this.meters.get("distributelock.hold")
+			.tags("backend", "zookeeper", "lock.name", "account", "outcome", "lost")
+			.timer()
+			.count()).isEqualTo(1);
+		assertThat(this.meters.find("distributelock.hold").tags("backend", "zookeeper", "outcome", "released").timer())
+			.isNull();
 	}
 
 	@Test
@@ -268,6 +321,20 @@ class ObservationLockEventListenerTests {
 		return this.meters.get("distributelock.acquire")
 			.tags("backend", "redis", "lock.name", "account", "result", result)
 			.timer();
+	}
+
+	private int holdsNow() {
+		return this.meters.get("distributelock.hold.active")
+			.tags("backend", "redis", "lock.name", "account")
+			.longTaskTimer()
+			.activeTasks();
+	}
+
+	private int zooKeeperHoldsNow() {
+		return this.meters.get("distributelock.hold.active")
+			.tags("backend", "zookeeper", "lock.name", "account")
+			.longTaskTimer()
+			.activeTasks();
 	}
 
 	private io.micrometer.core.instrument.Timer holdTimer(String outcome) {
