@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * the store, waits for a release until the deadline or until the holder's lease runs out
  * (a crashed holder never notifies), and retries transient store failures (a failover, a
  * reconnect, a command timeout) with a growing pause until the deadline, after which the
- * caller gets the last failure. A wait of zero makes one attempt.
+ * caller gets the last failure. A wait of zero makes one attempt, once a release of the
+ * key by this JVM that is on its way to the store has ended.
  * <p>
  * An attempt whose answer failed may have been applied by the store, so it is given back
  * before anything else happens; an acquisition ended from outside (shutdown, a cancelled
@@ -80,19 +81,59 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		if (this.result.isDone()) {
 			abandon();
 		}
-		else if (this.request.claim().kind().type() != LockKind.Type.EXCLUSIVE || this.slot.tryTakeGate()) {
+		else if (this.request.claim().kind().type() != LockKind.Type.EXCLUSIVE) {
 			// Only plain exclusive callers queue on this JVM's gate: the other kinds
-			// share
-			// the key, or keep their order, in the store.
+			// share the key, or keep their order, in the store.
+			if (this.request.deadline().hasPassed()) {
+				afterReleaseInFlight(false);
+			}
+			else {
+				attempt();
+			}
+		}
+		else if (this.slot.tryTakeGate()) {
 			attempt();
 		}
 		else if (this.request.deadline().hasPassed()) {
-			notAcquired();
+			afterReleaseInFlight(true);
 		}
 		else {
 			awaitGate(false);
 		}
 		return this;
+	}
+
+	/**
+	 * The deadline has passed, so the call makes one attempt at most. If a caller of this
+	 * JVM is giving the key's lock back, its release is on its way to the store: the
+	 * attempt waits for it (one round trip), and for the gate it frees. Without that, a
+	 * zero wait issued right after a release that runs in the background (a reactive
+	 * subscription cancelled by {@code take(1)} or a timeout, {@code releaseAsync()})
+	 * found the key busy although it was being given back.
+	 * @param gated whether the call needs the gate, which the releasing caller holds
+	 */
+	private void afterReleaseInFlight(boolean gated) {
+		CompletableFuture<@Nullable Void> release = this.slot.releaseInFlight();
+		if (release == null) {
+			if (gated) {
+				notAcquired();
+			}
+			else {
+				attempt();
+			}
+			return;
+		}
+		release.whenComplete((ended, failure) -> this.executor.execute(() -> {
+			if (this.result.isDone()) {
+				abandon();
+			}
+			else if (!gated || this.slot.tryTakeGate()) {
+				attempt();
+			}
+			else {
+				notAcquired();
+			}
+		}));
 	}
 
 	/**
@@ -114,7 +155,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 					abandon();
 				}
 				else if (failure != null) {
-					notAcquired();
+					afterReleaseInFlight(true);
 				}
 				else if (this.slot.tryTakeGate()) {
 					attempt();

@@ -85,6 +85,12 @@ final class HeldLock {
 	/** Completes once the release that ended the hold has had the store's answer. */
 	private final CompletableFuture<@Nullable Void> releaseEnded = new CompletableFuture<>();
 
+	/**
+	 * Whether the release that ended the hold goes to the store, rather than leaving the
+	 * lock there for the rest of its minimum hold; read with {@link #releaseEnded}.
+	 */
+	private volatile boolean releasingInStore;
+
 	private final List<LostListener> lostListeners = new CopyOnWriteArrayList<>();
 
 	HeldLock(Parts parts, LocalLocks.Slot slot, LockBackend.Claim claim, long fencingToken,
@@ -156,6 +162,15 @@ final class HeldLock {
 	/** Whether the store's client delivers its answers on the calling thread. */
 	boolean onTheStoresAnswerThread() {
 		return this.parts.store().deliversAnswersOnThisThread();
+	}
+
+	/**
+	 * The release of this lock on its way to the store, which ends the hold in this JVM
+	 * (and frees the key's gate) once the store answers: one round trip. {@code null} if
+	 * none is in flight, or the lock stays in the store for its minimum hold.
+	 */
+	@Nullable CompletableFuture<@Nullable Void> releaseInFlight() {
+		return (this.releasingInStore && !this.releaseEnded.isDone()) ? this.releaseEnded : null;
 	}
 
 	void addLostListener(LockHandle handle, Consumer<LockHandle> listener) {
@@ -234,6 +249,7 @@ final class HeldLock {
 	 */
 	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor,
 			@Nullable StoreRelease storeRelease) {
+		this.releasingInStore = true;
 		LockBackend.Claim release = this.claim.on(callerExecutor);
 		CompletableFuture<Boolean> releasing;
 		if (storeRelease != null) {

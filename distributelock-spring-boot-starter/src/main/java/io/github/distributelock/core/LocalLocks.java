@@ -193,6 +193,16 @@ final class LocalLocks {
 		}
 
 		/**
+		 * The release of the key's exclusive, fair or write lock by a caller of this JVM
+		 * that is on its way to the store, or {@code null} if none is: a caller past its
+		 * deadline waits for it, as the key is being given back, not busy.
+		 */
+		@Nullable CompletableFuture<@Nullable Void> releaseInFlight() {
+			HeldLock held = this.entry.held.get();
+			return (held != null) ? held.releaseInFlight() : null;
+		}
+
+		/**
 		 * Completes when the gate may be free: the caller then tries again with
 		 * {@link #tryTakeGate()}, and if that fails waits again with {@code first}.
 		 * Cancelling it gives the wake-up to the next waiter.

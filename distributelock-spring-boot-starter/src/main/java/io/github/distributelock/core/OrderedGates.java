@@ -65,7 +65,7 @@ final class OrderedGates {
 			}
 			if (!this.slots.get(this.next).tryTakeGate()) {
 				if (this.deadline.hasPassed()) {
-					this.taken.complete(false);
+					deadlinePassed();
 				}
 				else {
 					await(false);
@@ -75,6 +75,32 @@ final class OrderedGates {
 			this.next++;
 		}
 		this.taken.complete(true);
+	}
+
+	/**
+	 * The deadline passed with the next gate taken: if by a caller of this JVM whose
+	 * release of the key is on its way to the store, waits for that release (one round
+	 * trip, as for {@link Acquisition}) and takes the gate if it is then free.
+	 */
+	private void deadlinePassed() {
+		LocalLocks.Slot slot = this.slots.get(this.next);
+		CompletableFuture<@Nullable Void> release = slot.releaseInFlight();
+		if (release == null) {
+			this.taken.complete(false);
+			return;
+		}
+		release.whenCompleteAsync((ended, failure) -> {
+			if (this.taken.isDone()) {
+				return;
+			}
+			if (slot.tryTakeGate()) {
+				this.next++;
+				takeFree();
+			}
+			else {
+				this.taken.complete(false);
+			}
+		}, this.executor);
 	}
 
 	private void await(boolean first) {
@@ -93,7 +119,7 @@ final class OrderedGates {
 				return;
 			}
 			if (failure != null) {
-				this.taken.complete(false);
+				deadlinePassed();
 			}
 			else if (slot.tryTakeGate()) {
 				this.next++;

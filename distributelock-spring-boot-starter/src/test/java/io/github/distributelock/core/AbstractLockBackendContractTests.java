@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
@@ -507,6 +508,60 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 		// The failed release is retried in the background.
 		backend.failReleases = false;
 		await().atMost(Duration.ofSeconds(20)).until(() -> !isLockedInStore(key()));
+	}
+
+	/**
+	 * A call with a wait of 0 that finds the key's release by this instance on its way to
+	 * the store waits for that release and takes the lock, blocking or not, for one key
+	 * or several: the key is being given back, not busy. A reactive subscription
+	 * cancelled by {@code take(1)} or a timeout releases in the background, and its next
+	 * subscription may come at once.
+	 */
+	@Test
+	void aZeroWaitCallTakesALockWhoseReleaseByThisInstanceIsInFlight() throws Exception {
+		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
+		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		LockHandle takenBlocking = zeroWaitWhileReleaseInFlight(backend, held,
+				() -> CompletableFuture.supplyAsync(() -> {
+					try {
+						return lock.tryAcquire(key(), Duration.ZERO, null);
+					}
+					catch (InterruptedException ex) {
+						throw new IllegalStateException(ex);
+					}
+				}, callers()));
+		LockHandle takenAsync = zeroWaitWhileReleaseInFlight(backend, takenBlocking,
+				() -> lock.tryAcquireAsync(LockRequest.of(key())));
+		String other = key() + ".other";
+		zeroWaitWhileReleaseInFlight(backend, takenAsync,
+				() -> lock.tryAcquireAsync(LockRequest.all(LockRequest.of(key()), LockRequest.of(other))))
+			.close();
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(isLockedInStore(other)).isFalse();
+	}
+
+	/**
+	 * Releases {@code held} with its release held back on its way to the store, makes a
+	 * call with a wait of 0 meanwhile, lets the release go, and returns what the call
+	 * took.
+	 */
+	private LockHandle zeroWaitWhileReleaseInFlight(CountingLockBackend backend, LockHandle held,
+			Supplier<CompletableFuture<Optional<LockHandle>>> zeroWait) throws Exception {
+		CompletableFuture<Void> send = backend.holdBackReleases();
+		CompletableFuture<Void> releasing = held.releaseAsync();
+		CompletableFuture<Optional<LockHandle>> call;
+		try {
+			call = zeroWait.get();
+			await("the zero-wait call waiting for the release in flight").during(Duration.ofMillis(200))
+				.atMost(Duration.ofSeconds(5))
+				.until(() -> !call.isDone() && isLockedInStore(key()));
+		}
+		finally {
+			send.complete(null);
+		}
+		releasing.get(10, TimeUnit.SECONDS);
+		return call.get(10, TimeUnit.SECONDS).orElseThrow();
 	}
 
 	/**

@@ -12,12 +12,14 @@ import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.MemoryLockBackend;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
 import reactor.core.Disposable;
 import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -86,6 +88,38 @@ class DefaultReactiveDistributeLockTests {
 			}
 			await().atMost(Duration.ofSeconds(5)).until(() -> lock.heldLocks().isEmpty());
 			assertThat(lock.tryAcquire("reactive.granted", Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+		}
+	}
+
+	/**
+	 * A locked publisher cut short by {@code take(1)} completes downstream while the
+	 * release of its cancel, which {@code usingWhen} runs in the background, is still on
+	 * its way to the store (held back here): the next subscription, with a wait of 0,
+	 * gets the lock once that release ends instead of failing busy.
+	 */
+	@Test
+	void aZeroWaitSubscriptionRightAfterTakeOneGetsTheLockItsCancelGivesBack() throws Exception {
+		CountingLockBackend store = CountingLockBackend.of(new MemoryLockBackend());
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(store)) {
+			ReactiveDistributeLock reactive = new DefaultReactiveDistributeLock(() -> lock);
+			LockRequest request = LockRequest.of("reactive.taken.once");
+			CompletableFuture<Void> send = store.holdBackReleases();
+			CompletableFuture<String> next;
+			try {
+				assertThat(reactive.withLock(request, (handle) -> Flux.interval(Duration.ofMillis(1)), BUSY)
+					.take(1)
+					.blockLast(Duration.ofSeconds(10))).isZero();
+				assertThat(store.releases).as("the cancel's release, sent").hasValue(1);
+				next = reactive.withLockMono(request, (handle) -> Mono.just("next"), BUSY).toFuture();
+				await("the next subscription waiting for the release in flight").during(Duration.ofMillis(200))
+					.atMost(Duration.ofSeconds(5))
+					.until(() -> !next.isDone());
+			}
+			finally {
+				send.complete(null);
+			}
+			assertThat(next.get(10, TimeUnit.SECONDS)).isEqualTo("next");
+			await().atMost(Duration.ofSeconds(5)).until(() -> lock.heldLocks().isEmpty());
 		}
 	}
 
