@@ -16,6 +16,7 @@ import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.MemoryLockBackend;
+import io.github.distributelock.core.SessionMemoryLockBackend;
 import io.github.distributelock.redis.EmbeddedRedis;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
@@ -225,6 +226,26 @@ class ObservationLockEventListenerTests {
 	}
 
 	@Test
+	void aLockReportedLostWhileItWasAcquiredIsNeverCountedAsHeldNow() throws Exception {
+		SessionMemoryLockBackend backend = new SessionMemoryLockBackend();
+		backend.expireSessionAfterNextAcquire = true;
+		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(backend, Duration.ofSeconds(30),
+				false, new ObservationLockEventListener(this.observations), null));
+		LockHandle handle = lock.tryAcquire("account:14", Duration.ZERO, null).orElseThrow();
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(this.meters.get("distributelock.hold.active")
+			.tags("backend", "session", "lock.name", "account")
+			.longTaskTimer()
+			.activeTasks()).isZero();
+		handle.close();
+		assertThat(this.meters.get("distributelock.hold")
+			.tags("backend", "session", "lock.name", "account", "outcome", "lost")
+			.timer()
+			.count()).isEqualTo(1);
+		assertThat(counter("distributelock.hold.lost", "session")).isEqualTo(1);
+	}
+
+	@Test
 	void aLockWhoseZooKeeperSessionEndedIsNoLongerHeldNow() throws Exception {
 		CuratorFramework client = zooKeeper.newClient(Duration.ofSeconds(10));
 		this.closeables.add(client::close);
@@ -344,8 +365,12 @@ class ObservationLockEventListenerTests {
 	}
 
 	private double counter(String name) {
+		return counter(name, "redis");
+	}
+
+	private double counter(String name, String backend) {
 		return this.meters.find(name)
-			.tags("backend", "redis", "lock.name", "account")
+			.tags("backend", backend, "lock.name", "account")
 			.counters()
 			.stream()
 			.mapToDouble(io.micrometer.core.instrument.Counter::count)

@@ -1,15 +1,7 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
@@ -27,7 +19,7 @@ import static org.awaitility.Awaitility.await;
  */
 class BackendLossReportTests {
 
-	private final SessionBackend backend = new SessionBackend();
+	private final SessionMemoryLockBackend backend = new SessionMemoryLockBackend();
 
 	private final DefaultDistributeLock lock = new DefaultDistributeLock(this.backend, Duration.ofSeconds(30), true,
 			LockEventListener.NONE, null);
@@ -106,70 +98,6 @@ class BackendLossReportTests {
 				.until(() -> handle.isHeld() && told.get() == 0);
 		}
 		assertThat(this.lock.lostLockCount()).isZero();
-	}
-
-	/**
-	 * Locks that live as long as a session, which the test ends at will.
-	 */
-	static class SessionBackend implements SessionLockBackend {
-
-		final Map<String, String> locks = new ConcurrentHashMap<>();
-
-		final List<LockLossListener> listeners = new CopyOnWriteArrayList<>();
-
-		private final AtomicLong tokens = new AtomicLong();
-
-		volatile boolean expireSessionAfterNextAcquire;
-
-		void expireSession() {
-			this.locks.clear();
-			this.listeners.forEach((listener) -> listener.locksLost("session expired"));
-		}
-
-		@Override
-		public String name() {
-			return "session";
-		}
-
-		@Override
-		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
-			if (this.locks.putIfAbsent(claim.key(), claim.owner()) != null) {
-				return CompletableFuture.completedFuture(AcquireResult.heldByAnother(null));
-			}
-			if (this.expireSessionAfterNextAcquire) {
-				this.expireSessionAfterNextAcquire = false;
-				expireSession();
-			}
-			return CompletableFuture.completedFuture(AcquireResult.acquired(this.tokens.incrementAndGet()));
-		}
-
-		@Override
-		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
-			return CompletableFuture.completedFuture(claim.owner().equals(this.locks.get(claim.key())));
-		}
-
-		@Override
-		public CompletionStage<Boolean> release(Claim claim) {
-			return CompletableFuture.completedFuture(this.locks.remove(claim.key(), claim.owner()));
-		}
-
-		/** No release notification: the waiter tries again at its deadline. */
-		@Override
-		public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
-			return CompletableFuture.runAsync(() -> {
-			}, CompletableFuture.delayedExecutor(deadline.remainingNanos(), TimeUnit.NANOSECONDS));
-		}
-
-		@Override
-		public void addLossListener(LockLossListener listener) {
-			this.listeners.add(listener);
-		}
-
-		@Override
-		public void removeLossListener(LockLossListener listener) {
-			this.listeners.remove(listener);
-		}
-
 	}
 
 }
