@@ -296,6 +296,36 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 	}
 
 	/**
+	 * A fair or write request with a wait of 0 that finds this instance's release of the
+	 * key's lock on its way to the store waits for that release and holds, as a plain
+	 * request does: the key is being given back, not busy.
+	 */
+	@Test
+	void aZeroWaitFairOrWriteRequestTakesALockWhoseReleaseByThisInstanceIsInFlight() throws Exception {
+		CountingLockBackend backend = countingBackend();
+		DefaultDistributeLock lock = closeAfterTest(new DefaultDistributeLock(backend));
+		for (LockRequest request : List.of(LockRequest.of(key()).withFair(true),
+				LockRequest.of(key()).withMode(LockMode.WRITE))) {
+			LockHandle held = lock.tryAcquire(request).orElseThrow();
+			CompletableFuture<Void> send = backend.holdBackReleases();
+			CompletableFuture<Void> releasing = held.releaseAsync();
+			CompletableFuture<Optional<LockHandle>> next;
+			try {
+				next = lock.tryAcquireAsync(request);
+				await("the zero-wait request waiting for the release in flight").during(Duration.ofMillis(200))
+					.atMost(Duration.ofSeconds(5))
+					.until(() -> !next.isDone() && isLockedInStore(key()));
+			}
+			finally {
+				send.complete(null);
+			}
+			releasing.get(10, TimeUnit.SECONDS);
+			next.get(10, TimeUnit.SECONDS).orElseThrow().close();
+			await().atMost(Duration.ofSeconds(10)).until(() -> !isLockedInStore(key()));
+		}
+	}
+
+	/**
 	 * A reader, a writer or a permit holder kept for its minimum hold keeps the key for
 	 * the rest of that hold, not for the longer lease it had: the shared lock word (the
 	 * key's row) lasts only as long as the latest holder's lease.
