@@ -3,7 +3,6 @@ package io.github.distributelock.core;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import io.github.distributelock.LockHandle;
@@ -20,11 +19,8 @@ final class Handle implements LockHandle {
 
 	private final HeldLock lock;
 
-	/**
-	 * The outcome of the release that closed this entry, completed once it has ended;
-	 * {@code null} while the entry is open.
-	 */
-	private final AtomicReference<@Nullable CompletableFuture<@Nullable Void>> released = new AtomicReference<>();
+	/** The outcome of the release that closed this entry. */
+	private final HandleRelease release = new HandleRelease();
 
 	Handle(HeldLock lock) {
 		this.lock = lock;
@@ -42,7 +38,7 @@ final class Handle implements LockHandle {
 
 	@Override
 	public boolean isHeld() {
-		return this.released.get() == null && this.lock.isHeld();
+		return !this.release.closed() && this.lock.isHeld();
 	}
 
 	@Override
@@ -59,11 +55,11 @@ final class Handle implements LockHandle {
 	@Override
 	public CompletableFuture<Void> releaseAsync() {
 		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
-		CompletableFuture<@Nullable Void> earlier = closedBefore(outcome);
+		CompletableFuture<@Nullable Void> earlier = this.release.closeOnce(outcome);
 		if (earlier != null) {
 			return earlier;
 		}
-		return endsWith(this.lock.releaseHold(null), outcome).thenApply((released) -> null);
+		return HandleRelease.endsWith(this.lock.releaseHold(null), outcome).thenApply((released) -> null);
 	}
 
 	/**
@@ -73,11 +69,11 @@ final class Handle implements LockHandle {
 	 */
 	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor, StoreRelease storeRelease) {
 		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
-		CompletableFuture<@Nullable Void> earlier = closedBefore(outcome);
+		CompletableFuture<@Nullable Void> earlier = this.release.closeOnce(outcome);
 		if (earlier != null) {
 			return earlier.thenApply((ended) -> true);
 		}
-		return endsWith(this.lock.releaseHold(callerExecutor, storeRelease), outcome);
+		return HandleRelease.endsWith(this.lock.releaseHold(callerExecutor, storeRelease), outcome);
 	}
 
 	/**
@@ -87,7 +83,7 @@ final class Handle implements LockHandle {
 	@Override
 	public void close() {
 		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
-		CompletableFuture<@Nullable Void> earlier = closedBefore(outcome);
+		CompletableFuture<@Nullable Void> earlier = this.release.closeOnce(outcome);
 		if (earlier != null) {
 			awaitEarlierRelease(earlier, this.lock.key);
 			return;
@@ -95,43 +91,18 @@ final class Handle implements LockHandle {
 		if (this.lock.onTheStoresAnswerThread()) {
 			// Waiting here would wait for an answer that this very thread delivers: the
 			// release ends once the thread is free again (store failures are retried).
-			endsWith(this.lock.releaseHold(null), outcome)
+			HandleRelease.endsWith(this.lock.releaseHold(null), outcome)
 				.whenComplete((released, failure) -> logFailedRelease(failure));
 			return;
 		}
 		CallerRuns callerRuns = this.lock.callerRuns();
 		try {
-			callerRuns.awaitUninterruptibly(endsWith(this.lock.releaseHold(callerRuns.forRelease()), outcome));
+			callerRuns
+				.awaitUninterruptibly(HandleRelease.endsWith(this.lock.releaseHold(callerRuns.forRelease()), outcome));
 		}
 		catch (ExecutionException ex) {
 			throw StoreCalls.asUnchecked(ex);
 		}
-	}
-
-	/**
-	 * Closes this entry, if no caller did before, with the future to complete with the
-	 * outcome of its release.
-	 * @return {@code null} if this call closed the entry; else a copy of the outcome of
-	 * the release that did, which completes only once that release has ended (it may
-	 * still be on its way to the store), so that a caller may count on the lock being
-	 * gone; a copy, which that caller may cancel without touching the outcome
-	 */
-	private @Nullable CompletableFuture<@Nullable Void> closedBefore(CompletableFuture<@Nullable Void> outcome) {
-		CompletableFuture<@Nullable Void> earlier = this.released.compareAndExchange(null, outcome);
-		return (earlier != null) ? earlier.copy() : null;
-	}
-
-	private static CompletableFuture<Boolean> endsWith(CompletableFuture<Boolean> release,
-			CompletableFuture<@Nullable Void> outcome) {
-		release.whenComplete((released, failure) -> {
-			if (failure != null) {
-				outcome.completeExceptionally(failure);
-			}
-			else {
-				outcome.complete(null);
-			}
-		});
-		return release;
 	}
 
 	/**

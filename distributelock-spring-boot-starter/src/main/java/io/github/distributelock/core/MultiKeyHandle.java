@@ -6,7 +6,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import io.github.distributelock.LockHandle;
@@ -29,11 +28,8 @@ final class MultiKeyHandle implements LockHandle {
 	/** The store, when the keys are released in one call; else {@code null}. */
 	private final @Nullable StoreCalls batchedStore;
 
-	/**
-	 * The outcome of the release that closed this handle, completed once every key's has
-	 * ended; {@code null} while the handle is open.
-	 */
-	private final AtomicReference<@Nullable CompletableFuture<@Nullable Void>> released = new AtomicReference<>();
+	/** The outcome of the release that closed this handle. */
+	private final HandleRelease release = new HandleRelease();
 
 	/**
 	 * @param handles each key's handle, in the order they were taken; {@link Handle}s
@@ -70,7 +66,7 @@ final class MultiKeyHandle implements LockHandle {
 
 	@Override
 	public boolean isHeld() {
-		return this.released.get() == null && this.handles.stream().allMatch(LockHandle::isHeld);
+		return !this.release.closed() && this.handles.stream().allMatch(LockHandle::isHeld);
 	}
 
 	@Override
@@ -94,11 +90,11 @@ final class MultiKeyHandle implements LockHandle {
 	@Override
 	public CompletableFuture<Void> releaseAsync() {
 		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
-		CompletableFuture<@Nullable Void> earlier = closedBefore(outcome);
+		CompletableFuture<@Nullable Void> earlier = this.release.closeOnce(outcome);
 		if (earlier != null) {
 			return earlier;
 		}
-		return endsWith(releaseEachAsync(), outcome);
+		return HandleRelease.endsWith(releaseEachAsync(), outcome);
 	}
 
 	private CompletableFuture<Void> releaseEachAsync() {
@@ -124,7 +120,7 @@ final class MultiKeyHandle implements LockHandle {
 	@Override
 	public void close() {
 		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
-		CompletableFuture<@Nullable Void> earlier = closedBefore(outcome);
+		CompletableFuture<@Nullable Void> earlier = this.release.closeOnce(outcome);
 		if (earlier != null) {
 			if (this.handles.get(0) instanceof Handle part) {
 				part.awaitEarlierRelease(earlier, this.key);
@@ -134,7 +130,7 @@ final class MultiKeyHandle implements LockHandle {
 		StoreCalls store = this.batchedStore;
 		if (store != null && store.deliversAnswersOnThisThread()) {
 			// Waiting here would wait for an answer that this very thread delivers.
-			endsWith(releaseTogether(store, null), outcome);
+			HandleRelease.endsWith(releaseTogether(store, null), outcome);
 			return;
 		}
 		try {
@@ -176,32 +172,6 @@ final class MultiKeyHandle implements LockHandle {
 	}
 
 	/**
-	 * Closes this handle, if no caller did before, with the future to complete with the
-	 * outcome of its release.
-	 * @return {@code null} if this call closed the handle; else a copy of the outcome of
-	 * the release that did, which completes only once that release has ended, so that a
-	 * caller may count on the keys being free; a copy, which that caller may cancel
-	 * without touching the outcome
-	 */
-	private @Nullable CompletableFuture<@Nullable Void> closedBefore(CompletableFuture<@Nullable Void> outcome) {
-		CompletableFuture<@Nullable Void> earlier = this.released.compareAndExchange(null, outcome);
-		return (earlier != null) ? earlier.copy() : null;
-	}
-
-	private static CompletableFuture<Void> endsWith(CompletableFuture<Void> release,
-			CompletableFuture<@Nullable Void> outcome) {
-		release.whenComplete((released, failure) -> {
-			if (failure != null) {
-				outcome.completeExceptionally(failure);
-			}
-			else {
-				outcome.complete(null);
-			}
-		});
-		return release;
-	}
-
-	/**
 	 * Gives back each key's hold, the last taken first, with the store's releases sent in
 	 * one call; completes once all have ended, exceptionally with the first failure in
 	 * that order.
@@ -214,9 +184,9 @@ final class MultiKeyHandle implements LockHandle {
 		}
 		batch.send();
 		return CompletableFuture.allOf(releases.toArray(CompletableFuture<?>[]::new)).handle((done, failure) -> {
-			for (CompletableFuture<Boolean> release : releases) {
-				if (release.isCompletedExceptionally()) {
-					throw StoreCalls.asUnchecked(release.handle((value, each) -> each).join());
+			for (CompletableFuture<Boolean> keyRelease : releases) {
+				if (keyRelease.isCompletedExceptionally()) {
+					throw StoreCalls.asUnchecked(keyRelease.handle((value, each) -> each).join());
 				}
 			}
 			return null;
