@@ -334,7 +334,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		waitingOn(wait);
 		if (this.place != null && this.place.waitsForNothing()) {
 			// A holder claimed this call before its wait began: no need to wait.
-			wait.cancel(false);
+			StoreCalls.endWait(wait);
 		}
 		wait.whenComplete((released, failure) -> {
 			if (!unclaimed()) {

@@ -173,7 +173,7 @@ abstract class AcquisitionCall<T, A> {
 	final void cancelWait() {
 		CompletableFuture<?> wait = this.pendingWait;
 		if (wait != null) {
-			wait.cancel(false);
+			StoreCalls.endWait(wait);
 		}
 	}
 
@@ -181,7 +181,7 @@ abstract class AcquisitionCall<T, A> {
 	final void waitingOn(CompletableFuture<?> wait) {
 		this.pendingWait = wait;
 		if (this.result.isDone()) {
-			wait.cancel(false);
+			StoreCalls.endWait(wait);
 		}
 	}
 

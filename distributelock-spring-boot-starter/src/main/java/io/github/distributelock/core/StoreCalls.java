@@ -2,6 +2,7 @@ package io.github.distributelock.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -116,10 +117,22 @@ final class StoreCalls {
 		CompletableFuture<Void> named = named(claim.key(), "wait for", stage);
 		named.whenComplete((result, failure) -> {
 			if (failure != null && !stage.isDone()) {
-				stage.cancel(false);
+				endWait(stage);
 			}
 		});
 		return named;
+	}
+
+	/**
+	 * Ends {@code wait} from outside, as {@code cancel(false)} would, without a stack
+	 * trace: a cancel builds one for the wait and one more for every stage that depends
+	 * on it, and a fair lock's hand-over ends its taker's wait in the store every time,
+	 * where those traces cost more CPU than the hand-over's round trip.
+	 * @param wait a wait of the engine or of a backend, whose stages only ask whether it
+	 * failed, not how
+	 */
+	static void endWait(CompletableFuture<?> wait) {
+		wait.completeExceptionally(new WaitEnded());
 	}
 
 	CompletableFuture<Boolean> renew(LockBackend.Claim claim, Duration lease) {
@@ -239,7 +252,7 @@ final class StoreCalls {
 	private <T> CompletableFuture<T> named(String key, String operation, CompletableFuture<T> stage) {
 		CompletableFuture<T> named = new CompletableFuture<>();
 		stage.whenComplete((result, failure) -> {
-			if (failure != null) {
+			if (failure != null && !named.isDone()) {
 				named.completeExceptionally(failure(key, operation, failure));
 			}
 			else {
@@ -320,6 +333,41 @@ final class StoreCalls {
 	/** Makes one last attempt for each release still retried, and waits for them. */
 	void drainRetries(Duration timeout) {
 		this.retries.drain(timeout);
+	}
+
+	/**
+	 * A wait ended from outside: a {@link CancellationException} as its cause, so that it
+	 * reads as a cancel; a {@link CompletionException} itself, so that the stages
+	 * depending on the wait pass it on instead of wrapping it in a new one each.
+	 */
+	private static final class WaitEnded extends CompletionException {
+
+		private static final long serialVersionUID = 1L;
+
+		WaitEnded() {
+			super("The wait was ended", new StacklessCancellation());
+		}
+
+		@Override
+		public synchronized Throwable fillInStackTrace() {
+			return this;
+		}
+
+	}
+
+	private static final class StacklessCancellation extends CancellationException {
+
+		private static final long serialVersionUID = 1L;
+
+		StacklessCancellation() {
+			super("The wait was ended");
+		}
+
+		@Override
+		public synchronized Throwable fillInStackTrace() {
+			return this;
+		}
+
 	}
 
 }
