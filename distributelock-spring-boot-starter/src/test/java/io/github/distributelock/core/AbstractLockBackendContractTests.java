@@ -402,6 +402,22 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 	}
 
 	/**
+	 * A lock held for {@link #key()}, by a lock service whose backend holds back every
+	 * release until {@code send} completes.
+	 */
+	private record HeldBack(CountingLockBackend backend, DefaultDistributeLock lock, LockHandle held,
+			CompletableFuture<Void> send) {
+
+	}
+
+	private HeldBack holdWithReleasesHeldBack() throws InterruptedException {
+		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
+		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		return new HeldBack(backend, lock, held, backend.holdBackReleases());
+	}
+
+	/**
 	 * The lock service, closed while a handle's release is on its way to the store, waits
 	 * for that release: the application context closes the store's client next, which
 	 * would leave the lock in the store for its whole lease. A second close() meanwhile
@@ -409,18 +425,15 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 	 */
 	@Test
 	void closeWaitsForAReleaseInFlight() throws Exception {
-		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
-		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
-		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
-		CompletableFuture<Void> send = backend.holdBackReleases();
-		CompletableFuture<Void> releasing = held.releaseAsync();
-		CompletableFuture<Void> closing = CompletableFuture.runAsync(lock::close, callers());
-		CompletableFuture<Void> closingAgain = CompletableFuture.runAsync(lock::close, callers());
+		HeldBack heldBack = holdWithReleasesHeldBack();
+		CompletableFuture<Void> releasing = heldBack.held().releaseAsync();
+		CompletableFuture<Void> closing = CompletableFuture.runAsync(heldBack.lock()::close, callers());
+		CompletableFuture<Void> closingAgain = CompletableFuture.runAsync(heldBack.lock()::close, callers());
 		await().during(Duration.ofMillis(300))
 			.atMost(Duration.ofSeconds(5))
 			.untilAsserted(() -> assertThat(List.of(closing, closingAgain)).as("close() with a release held back")
 				.noneMatch(CompletableFuture::isDone));
-		send.complete(null);
+		heldBack.send().complete(null);
 		closing.get(10, TimeUnit.SECONDS);
 		closingAgain.get(10, TimeUnit.SECONDS);
 		assertThat(isLockedInStore(key())).as("locked in the store when close() returned").isFalse();
@@ -434,23 +447,20 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 	 */
 	@Test
 	void aSecondReleaseAsyncCompletesWithTheReleaseInFlight() throws Exception {
-		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
-		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
-		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
-		CompletableFuture<Void> send = backend.holdBackReleases();
-		CompletableFuture<Void> releasing = held.releaseAsync();
-		CompletableFuture<Void> releasingAgain = held.releaseAsync();
+		HeldBack heldBack = holdWithReleasesHeldBack();
+		CompletableFuture<Void> releasing = heldBack.held().releaseAsync();
+		CompletableFuture<Void> releasingAgain = heldBack.held().releaseAsync();
 		try {
 			assertThat(releasingAgain).as("a second releaseAsync() with the release held back").isNotDone();
 		}
 		finally {
 			// Else the lock service, closed after the test, waits for it.
-			send.complete(null);
+			heldBack.send().complete(null);
 		}
 		releasingAgain.get(10, TimeUnit.SECONDS);
 		assertThat(isLockedInStore(key())).as("locked in the store when releaseAsync() completed").isFalse();
 		assertThat(releasing).succeedsWithin(Duration.ofSeconds(10));
-		assertThat(backend.releases).hasValue(1);
+		assertThat(heldBack.backend().releases).hasValue(1);
 	}
 
 	/**
@@ -459,12 +469,9 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 	 */
 	@Test
 	void closeAfterReleaseAsyncReturnsOnceTheReleaseInFlightHasEnded() throws Exception {
-		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
-		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
-		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
-		CompletableFuture<Void> send = backend.holdBackReleases();
-		CompletableFuture<Void> releasing = held.releaseAsync();
-		Thread closer = new Thread(held::close, "closer");
+		HeldBack heldBack = holdWithReleasesHeldBack();
+		CompletableFuture<Void> releasing = heldBack.held().releaseAsync();
+		Thread closer = new Thread(heldBack.held()::close, "closer");
 		closer.start();
 		try {
 			await().atMost(Duration.ofSeconds(10))
@@ -473,13 +480,13 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 		}
 		finally {
 			// Else the lock service, closed after the test, waits for it.
-			send.complete(null);
+			heldBack.send().complete(null);
 		}
 		closer.join(10_000);
 		assertThat(closer.isAlive()).isFalse();
 		assertThat(isLockedInStore(key())).as("locked in the store when close() returned").isFalse();
 		assertThat(releasing).succeedsWithin(Duration.ofSeconds(10));
-		assertThat(backend.releases).hasValue(1);
+		assertThat(heldBack.backend().releases).hasValue(1);
 	}
 
 	/**
@@ -488,14 +495,11 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 	 */
 	@Test
 	void aSecondReleaseAsyncFailsAsTheReleaseInFlightDoes() throws Exception {
-		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
-		DefaultDistributeLock lock = newLock(backend, DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
-		LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
-		CompletableFuture<Void> send = backend.holdBackReleases();
-		CompletableFuture<Void> releasing = held.releaseAsync();
-		CompletableFuture<Void> releasingAgain = held.releaseAsync();
-		backend.failReleases = true;
-		send.complete(null);
+		HeldBack heldBack = holdWithReleasesHeldBack();
+		CompletableFuture<Void> releasing = heldBack.held().releaseAsync();
+		CompletableFuture<Void> releasingAgain = heldBack.held().releaseAsync();
+		heldBack.backend().failReleases = true;
+		heldBack.send().complete(null);
 		assertThat(releasing).failsWithin(Duration.ofSeconds(10))
 			.withThrowableThat()
 			.havingCause()
@@ -506,7 +510,7 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 			.isInstanceOf(DistributeLockException.class)
 			.withMessageContaining(key());
 		// The failed release is retried in the background.
-		backend.failReleases = false;
+		heldBack.backend().failReleases = false;
 		await().atMost(Duration.ofSeconds(20)).until(() -> !isLockedInStore(key()));
 	}
 
