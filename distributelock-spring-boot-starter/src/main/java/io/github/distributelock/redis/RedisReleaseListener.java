@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -75,11 +75,10 @@ final class RedisReleaseListener implements AutoCloseable {
 	private final ExecutorService subscriptions = Executors.newCachedThreadPool(daemon("distributelock-subscribe"));
 
 	/**
-	 * Unsubscribes channels that nobody waits on any more, and retries failed
-	 * subscriptions later instead of sleeping on a waiter's thread.
+	 * Unsubscribes channels that nobody waits on any more, retries failed subscriptions
+	 * later instead of sleeping on a waiter's thread, and ends waits at their deadline.
 	 */
-	private final ScheduledExecutorService background = Executors
-		.newSingleThreadScheduledExecutor(daemon("distributelock-subscribe-recovery"));
+	private final ScheduledThreadPoolExecutor background = timers("distributelock-subscribe-recovery");
 
 	private final RedisAnswerThreads answerThreads;
 
@@ -266,6 +265,23 @@ final class RedisReleaseListener implements AutoCloseable {
 			this.subscriptions.shutdownNow();
 			this.background.shutdownNow();
 		}
+	}
+
+	/**
+	 * A timer thread that forgets a timer as soon as it is cancelled: nearly every wait
+	 * ends by a message long before its deadline (the holder's lease, up to the
+	 * watchdog's 30 s), and at thousands of hand-offs a second the cancelled timers, kept
+	 * until their time came, held that many waiters' futures for that long.
+	 */
+	private static ScheduledThreadPoolExecutor timers(String name) {
+		ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, daemon(name));
+		timers.setRemoveOnCancelPolicy(true);
+		return timers;
+	}
+
+	/** The timers set and not yet run or cancelled: for tests. */
+	int pendingTimers() {
+		return this.background.getQueue().size();
 	}
 
 	private static ThreadFactory daemon(String name) {

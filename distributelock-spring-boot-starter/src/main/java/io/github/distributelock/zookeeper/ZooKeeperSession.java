@@ -2,8 +2,8 @@ package io.github.distributelock.zookeeper;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -39,7 +39,7 @@ final class ZooKeeperSession {
 	private final ZooKeeperLockPaths paths;
 
 	/** Ends the waits whose deadline came before a release. */
-	private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor((task) -> {
+	private final ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1, (task) -> {
 		Thread thread = new Thread(task, "distributelock-zookeeper-timeouts");
 		thread.setDaemon(true);
 		return thread;
@@ -48,6 +48,10 @@ final class ZooKeeperSession {
 	ZooKeeperSession(CuratorFramework client, ZooKeeperLockPaths paths) {
 		this.client = client;
 		this.paths = paths;
+		// Nearly every wait ends by a watch long before its deadline (a fair waiter's
+		// slice, a wait time of seconds): kept until their time, the cancelled timers
+		// held that many waiters' futures and watchers that long.
+		this.timeouts.setRemoveOnCancelPolicy(true);
 	}
 
 	CuratorFramework client() {
@@ -166,6 +170,11 @@ final class ZooKeeperSession {
 			created.completeExceptionally(ex);
 		}
 		return created;
+	}
+
+	/** The timers set and not yet run or cancelled: for tests. */
+	int pendingTimers() {
+		return this.timeouts.getQueue().size();
 	}
 
 	void close() {

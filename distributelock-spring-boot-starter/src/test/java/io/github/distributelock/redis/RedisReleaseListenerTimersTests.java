@@ -1,0 +1,59 @@
+package io.github.distributelock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.github.distributelock.Closeables;
+import io.github.distributelock.core.Deadline;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A wait woken by a release message leaves no timer behind: each wait sets one for its
+ * deadline, which comes far later (a holder's lease, up to the watchdog's 30 s), and
+ * under contention thousands of waits a second end early; their cancelled timers, kept
+ * until their time, held every one of those waits' futures until then.
+ */
+class RedisReleaseListenerTimersTests {
+
+	private static final int WAITS = 200;
+
+	private static final Duration BOUND = Duration.ofSeconds(10);
+
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
+
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
+
+	@Test
+	void waitsWokenByAReleaseLeaveNoTimers() {
+		LettuceConnectionFactory factory = EmbeddedRedis.connectionFactory(redis.port(), Duration.ofSeconds(3));
+		this.closeables.add(factory::destroy);
+		RedisReleaseListener listener = this.closeables
+			.add(new RedisReleaseListener(factory, new RedisAnswerThreads()));
+		String channel = "distributelock:released:timers.test";
+		List<CompletableFuture<Void>> waits = new ArrayList<>();
+		for (int i = 0; i < WAITS; i++) {
+			// The key's lease is of no help: only a message ends the wait early.
+			waits.add(listener.await(channel, Deadline.after(Duration.ofSeconds(30)), null,
+					() -> CompletableFuture.completedFuture(Long.MAX_VALUE)));
+		}
+		assertThat(listener.pendingTimers()).as("timers while the waits wait").isGreaterThanOrEqualTo(WAITS);
+		await().atMost(BOUND).until(() -> {
+			redis.store().convertAndSend(channel, "1");
+			return waits.stream().allMatch(CompletableFuture::isDone);
+		});
+		assertThat(waits).allMatch((wait) -> !wait.isCompletedExceptionally());
+		// One may remain: the channel's unsubscription, a moment after its last waiter.
+		assertThat(listener.pendingTimers()).as("timers once every wait was woken").isLessThanOrEqualTo(1);
+	}
+
+}
