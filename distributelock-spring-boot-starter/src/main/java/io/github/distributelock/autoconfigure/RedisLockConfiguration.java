@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * The Redis backend, on the application's {@link RedisConnectionFactory}.
@@ -30,6 +31,17 @@ class RedisLockConfiguration {
 					"distributelock.type=redis needs a RedisConnectionFactory bean, and the application has none.",
 					"Add org.springframework.boot:spring-boot-starter-data-redis, which configures one from "
 							+ "the spring.data.redis.* properties, or define a RedisConnectionFactory bean.");
+		}
+		if (!(factory instanceof LettuceConnectionFactory)) {
+			// Checked here: the backend's own refusal would reach the catch below, which
+			// blames min-replicas-to-ack for it.
+			throw new DistributeLockConfigurationException(
+					"distributelock.type=redis needs a Lettuce connection factory, and the application's "
+							+ "RedisConnectionFactory is a " + factory.getClass().getName() + ".",
+					"Let Spring Boot build its LettuceConnectionFactory from the spring.data.redis.* properties "
+							+ "(spring.data.redis.client-type=lettuce, the default of "
+							+ "spring-boot-starter-data-redis), define a LettuceConnectionFactory bean, or define a "
+							+ "LockBackend bean that keeps the locks elsewhere.");
 		}
 		RedisLockBackendSettings settings = new RedisLockBackendSettings(properties.getRedis());
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(settings));

@@ -34,7 +34,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisSentinelConnection;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -357,6 +361,22 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Test
+	void redisConnectionFactoryOfAnotherClientFailsAtStartupNamingItNotMinReplicasToAck() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=redis")
+			.withBean(RedisConnectionFactory.class, OtherClientConnectionFactory::new)
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription())
+					.isEqualTo("distributelock.type=redis needs a Lettuce connection factory, and the application's "
+							+ "RedisConnectionFactory is a " + OtherClientConnectionFactory.class.getName() + ".");
+				assertThat(analysis.getAction()).doesNotContain("min-replicas-to-ack")
+					.contains("LettuceConnectionFactory bean")
+					.contains("LockBackend bean");
+			});
+	}
+
+	@Test
 	void lockableFieldNamingNoParameterFailsAtStartupWithTheMethodAndThePath() {
 		this.contextRunner.withPropertyValues("distributelock.type=redis")
 			.withUserConfiguration(BrokenLockableConfiguration.class)
@@ -422,6 +442,40 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	/**
+	 * The connection factory of a Redis client other than Lettuce (Jedis's, Redisson's),
+	 * which the lock backend cannot use; the startup fails before it is asked for a
+	 * connection.
+	 */
+	static class OtherClientConnectionFactory implements RedisConnectionFactory {
+
+		@Override
+		public boolean getConvertPipelineAndTxResults() {
+			return false;
+		}
+
+		@Override
+		public RedisConnection getConnection() {
+			throw new UnsupportedOperationException("not connected to any Redis");
+		}
+
+		@Override
+		public RedisClusterConnection getClusterConnection() {
+			throw new UnsupportedOperationException("not connected to any Redis");
+		}
+
+		@Override
+		public RedisSentinelConnection getSentinelConnection() {
+			throw new UnsupportedOperationException("not connected to any Redis");
+		}
+
+		@Override
+		public @Nullable DataAccessException translateExceptionIfPossible(RuntimeException ex) {
+			return null;
+		}
+
+	}
+
 	static class CustomBackendConfiguration {
 
 		@Bean
