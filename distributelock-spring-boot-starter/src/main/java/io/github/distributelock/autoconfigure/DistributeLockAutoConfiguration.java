@@ -14,10 +14,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.io.ResourceLoader;
@@ -35,7 +35,7 @@ import org.springframework.core.io.ResourceLoader;
 		"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 		"org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration",
 		"org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration" })
-@ConditionalOnBooleanProperty(name = "distributelock.enabled", matchIfMissing = true)
+@Conditional(OnDistributeLockEnabledCondition.class)
 @EnableConfigurationProperties(DistributeLockProperties.class)
 @Import({ RedisLockConfiguration.class, ZooKeeperLockConfiguration.class, JdbcLockConfiguration.class,
 		UnavailableLockBackendConfiguration.class, LockableAdvisorConfiguration.class,

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -303,6 +304,49 @@ class DistributeLockAutoConfigurationTests {
 				.doesNotHaveBean(LockableAdvisor.class)
 				.doesNotHaveBean(LockStoreMonitor.class);
 		});
+	}
+
+	@Test
+	void isTurnedOffByEveryFalseValueOfABoolean() {
+		for (String off : List.of("false", "FALSE", "off", "no", "0")) {
+			this.contextRunner.withPropertyValues("distributelock.enabled=" + off)
+				.run((context) -> assertThat(context).as("distributelock.enabled=" + off)
+					.hasNotFailed()
+					.doesNotHaveBean(DistributeLock.class));
+		}
+	}
+
+	@Test
+	void staysOnForEveryTrueValueOfABoolean() {
+		// A value the binder reads as true must not turn the locks off, and with them the
+		// exclusion of every @Lockable method.
+		for (String on : List.of("true", "TRUE", "on", "yes", "1")) {
+			this.contextRunner.withPropertyValues("distributelock.type=redis", "distributelock.enabled=" + on)
+				.run((context) -> assertThat(context).as("distributelock.enabled=" + on)
+					.hasSingleBean(DistributeLock.class)
+					.hasSingleBean(LockableAdvisor.class));
+		}
+	}
+
+	@Test
+	void enabledThatIsNotABooleanFailsAtStartupNamingTheProperty() {
+		this.contextRunner.withPropertyValues("distributelock.type=redis", "distributelock.enabled=ture")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).hasRootCauseInstanceOf(IllegalArgumentException.class);
+				BindException bind = findCause(context.getStartupFailure(), BindException.class);
+				assertThat(bind).as("binding failure in %s", context.getStartupFailure()).isNotNull();
+				assertThat(bind.getName()).hasToString("distributelock.enabled");
+			});
+	}
+
+	private static <E extends Throwable> @Nullable E findCause(@Nullable Throwable failure, Class<E> type) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (type.isInstance(cause)) {
+				return type.cast(cause);
+			}
+		}
+		return null;
 	}
 
 	@Test
