@@ -45,6 +45,12 @@ class RedisLockConfiguration {
 		}
 		RedisLockBackendSettings settings = new RedisLockBackendSettings(properties.getRedis());
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(settings));
+		if (settings.getMinReplicasToAck() < 0) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.redis.min-replicas-to-ack is " + settings.getMinReplicasToAck() + ", below 0.",
+					"Set distributelock.redis.min-replicas-to-ack to 0 (not to wait for replicas, the default) or to "
+							+ "how many replicas must acknowledge each lock.");
+		}
 		PositiveDuration.require("distributelock.redis.fence-idle-timeout", settings.getFenceIdleTimeout(),
 				"the fencing counter of a key would expire as soon as it is written", "1m");
 		if (settings.getMinReplicasToAck() > 0) {

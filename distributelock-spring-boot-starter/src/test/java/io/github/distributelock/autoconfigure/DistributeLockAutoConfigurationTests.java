@@ -168,8 +168,10 @@ class DistributeLockAutoConfigurationTests {
 			.withPropertyValues("distributelock.type=redis", "distributelock.redis.min-replicas-to-ack=-1")
 			.run((context) -> {
 				FailureAnalysis analysis = failureAnalysis(context);
-				assertThat(analysis.getDescription()).contains("distributelock.redis.min-replicas-to-ack=-1");
-				assertThat(analysis.getAction()).contains("distributelock.redis.min-replicas-to-ack to 0");
+				assertThat(analysis.getDescription())
+					.isEqualTo("distributelock.redis.min-replicas-to-ack is -1, below 0.");
+				assertThat(analysis.getAction()).isEqualTo("Set distributelock.redis.min-replicas-to-ack to 0 (not to "
+						+ "wait for replicas, the default) or to how many replicas must acknowledge each lock.");
 			});
 	}
 
