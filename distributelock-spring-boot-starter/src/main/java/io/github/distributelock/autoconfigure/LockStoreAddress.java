@@ -96,10 +96,17 @@ final class LockStoreAddress {
 
 	/**
 	 * A JDBC URL without what may hold credentials: the user information before
-	 * {@code @}, and the parameters after {@code ?} or {@code ;}.
+	 * {@code @}, the user and password of MySQL's host specifications in parentheses, and
+	 * the parameters after {@code ?} or {@code ;}.
 	 */
 	static String withoutCredentials(String jdbcUrl) {
-		String url = jdbcUrl;
+		// Connector/J takes them in the host part too, where no ? or @ marks them:
+		// address=(host=db)(user=app)(password=secret) and
+		// (host=db,user=app,password=secret).
+		// Removed first, so that a ?, ; or @ in a password cannot hide the rest of it.
+		String url = jdbcUrl.replaceAll("(?i)\\((?:user|password)=[^),]*\\)", "");
+		url = url.replaceAll("(?i),\\s*(?:user|password)=[^,)]*", "");
+		url = url.replaceAll("(?i)\\(\\s*(?:user|password)=[^,)]*,\\s*", "(");
 		int parameters = indexOfAny(url, '?', ';');
 		if (parameters >= 0) {
 			url = url.substring(0, parameters);

@@ -26,4 +26,16 @@ class LockStoreAddressTests {
 		assertThat(LockStoreAddress.withoutCredentials(url)).isEqualTo(address);
 	}
 
+	// Connector/J's host specifications, where no ?, ; or @ marks the credentials.
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', textBlock = """
+			jdbc:mysql://address=(host=db)(user=a)(password=s)/x | jdbc:mysql://address=(host=db)/x
+			jdbc:mysql://(host=db,port=3306,user=a,password=s)/x | jdbc:mysql://(host=db,port=3306)/x
+			jdbc:mysql://(user=a,Password=s,host=db),db2:3306/x  | jdbc:mysql://(host=db),db2:3306/x
+			jdbc:mysql://address=(host=db)(password=s@c?r;t)/x   | jdbc:mysql://address=(host=db)/x
+			""")
+	void mysqlHostSpecificationLosesItsCredentials(String url, String address) {
+		assertThat(LockStoreAddress.withoutCredentials(url)).isEqualTo(address);
+	}
+
 }
