@@ -131,6 +131,12 @@ public class LockKeyResolver {
 			fields[i] = compileField(method, sources[i].trim(), indexByName);
 		}
 		String failMessage = lockable.failMsg().isEmpty() ? this.defaultFailMessage : lockable.failMsg();
+		if (!lockable.failMsg().isEmpty() && !hasMessage(lockable.failMsg())) {
+			throw new InvalidLockableException(method,
+					"failMsg \"" + lockable.failMsg() + "\" has no message before its code",
+					"Write the message its callers get before '|', such as \"Please do not submit twice|2101\", "
+							+ "or leave failMsg out for distributelock.fail-message");
+		}
 		Duration lease = (lockable.timeoutMs() == -1) ? null : Duration.ofMillis(lockable.timeoutMs());
 		BusyPolicy busyPolicy = BusyPolicy.of(method, lockable.onBusy(), failMessage);
 		return Optional.of(new LockDefinition(method, lockable.key(), this.separator, fields, sources, indexByName,
@@ -157,6 +163,17 @@ public class LockKeyResolver {
 							+ "keyPerElement");
 		}
 		return new LockDefinition.Kind(lockable.mode(), lockable.fair(), lockable.permits(), lockable.keyPerElement());
+	}
+
+	/**
+	 * Whether a {@code "message|code"} text has a message: a caller told only an empty
+	 * text, or only a code, cannot tell what failed.
+	 * @param messageAndCode the message, then optionally {@code |} and the code
+	 * @return whether the text before the last {@code |} (or the whole text) is not blank
+	 */
+	public static boolean hasMessage(String messageAndCode) {
+		int separator = messageAndCode.lastIndexOf('|');
+		return !((separator < 0) ? messageAndCode : messageAndCode.substring(0, separator)).isBlank();
 	}
 
 	private Map<String, Integer> argumentIndexByName(Method method) {

@@ -45,7 +45,7 @@ public class DistributeLockProperties {
 
 	/**
 	 * Message and optional code, as "message|code", of the LockFailedException thrown by
-	 * a @Lockable method without failMsg.
+	 * a @Lockable method without failMsg; the message must not be empty.
 	 */
 	private String failMessage = "Please do not submit twice|2101";
 
@@ -189,7 +189,7 @@ public class DistributeLockProperties {
 
 		/**
 		 * How long to wait for the replicas to acknowledge when min-replicas-to-ack is
-		 * set; keep it below spring.data.redis.timeout.
+		 * set; must be below spring.data.redis.timeout.
 		 */
 		private Duration replicaAckTimeout = RedisLockBackend.DEFAULT_REPLICA_ACK_TIMEOUT;
 
@@ -264,7 +264,7 @@ public class DistributeLockProperties {
 		private int maxRetries = 3;
 
 		/**
-		 * Digest authentication as "user:password".
+		 * Digest authentication as "user:password", neither part empty.
 		 */
 		private @Nullable String digest;
 

@@ -53,8 +53,15 @@ class LockableAdvisorConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
 	LockKeyResolver lockKeyResolver() {
-		return new LockKeyResolver(this.properties.getSeparator(), this.properties.getFailMessage(),
-				this.properties.isFailOnNullField());
+		String failMessage = this.properties.getFailMessage();
+		if (!LockKeyResolver.hasMessage(failMessage)) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.fail-message is \"" + failMessage + "\", which has no message before its code: "
+							+ "callers of a @Lockable method whose lock was not taken would get an empty message.",
+					"Set distributelock.fail-message to a message, then optionally '|' and a code, such as "
+							+ "\"Please do not submit twice|2101\", or remove it for that default.");
+		}
+		return new LockKeyResolver(this.properties.getSeparator(), failMessage, this.properties.isFailOnNullField());
 	}
 
 	@Bean

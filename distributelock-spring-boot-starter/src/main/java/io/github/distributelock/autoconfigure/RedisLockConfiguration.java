@@ -58,6 +58,16 @@ class RedisLockConfiguration {
 					"with min-replicas-to-ack, a WAIT without a timeout would block for ever when the replicas do "
 							+ "not answer",
 					null);
+			long commandTimeout = ((LettuceConnectionFactory) factory).getTimeout();
+			if (settings.getReplicaAckTimeout().toMillis() >= commandTimeout) {
+				throw new DistributeLockConfigurationException("distributelock.redis.replica-ack-timeout is "
+						+ settings.getReplicaAckTimeout().toMillis() + " ms, not below the Redis command timeout of "
+						+ commandTimeout + " ms (spring.data.redis.timeout): the client would give up on the WAIT "
+						+ "for the replicas before Redis answers it, and a lock that too few replicas acknowledge "
+						+ "would fail with a command timeout instead of the message that names the replicas.",
+						"Set distributelock.redis.replica-ack-timeout below spring.data.redis.timeout (such as 1s, "
+								+ "the default), or raise spring.data.redis.timeout.");
+			}
 		}
 		try {
 			return new RedisLockBackend(factory, settings.getKeyPrefix(), settings.getFenceIdleTimeout(),

@@ -58,9 +58,11 @@ class ZooKeeperLockConfiguration {
 					zookeeper.getMaxRetries()));
 		String digest = zookeeper.getDigest();
 		if (StringUtils.hasText(digest)) {
-			if (digest.indexOf(':') < 1) {
+			int colon = digest.indexOf(':');
+			// Neither part is shown: the password is a credential.
+			if (colon < 1 || colon == digest.length() - 1) {
 				throw new DistributeLockConfigurationException(
-						"distributelock.zookeeper.digest must be of the form user:password.",
+						"distributelock.zookeeper.digest must be of the form user:password, with neither part empty.",
 						"Set distributelock.zookeeper.digest to user:password, or remove it.");
 			}
 			builder.authorization("digest", digest.getBytes(StandardCharsets.UTF_8))

@@ -108,6 +108,18 @@ class LockKeyResolverTests {
 	}
 
 	@Test
+	void failMessageWithoutAMessageFailsWithTheMethodAndTheFix() {
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "failMessageWithACodeAlone"))
+			.withMessageContaining(BadService.class.getName() + ".failMessageWithACodeAlone")
+			.withMessageContaining("failMsg \"|2101\" has no message before its code")
+			.withMessageContaining("Please do not submit twice|2101");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "blankFailMessage"))
+			.withMessageContaining("has no message");
+	}
+
+	@Test
 	void notAnnotatedMethodHasNoDefinition() {
 		Method method = ReflectionUtils.findMethod(Service.class, "notLocked");
 		assertThat(this.resolver.definition(method, Service.class)).isNull();
@@ -253,6 +265,14 @@ class LockKeyResolverTests {
 	}
 
 	static class BadService {
+
+		@Lockable(key = "codeOnly", failMsg = "|2101")
+		void failMessageWithACodeAlone() {
+		}
+
+		@Lockable(key = "blank", failMsg = "  ")
+		void blankFailMessage() {
+		}
 
 		@Lockable(key = "stock", keyPerElement = true)
 		void keyPerElementWithoutFields(List<Long> productIds) {

@@ -191,6 +191,35 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Test
+	void replicaAckTimeoutNotBelowTheCommandTimeoutFailsAtStartupNamingBoth() {
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.redis.min-replicas-to-ack=1",
+					"distributelock.redis.replica-ack-timeout=2s", "spring.data.redis.timeout=2s")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).startsWith("distributelock.redis.replica-ack-timeout is 2000 ms, "
+						+ "not below the Redis command timeout of 2000 ms (spring.data.redis.timeout)");
+				assertThat(analysis.getAction())
+					.startsWith("Set distributelock.redis.replica-ack-timeout below spring.data.redis.timeout");
+			});
+	}
+
+	@Test
+	void failMessageWithoutAMessageFailsAtStartupNamingTheProperty() {
+		for (String failMessage : List.of("|2101", "")) {
+			this.contextRunner
+				.withPropertyValues("distributelock.type=redis", "distributelock.fail-message=" + failMessage)
+				.run((context) -> {
+					FailureAnalysis analysis = failureAnalysis(context);
+					assertThat(analysis.getDescription()).isEqualTo("distributelock.fail-message is \"" + failMessage
+							+ "\", which has no message before its code: callers of a @Lockable method whose lock "
+							+ "was not taken would get an empty message.");
+					assertThat(analysis.getAction()).contains("distributelock.fail-message to a message");
+				});
+		}
+	}
+
+	@Test
 	void watchdogLeaseThatIsNotPositiveFailsAtStartupNamingTheProperty() {
 		for (String lease : List.of("0s", "-5s")) {
 			this.contextRunner.withPropertyValues("distributelock.type=redis", "distributelock.watchdog-lease=" + lease)

@@ -165,6 +165,21 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	@Test
+	void digestWithAnEmptyPartFailsAndNamesThePropertyWithoutThePassword() {
+		for (String digest : List.of("app:", ":secret", "app")) {
+			this.contextRunner
+				.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+						"distributelock.zookeeper.digest=" + digest)
+				.run((context) -> {
+					FailureAnalysis analysis = failureAnalysis(context);
+					assertThat(analysis.getDescription()).isEqualTo("distributelock.zookeeper.digest must be of the "
+							+ "form user:password, with neither part empty.");
+					assertThat(analysis.getAction()).contains("distributelock.zookeeper.digest to user:password");
+				});
+		}
+	}
+
+	@Test
 	void negativeMaxRetriesFailsAndNamesTheProperty() {
 		this.contextRunner
 			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
