@@ -77,6 +77,16 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	/** The longest owner value, in characters, that the lock table holds. */
 	public static final int MAX_OWNER_LENGTH = 255;
 
+	/**
+	 * The longest lease the lock table stores: a longer one, such as a fixed lease meant
+	 * as "for ever", is stored as this long. H2 adds milliseconds to a timestamp in
+	 * nanoseconds, which overflow past about 292 years into a wrong expiry, often one
+	 * already past (the lock would be free while its caller holds it), and MariaDB and
+	 * MySQL store no time after the year 9999.
+	 * @since 1.0.0
+	 */
+	public static final Duration MAX_STORED_LEASE = Duration.ofDays(36_500);
+
 	/** How long a released row is kept by default. */
 	public static final Duration DEFAULT_RELEASED_ROW_RETENTION = Defaults.RELEASED_ROW_RETENTION;
 
@@ -456,7 +466,8 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	}
 
 	private static long leaseMillis(Duration lease) {
-		return Math.max(1, lease.toMillis());
+		// Bounded before toMillis(), which fails past Long.MAX_VALUE milliseconds.
+		return Math.max(1, ((lease.compareTo(MAX_STORED_LEASE) > 0) ? MAX_STORED_LEASE : lease).toMillis());
 	}
 
 	/**
