@@ -21,6 +21,14 @@ final class ReleasedRowPurge {
 
 	private final Duration retention;
 
+	/**
+	 * The retention as the statements compute it: at most
+	 * {@link JdbcLockBackend#MAX_STORED_LEASE}, which every database subtracts from its
+	 * clock correctly (H2 overflows past about 292 years, into a time that may be ahead,
+	 * which deleted the rows of held locks).
+	 */
+	private final long retentionMillis;
+
 	private final long periodNanos;
 
 	private final AtomicLong nextNanos;
@@ -28,7 +36,10 @@ final class ReleasedRowPurge {
 	ReleasedRowPurge(JdbcLockRepository repository, Duration retention) {
 		this.repository = repository;
 		this.retention = retention;
-		this.periodNanos = TimeUnit.MILLISECONDS.toNanos(retention.toMillis());
+		this.retentionMillis = ((retention.compareTo(JdbcLockBackend.MAX_STORED_LEASE) > 0)
+				? JdbcLockBackend.MAX_STORED_LEASE : retention)
+			.toMillis();
+		this.periodNanos = TimeUnit.MILLISECONDS.toNanos(this.retentionMillis);
 		this.nextNanos = new AtomicLong(System.nanoTime() + this.periodNanos);
 	}
 
@@ -45,7 +56,7 @@ final class ReleasedRowPurge {
 
 	/** Deletes the rows free for longer than the retention now. */
 	int deleteNow() {
-		return this.repository.purge(this.retention.toMillis());
+		return this.repository.purge(this.retentionMillis);
 	}
 
 	/**
@@ -60,7 +71,7 @@ final class ReleasedRowPurge {
 		try {
 			int deleted = deleteNow();
 			if (logger.isDebugEnabled()) {
-				logger.debug("Deleted " + deleted + " lock rows free for longer than " + this.retention.toMillis()
+				logger.debug("Deleted " + deleted + " lock rows free for longer than " + this.retentionMillis
 						+ " ms from " + this.repository.tableName());
 			}
 		}
