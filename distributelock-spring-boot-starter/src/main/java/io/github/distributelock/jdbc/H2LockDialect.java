@@ -21,6 +21,15 @@ final class H2LockDialect extends JdbcLockDialect {
 		return "H2";
 	}
 
+	/**
+	 * H2 runs in the calling thread, and its wait for a row lock returns on an interrupt
+	 * as on a lock timeout, clearing the interrupt.
+	 */
+	@Override
+	boolean endsLockWaitsOnInterrupt() {
+		return true;
+	}
+
 	@Override
 	boolean matches(String productName, String productVersion) {
 		return "H2".equalsIgnoreCase(productName);

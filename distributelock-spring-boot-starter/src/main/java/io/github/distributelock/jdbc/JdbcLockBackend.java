@@ -43,7 +43,9 @@ import org.springframework.jdbc.BadSqlGrammarException;
  * <p>
  * JDBC blocks, so a statement runs on the thread of a caller that waits for it anyway
  * (the blocking API) and otherwise on a pool of {@value #STATEMENT_THREADS} threads of
- * this backend (the non-blocking API, the watchdog's renewals, background retries).
+ * this backend (the non-blocking API, the watchdog's renewals, background retries, and
+ * every statement on H2, whose waits for a row lock an interrupt of the caller's thread
+ * would end).
  * <p>
  * A release keeps the row, marked free, for the {@linkplain #releasedRowRetention()
  * retention}: every later acquisition of the key then takes the row over under its row
@@ -122,6 +124,13 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 
 	/** Where releases are notified, or {@code null} if they are not. */
 	private final @Nullable String releaseChannel;
+
+	/**
+	 * Whether statements may run on the thread of a caller that blocks: not on H2, whose
+	 * wait for a row lock an interrupt of that thread ends as a lock timeout (failing a
+	 * release, and swallowing the interrupt of an acquisition).
+	 */
+	private final boolean onCallerThreads;
 
 	/**
 	 * Creates a backend on the table {@code distributelock}, with the dialect detected
@@ -213,6 +222,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 					return thread;
 				});
 		this.statements.allowCoreThreadTimeOut(true);
+		this.onCallerThreads = !lockDialect.endsLockWaitsOnInterrupt();
 		this.releaseChannel = (releaseNotifications && this.repository.notifiesReleases())
 				? PostgresReleaseListener.channel(this.repository.tableName()) : null;
 		this.waits = new JdbcReleaseWaits(this.repository, this.statements,
@@ -433,11 +443,13 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	}
 
 	/**
-	 * Runs a statement on the caller's thread when it blocks anyway, on this backend's
+	 * Runs a statement on the caller's thread when it blocks anyway (unless an interrupt
+	 * of that thread would end the statement's wait for a row lock), on this backend's
 	 * bounded pool otherwise.
 	 */
 	private <T> CompletableFuture<T> run(Claim claim, Supplier<T> statement) {
-		Executor executor = (claim.callerExecutor() != null) ? claim.callerExecutor() : this.statements;
+		Executor executor = (claim.callerExecutor() != null && this.onCallerThreads) ? claim.callerExecutor()
+				: this.statements;
 		return CompletableFuture.supplyAsync(statement, executor);
 	}
 

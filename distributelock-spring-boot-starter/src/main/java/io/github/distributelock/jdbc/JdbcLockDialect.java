@@ -67,6 +67,16 @@ abstract class JdbcLockDialect {
 		return null;
 	}
 
+	/**
+	 * Whether the database's driver ends a statement's wait for a row lock when the
+	 * calling thread is interrupted, failing the statement as if the lock had timed out
+	 * and clearing the interrupt: a statement must then run on a thread nobody
+	 * interrupts, or a release fails and the caller never hears of its interrupt.
+	 */
+	boolean endsLockWaitsOnInterrupt() {
+		return false;
+	}
+
 	static String supportedNames() {
 		return DIALECTS.stream().map(JdbcLockDialect::name).collect(Collectors.joining(", "));
 	}
