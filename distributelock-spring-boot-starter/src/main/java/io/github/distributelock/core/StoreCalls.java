@@ -349,7 +349,7 @@ final class StoreCalls {
 		}
 
 		@Override
-		public synchronized Throwable fillInStackTrace() {
+		public Throwable fillInStackTrace() {
 			return this;
 		}
 
@@ -364,7 +364,7 @@ final class StoreCalls {
 		}
 
 		@Override
-		public synchronized Throwable fillInStackTrace() {
+		public Throwable fillInStackTrace() {
 			return this;
 		}
 
