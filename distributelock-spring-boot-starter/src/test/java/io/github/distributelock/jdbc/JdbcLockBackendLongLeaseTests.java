@@ -49,7 +49,8 @@ class JdbcLockBackendLongLeaseTests {
 		}
 	}
 
-	private static LockRequest request(String kind, String key) {
+	/** A request of one of {@link #KINDS} for {@code key}. */
+	static LockRequest request(String kind, String key) {
 		LockRequest request = LockRequest.of(key);
 		return switch (kind) {
 			case "exclusive" -> request;

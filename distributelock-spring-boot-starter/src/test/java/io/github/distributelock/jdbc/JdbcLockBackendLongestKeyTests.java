@@ -5,7 +5,6 @@ import java.util.List;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.LockHandle;
-import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.DefaultDistributeLock;
 
@@ -43,15 +42,7 @@ class JdbcLockBackendLongestKeyTests {
 	}
 
 	private static LockRequest request(String kind) {
-		LockRequest request = LockRequest.of(LONGEST_KEY).withWaitTime(Duration.ZERO);
-		return switch (kind) {
-			case "exclusive" -> request;
-			case "fair" -> request.withFair(true);
-			case "read" -> request.withMode(LockMode.READ);
-			case "write" -> request.withMode(LockMode.WRITE);
-			case "permits" -> request.withPermits(2);
-			default -> throw new IllegalArgumentException(kind);
-		};
+		return JdbcLockBackendLongLeaseTests.request(kind, LONGEST_KEY).withWaitTime(Duration.ZERO);
 	}
 
 }
