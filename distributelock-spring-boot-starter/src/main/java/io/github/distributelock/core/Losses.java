@@ -94,7 +94,6 @@ final class Losses implements LockLossListener {
 		// Counted before the held locks are read, so that a lock being acquired now
 		// either is among them or sees the new count in markLostIfReportedSince.
 		this.lossReports.incrementAndGet();
-		this.store.forgetRetries();
 		for (HeldLock lock : this.locks.held()) {
 			lock.markLost(reason);
 		}

@@ -21,8 +21,14 @@ import org.jspecify.annotations.Nullable;
  * leave the lock in the store for its whole lease while every other instance waits for
  * it. The caller hears of the failure once and is not held up: the retries run on the
  * engine's scheduler with a pause that doubles from 50 ms to 2 s, until the store answers
- * or the lease would have ended anyway (a {@link SessionLockBackend}: until the session
- * ends or the lock service closes).
+ * or the lease would have ended anyway (a {@link SessionLockBackend}: until the store
+ * answers or the lock service closes).
+ * <p>
+ * A retry is kept when the store reports its session lost: the store tells of the loss on
+ * its own thread, possibly after a lock was taken on the new session and its release
+ * failed, and dropping every retry then would leave that lock held as long as the new
+ * session lives. A retry of a lock the old session held finds it gone (every release
+ * checks the owner) and ends at the store's first answer.
  */
 final class ReleaseRetries {
 
@@ -78,11 +84,11 @@ final class ReleaseRetries {
 
 	private void retry(ReleaseRetry retry, Throwable failure) {
 		String until = (retry.leaseEndNanos != null)
-				? "its lease runs out in "
+				? " or its lease runs out in "
 						+ Math.max(0, TimeUnit.NANOSECONDS.toMillis(retry.leaseEndNanos - System.nanoTime())) + " ms"
-				: "the session ends";
+				: "";
 		logger.warn("Could not release lock '" + retry.claim.key() + "' in " + this.backend + " ("
-				+ StoreCalls.unwrap(failure).getMessage() + "); retrying in the background until it is released or "
+				+ StoreCalls.unwrap(failure).getMessage() + "); retrying in the background until it is released"
 				+ until);
 		this.retries.add(retry);
 		scheduleRetry(retry);
@@ -145,11 +151,6 @@ final class ReleaseRetries {
 			}
 		}
 		return false;
-	}
-
-	/** The store ended the session that held these locks: nothing is left to release. */
-	void forget() {
-		this.retries.clear();
 	}
 
 	/** Makes one last attempt for each release still retried, and waits for them. */

@@ -304,11 +304,6 @@ final class StoreCalls {
 		return cause;
 	}
 
-	/** The store ended the session that held these locks: nothing is left to release. */
-	void forgetRetries() {
-		this.retries.forget();
-	}
-
 	/**
 	 * Whether the calling thread is the one the store's client delivers its answers on,
 	 * where waiting for an answer would wait for ever.

@@ -3,6 +3,7 @@ package io.github.distributelock.core;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
 import org.junit.jupiter.api.AfterEach;
@@ -85,6 +86,31 @@ class BackendLossReportTests {
 		assertThat(handle.isSuspect()).isFalse();
 		assertThat(handle.isHeld()).isFalse();
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::close);
+	}
+
+	@Test
+	void lossToldLateKeepsRetryingTheFailedReleaseOfALockTakenOnTheNewSession() throws Exception {
+		LockHandle handle = this.lock.tryAcquire("late", Duration.ZERO, null).orElseThrow();
+		this.backend.failNextRelease = true;
+		assertThatExceptionOfType(DistributeLockException.class).isThrownBy(handle::close);
+		// The loss of the session before this one, told after the lock of this one failed
+		// its release: the store removed nothing of this session's.
+		this.backend.listeners.forEach((listener) -> listener.locksLost("the session before expired"));
+		await().atMost(Duration.ofSeconds(10)).until(() -> !this.backend.locks.containsKey("late"));
+	}
+
+	@Test
+	void retriedReleaseOfALockWhoseSessionEndedStopsAtTheStoresFirstAnswer() throws Exception {
+		assertThat(this.lock.tryLock("gone", "same-owner", 0, -1)).isTrue();
+		this.backend.failNextRelease = true;
+		assertThatExceptionOfType(DistributeLockException.class)
+			.isThrownBy(() -> this.lock.releaseLock("gone", "same-owner"));
+		this.backend.expireSession();
+		// The owner value is refused while its release is still to be sent.
+		await().atMost(Duration.ofSeconds(10))
+			.ignoreException(IllegalArgumentException.class)
+			.until(() -> this.lock.tryLock("gone", "same-owner", 0, -1));
+		assertThat(this.lock.releaseLock("gone", "same-owner")).isTrue();
 	}
 
 	@Test

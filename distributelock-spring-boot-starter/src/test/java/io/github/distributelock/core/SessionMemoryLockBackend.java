@@ -26,6 +26,9 @@ public class SessionMemoryLockBackend implements SessionLockBackend {
 	 */
 	public volatile boolean expireSessionAfterNextAcquire;
 
+	/** Whether the next release fails as a dropped connection does, without removing. */
+	public volatile boolean failNextRelease;
+
 	void expireSession() {
 		this.locks.clear();
 		this.listeners.forEach((listener) -> listener.locksLost("session expired"));
@@ -55,6 +58,10 @@ public class SessionMemoryLockBackend implements SessionLockBackend {
 
 	@Override
 	public CompletionStage<Boolean> release(Claim claim) {
+		if (this.failNextRelease) {
+			this.failNextRelease = false;
+			return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
+		}
 		return CompletableFuture.completedFuture(this.locks.remove(claim.key(), claim.owner()));
 	}
 
