@@ -43,18 +43,39 @@ import org.springframework.core.io.ResourceLoader;
 @ImportRuntimeHints(DistributeLockRuntimeHints.class)
 public final class DistributeLockAutoConfiguration {
 
+	private static final Duration SHORTEST_WATCHDOG_LEASE = Duration.ofMillis(100);
+
 	@Bean
 	@ConditionalOnMissingBean(DistributeLock.class)
 	DefaultDistributeLock distributeLock(LockBackend backend, DistributeLockProperties properties,
 			ObjectProvider<LockEventListener> eventListeners) {
-		Duration watchdogLease = PositiveDuration.require("distributelock.watchdog-lease",
-				properties.getWatchdogLease(), "a lock's lease in the store must last at least 1 ms", "30s");
+		Duration watchdogLease = watchdogLease(properties.getWatchdogLease());
 		DistributeLockConfigurationException unusedShards = unusedShards(backend, properties);
 		if (unusedShards != null) {
 			throw unusedShards;
 		}
 		return new DefaultDistributeLock(backend, watchdogLease, properties.isThrowOnLost(),
 				LockEventListener.of(eventListeners.orderedStream().toList()), null);
+	}
+
+	/**
+	 * The lease of locks the watchdog renews, refused when it is too short to be renewed
+	 * in time: the watchdog renews every third of it, and a renewal takes a store round
+	 * trip, a turn of the scheduler and whatever pause the JVM makes in between.
+	 */
+	static Duration watchdogLease(Duration lease) {
+		PositiveDuration.require("distributelock.watchdog-lease", lease,
+				"a lock's lease in the store must last at least 1 ms", "30s");
+		if (lease.compareTo(SHORTEST_WATCHDOG_LEASE) < 0) {
+			throw new DistributeLockConfigurationException("distributelock.watchdog-lease is " + lease
+					+ ", shorter than " + SHORTEST_WATCHDOG_LEASE.toMillis()
+					+ " ms: the watchdog renews a lock every third of its lease, so a lease this short runs out "
+					+ "during a store round trip or a garbage-collection pause, and locks are lost while held.",
+					"Set distributelock.watchdog-lease to at least " + SHORTEST_WATCHDOG_LEASE.toMillis()
+							+ "ms (30s by default, which is also how long a crashed instance's locks stay "
+							+ "held), or remove it.");
+		}
+		return lease;
 	}
 
 	/**

@@ -1,6 +1,8 @@
 package io.github.distributelock.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.github.distributelock.jdbc.JdbcLockBackend;
 import org.jspecify.annotations.Nullable;
@@ -23,7 +25,10 @@ public final class JdbcLockBackendSettings {
 
 	private boolean releaseNotifications;
 
+	private final DistributeLockProperties.Jdbc properties;
+
 	JdbcLockBackendSettings(DistributeLockProperties.Jdbc properties) {
+		this.properties = properties;
 		this.tableName = properties.getTableName();
 		this.dialect = properties.getDialect();
 		this.releasedRowRetention = properties.getReleasedRowRetention();
@@ -98,6 +103,18 @@ public final class JdbcLockBackendSettings {
 	 */
 	public void setReleaseNotifications(boolean releaseNotifications) {
 		this.releaseNotifications = releaseNotifications;
+	}
+
+	/** What the customizers changed, such as {@code "tableName to x"}. */
+	List<String> changedByCustomizers() {
+		List<String> changes = new ArrayList<>();
+		CustomizedSettings.addIfChanged(changes, "tableName", this.properties.getTableName(), this.tableName);
+		CustomizedSettings.addIfChanged(changes, "dialect", this.properties.getDialect(), this.dialect);
+		CustomizedSettings.addIfChanged(changes, "releasedRowRetention", this.properties.getReleasedRowRetention(),
+				this.releasedRowRetention);
+		CustomizedSettings.addIfChanged(changes, "releaseNotifications", this.properties.isReleaseNotifications(),
+				this.releaseNotifications);
+		return changes;
 	}
 
 }

@@ -85,6 +85,11 @@ class JdbcLockConfiguration {
 	}
 
 	static JdbcLockBackend createBackend(DataSource dataSource, JdbcLockBackendSettings settings) {
+		return CustomizedSettings.explainingChanges(JdbcLockBackendCustomizer.class.getSimpleName(),
+				settings.changedByCustomizers(), () -> checkedBackend(dataSource, settings));
+	}
+
+	private static JdbcLockBackend checkedBackend(DataSource dataSource, JdbcLockBackendSettings settings) {
 		Duration retention = settings.getReleasedRowRetention();
 		if (retention.isNegative() || retention.isZero()) {
 			throw new DistributeLockConfigurationException(

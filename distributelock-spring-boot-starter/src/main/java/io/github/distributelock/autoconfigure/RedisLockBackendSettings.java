@@ -1,6 +1,8 @@
 package io.github.distributelock.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.github.distributelock.redis.RedisLockBackend;
 
@@ -23,7 +25,10 @@ public final class RedisLockBackendSettings {
 
 	private Duration replicaAckTimeout;
 
+	private final DistributeLockProperties.Redis properties;
+
 	RedisLockBackendSettings(DistributeLockProperties.Redis properties) {
+		this.properties = properties;
 		this.keyPrefix = properties.getKeyPrefix();
 		this.fenceIdleTimeout = properties.getFenceIdleTimeout();
 		this.minReplicasToAck = properties.getMinReplicasToAck();
@@ -94,6 +99,19 @@ public final class RedisLockBackendSettings {
 	 */
 	public void setReplicaAckTimeout(Duration replicaAckTimeout) {
 		this.replicaAckTimeout = replicaAckTimeout;
+	}
+
+	/** What the customizers changed, such as {@code "keyPrefix to x"}. */
+	List<String> changedByCustomizers() {
+		List<String> changes = new ArrayList<>();
+		CustomizedSettings.addIfChanged(changes, "keyPrefix", this.properties.getKeyPrefix(), this.keyPrefix);
+		CustomizedSettings.addIfChanged(changes, "fenceIdleTimeout", this.properties.getFenceIdleTimeout(),
+				this.fenceIdleTimeout);
+		CustomizedSettings.addIfChanged(changes, "minReplicasToAck", this.properties.getMinReplicasToAck(),
+				this.minReplicasToAck);
+		CustomizedSettings.addIfChanged(changes, "replicaAckTimeout", this.properties.getReplicaAckTimeout(),
+				this.replicaAckTimeout);
+		return changes;
 	}
 
 }

@@ -45,6 +45,12 @@ class RedisLockConfiguration {
 		}
 		RedisLockBackendSettings settings = new RedisLockBackendSettings(properties.getRedis());
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(settings));
+		return CustomizedSettings.explainingChanges(RedisLockBackendCustomizer.class.getSimpleName(),
+				settings.changedByCustomizers(), () -> checkedBackend((LettuceConnectionFactory) factory, settings));
+	}
+
+	private static RedisLockBackend checkedBackend(LettuceConnectionFactory factory,
+			RedisLockBackendSettings settings) {
 		if (settings.getMinReplicasToAck() < 0) {
 			throw new DistributeLockConfigurationException(
 					"distributelock.redis.min-replicas-to-ack is " + settings.getMinReplicasToAck() + ", below 0.",
@@ -58,7 +64,7 @@ class RedisLockConfiguration {
 					"with min-replicas-to-ack, a WAIT without a timeout would block for ever when the replicas do "
 							+ "not answer",
 					null);
-			long commandTimeout = ((LettuceConnectionFactory) factory).getTimeout();
+			long commandTimeout = factory.getTimeout();
 			if (settings.getReplicaAckTimeout().toMillis() >= commandTimeout) {
 				throw new DistributeLockConfigurationException("distributelock.redis.replica-ack-timeout is "
 						+ settings.getReplicaAckTimeout().toMillis() + " ms, not below the Redis command timeout of "

@@ -113,6 +113,20 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Test
+	void badValueSetByARedisCustomizerFailsAtStartupNamingTheCustomizer() {
+		this.contextRunner.withPropertyValues("distributelock.type=redis")
+			.withBean(RedisLockBackendCustomizer.class, () -> (settings) -> settings.setMinReplicasToAck(-2))
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.redis.min-replicas-to-ack is -2, "
+						+ "below 0. A RedisLockBackendCustomizer bean set minReplicasToAck to -2 after the properties "
+						+ "were read.");
+				assertThat(analysis.getAction()).startsWith("Correct the RedisLockBackendCustomizer bean, or: Set "
+						+ "distributelock.redis.min-replicas-to-ack to 0");
+			});
+	}
+
+	@Test
 	void lockableDefaultsComeFromTheProperties() {
 		this.contextRunner
 			.withPropertyValues("distributelock.type=redis", "distributelock.fail-message=Busy|4242",
@@ -232,6 +246,20 @@ class DistributeLockAutoConfigurationTests {
 							"Set distributelock.watchdog-lease to a positive duration (30s by default), or remove it.");
 				});
 		}
+	}
+
+	@Test
+	void watchdogLeaseTooShortToBeRenewedInTimeFailsAtStartupSayingWhy() {
+		this.contextRunner.withPropertyValues("distributelock.type=redis", "distributelock.watchdog-lease=99ms")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).startsWith(
+						"distributelock.watchdog-lease is PT0.099S, shorter than 100 ms: the watchdog renews a lock "
+								+ "every third of its lease");
+				assertThat(analysis.getAction()).startsWith("Set distributelock.watchdog-lease to at least 100ms");
+			});
+		this.contextRunner.withPropertyValues("distributelock.type=redis", "distributelock.watchdog-lease=100ms")
+			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test

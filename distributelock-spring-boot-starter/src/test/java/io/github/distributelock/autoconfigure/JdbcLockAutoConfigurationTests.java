@@ -24,6 +24,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -79,6 +80,23 @@ class JdbcLockAutoConfigurationTests {
 				assertThat(backend.releasedRowRetention()).isEqualTo(Duration.ofMinutes(3));
 				assertThat(tableCount(context, "APP_LOCKS_TENANT_A")).isOne();
 				assertThat(tableCount(context, "APP_LOCKS")).isZero();
+			});
+	}
+
+	@Test
+	void badValueSetByACustomizerFailsAtStartupNamingTheCustomizer() {
+		this.contextRunner
+			.withBean(JdbcLockBackendCustomizer.class,
+					() -> (settings) -> settings.setReleasedRowRetention(Duration.ZERO))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				DistributeLockConfigurationException failure = (DistributeLockConfigurationException) NestedExceptionUtils
+					.getMostSpecificCause(context.getStartupFailure());
+				assertThat(failure.getDescription()).isEqualTo("distributelock.jdbc.released-row-retention must be "
+						+ "positive, but is PT0S. A JdbcLockBackendCustomizer bean set releasedRowRetention to PT0S "
+						+ "after the properties were read.");
+				assertThat(failure.getAction())
+					.startsWith("Correct the JdbcLockBackendCustomizer bean, or: Set distributelock.jdbc.released-row");
 			});
 	}
 
