@@ -33,7 +33,7 @@ public class DistributeLockProperties {
 
 	/**
 	 * Lease of locks taken without a fixed lease, renewed every third of it while the
-	 * holder lives.
+	 * holder lives; at least 100ms.
 	 */
 	private Duration watchdogLease = DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE;
 

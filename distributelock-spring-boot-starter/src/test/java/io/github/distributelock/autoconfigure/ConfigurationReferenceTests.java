@@ -99,8 +99,11 @@ class ConfigurationReferenceTests {
 	}
 
 	private static String simpleType(String type) {
-		// Packages dropped from every name, also inside generics: Set\<String>.
-		return (type != null) ? type.replaceAll("(?:[a-z_][a-z0-9_]*\\.)+", "").replace("<", "\\<") : "";
+		// Packages and enclosing classes dropped from every name, also inside generics:
+		// Set\<String>, StartupCheck.
+		return (type != null)
+				? type.replaceAll("(?:[a-z_][a-z0-9_]*\\.)+", "").replaceAll("[A-Za-z0-9_]+\\$", "").replace("<", "\\<")
+				: "";
 	}
 
 	private static String defaultValue(Object value) {
