@@ -206,8 +206,14 @@ public final class LockRequest {
 	 * one, the lock is named by the key's leading letters.
 	 * @param name the lock name, or {@code null} to derive it from the key
 	 * @return the new request
+	 * @throws IllegalArgumentException if the name is blank
 	 */
 	public LockRequest withName(@Nullable String name) {
+		if (name != null && name.isBlank()) {
+			throw new IllegalArgumentException("The lock name is blank (\"" + name + "\"), which would tag the "
+					+ "lock's metrics and traces with nothing; give a fixed name such as \"account\", or null to "
+					+ "name the lock by its key's leading letters");
+		}
 		return copy(this.key, name, this.waitTime, this.leaseTime, this.owner);
 	}
 

@@ -29,6 +29,15 @@ class LockRequestTests {
 	}
 
 	@Test
+	void aBlankNameIsRefusedAndNullNamesTheLockByItsKey() {
+		for (String blank : new String[] { "", "  " }) {
+			assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("k").withName(blank))
+				.withMessageStartingWith("The lock name is blank (\"" + blank + "\")");
+		}
+		assertThat(LockRequest.of("k").withName("job").withName(null).name()).isNull();
+	}
+
+	@Test
 	void aNegativeMinimumHoldOrOneLongerThanTheFixedLeaseIsRefused() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> LockRequest.of("k").withMinimumHold(Duration.ofMillis(-1)))
