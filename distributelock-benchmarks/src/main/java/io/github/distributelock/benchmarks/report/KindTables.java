@@ -70,7 +70,7 @@ final class KindTables {
 			page.line();
 			page.line("The contended harness of the main table, shorter: 4 threads in 1 JVM (sharing one client, "
 					+ "and on ZooKeeper one session) take and release one key, in a fresh JVM per library and round, "
-					+ "warmed up until the JIT compiler is idle (at least 3 s, at most 15 s), then 4 s measured; the "
+					+ "warmed up until the JIT compiler is idle (at least 3 s, at most 30 s), then 4 s measured; the "
 					+ "libraries take turns in each round.");
 			page.line();
 			page.table(RowFigures.CONTENDED_HEADER, RowFigures.contendedRows(results.kindsContended));

@@ -67,7 +67,7 @@ final class ReactiveTables {
 		if (results.reactiveContended != null) {
 			page.line("### Contended, one key");
 			page.line();
-			page.line("The contended harness as for the fair lock (1 JVM x 4 callers, at least 3 s and at most 15 s "
+			page.line("The contended harness as for the fair lock (1 JVM x 4 callers, at least 3 s and at most 30 s "
 					+ "warm-up, 4 s measured). The blocking row's callers are 4 threads. The reactive rows' callers "
 					+ "are 4 subscriptions, as a reactive application runs them, and no thread is kept per caller: "
 					+ "each repeats its cycle once the previous release completed (`repeat()`), and what runs under "
