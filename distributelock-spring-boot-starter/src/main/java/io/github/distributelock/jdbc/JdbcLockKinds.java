@@ -259,9 +259,9 @@ final class JdbcLockKinds {
 	}
 
 	/**
-	 * Runs an operation, explaining a statement the database does not understand: most
-	 * likely the tables of the lock kinds do not exist yet. The engine's message before
-	 * it names the key and the operation.
+	 * Runs an operation, explaining a statement the database does not understand: the
+	 * tables of the lock kinds are missing, or differ from this version's. The engine's
+	 * message before it names the key and the operation.
 	 */
 	private <T> T tables(Supplier<T> call) {
 		try {
@@ -269,14 +269,28 @@ final class JdbcLockKinds {
 		}
 		catch (BadSqlGrammarException ex) {
 			String table = this.repository.tableName();
+			String tables = "The tables " + table + "_q, " + table + "_h and " + table
+					+ "_p, which fair, read/write and permit locks need beside " + table;
+			String script = "io/github/distributelock/jdbc/" + this.repository.dialect() + "/schema.sql";
+			String cause = " (" + ex.getSQLException().getMessage() + ")";
+			if (!missingTable(ex.getSQLException())) {
+				throw new InvalidDataAccessResourceUsageException(tables + ", do not match what this version "
+						+ "expects: compare them with the script " + script + " and recreate the ones that differ "
+						+ "while no fair, read/write or permit lock is held" + cause, ex);
+			}
 			throw new InvalidDataAccessResourceUsageException(
-					"The tables " + table + "_q, " + table + "_h and " + table
-							+ "_p, which fair, read/write and permit locks need beside " + table
-							+ ", may be missing: create them with distributelock.jdbc.initialize-schema=always, "
-							+ "JdbcLockBackend.createSchema() or the script io/github/distributelock/jdbc/"
-							+ this.repository.dialect() + "/schema.sql (" + ex.getSQLException().getMessage() + ")",
+					tables + ", may be missing: create them with distributelock.jdbc.initialize-schema=always, "
+							+ "JdbcLockBackend.createSchema() or the script " + script + cause,
 					ex);
 		}
+	}
+
+	/**
+	 * Whether the database says a table does not exist: SQLSTATE {@code 42P01} on
+	 * PostgreSQL, {@code 42S02} on MySQL, MariaDB and H2.
+	 */
+	private static boolean missingTable(SQLException ex) {
+		return "42P01".equals(ex.getSQLState()) || "42S02".equals(ex.getSQLState());
 	}
 
 	@FunctionalInterface

@@ -92,6 +92,26 @@ class JdbcLockKindsMessagesTests {
 	}
 
 	@Test
+	void kindTablesThatDifferFromThisVersionAreNamedAsDifferingNotMissing() {
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		for (String suffix : new String[] { "_q", "_h", "_p" }) {
+			jdbc.execute("CREATE TABLE distributelock" + suffix + " (lock_key VARCHAR(1024) NOT NULL)");
+		}
+		assertThatExceptionOfType(DistributeLockException.class)
+			.isThrownBy(() -> this.lock.tryAcquire(LockRequest.of("k").withFair(true)))
+			.satisfies((ex) -> {
+				String message = ex.getMessage();
+				assertThat(message).startsWith("Could not acquire lock 'k' in jdbc: The tables distributelock_q, "
+						+ "distributelock_h and distributelock_p, which fair, read/write and permit locks need beside "
+						+ "distributelock, do not match what this version expects")
+					.doesNotContain("may be missing");
+				String quoted = message.substring(0, message.indexOf(" is held (") + " is held".length())
+					.replace("/h2/", "/postgresql/");
+				assertThat(page).contains("`DistributeLockException: " + quoted + " (...)`");
+			});
+	}
+
+	@Test
 	void aKeyHeldAsAnotherKindIsRefusedWithTheMessageThePageQuotes() throws Exception {
 		this.backend.createSchema();
 		DefaultDistributeLock other = new DefaultDistributeLock(this.backend);
