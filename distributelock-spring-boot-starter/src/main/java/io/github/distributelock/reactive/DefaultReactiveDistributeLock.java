@@ -64,15 +64,16 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 			Supplier<? extends Throwable> busy) {
 		return Flux.deferContextual((context) -> {
 			HeldKeys held = HeldKeys.of(context);
-			LockHandle reentered = reentered(held, request);
+			DistributeLock service = this.lock.get();
+			LockHandle reentered = reentered(held, service, request);
 			if (reentered != null) {
 				return work.apply(reentered);
 			}
-			LockRequest wanted = notHeld(held, request);
+			LockRequest wanted = notHeld(held, service, request);
 			return Flux.usingWhen(acquired(wanted, busy),
 					(handle) -> Flux.defer(() -> work.apply(handle))
 						.subscribeOn(Schedulers.parallel())
-						.contextWrite(HeldKeys.with(this, wanted, handle)),
+						.contextWrite(HeldKeys.with(service, wanted, handle)),
 					this::release, (handle, failure) -> release(handle), this::release);
 		});
 	}
@@ -82,28 +83,32 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 			Supplier<? extends Throwable> busy) {
 		return Mono.deferContextual((context) -> {
 			HeldKeys held = HeldKeys.of(context);
-			LockHandle reentered = reentered(held, request);
+			DistributeLock service = this.lock.get();
+			LockHandle reentered = reentered(held, service, request);
 			if (reentered != null) {
 				return work.apply(reentered);
 			}
-			LockRequest wanted = notHeld(held, request);
+			LockRequest wanted = notHeld(held, service, request);
 			return Mono.usingWhen(acquired(wanted, busy),
 					(handle) -> Mono.defer(() -> work.apply(handle))
 						.subscribeOn(Schedulers.parallel())
-						.contextWrite(HeldKeys.with(this, wanted, handle)),
+						.contextWrite(HeldKeys.with(service, wanted, handle)),
 					this::release, (handle, failure) -> release(handle), this::release);
 		});
 	}
 
 	/**
 	 * The hold of the pipeline that {@code request} re-enters: of its key, or of every
-	 * key of a multi-key request; {@code null} when something is left to take.
+	 * key of a multi-key request; {@code null} when something is left to take. A hold is
+	 * the lock service's ({@code service}), not this adapter's: {@code @Lockable} and the
+	 * {@code ReactiveDistributeLock} bean are two adapters of one service, and a key one
+	 * of them holds for the pipeline, the other asking for it would wait for itself.
 	 */
-	private @Nullable LockHandle reentered(HeldKeys held, LockRequest request) {
+	private static @Nullable LockHandle reentered(HeldKeys held, DistributeLock service, LockRequest request) {
 		if (!request.isMultiKey()) {
-			return held.reentered(this, request);
+			return held.reentered(service, request);
 		}
-		return held.notHeld(this, request).isEmpty() ? held.reentered(this, request.parts().get(0)) : null;
+		return held.notHeld(service, request).isEmpty() ? held.reentered(service, request.parts().get(0)) : null;
 	}
 
 	/**
@@ -111,11 +116,11 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	 * multi-key request that the pipeline does not hold yet, with the request's wait,
 	 * owner, name, minimum hold and busy policy; a held part would wait for itself.
 	 */
-	private LockRequest notHeld(HeldKeys held, LockRequest request) {
+	private static LockRequest notHeld(HeldKeys held, DistributeLock service, LockRequest request) {
 		if (!request.isMultiKey()) {
 			return request;
 		}
-		List<LockRequest> missing = held.notHeld(this, request);
+		List<LockRequest> missing = held.notHeld(service, request);
 		if (missing.size() == request.parts().size()) {
 			return request;
 		}

@@ -138,6 +138,24 @@ abstract class AbstractReactiveLockableTests {
 	}
 
 	/**
+	 * The interceptor and the {@code ReactiveDistributeLock} bean lock through one lock
+	 * service: a {@code @Lockable} method on a key the pipeline holds through the bean
+	 * enters at once (it waits for nothing) instead of waiting for its own pipeline.
+	 */
+	@Test
+	void aLockableMethodInsideTheReactiveBeansLockOnTheSameKeyEntersAtOnce() {
+		runner().run((context) -> {
+			Work work = context.getBean(Work.class);
+			ReactiveDistributeLock reactive = context.getBean(ReactiveDistributeLock.class);
+			assertThat(reactive
+				.withLockMono(io.github.distributelock.LockRequest.of("nested"), (handle) -> work.inner(),
+						() -> new IllegalStateException("busy"))
+				.block(Duration.ofSeconds(30))).isEqualTo("inner");
+			await().atMost(Duration.ofSeconds(10)).until(() -> !lockedInStore(context).test("nested"));
+		});
+	}
+
+	/**
 	 * A locked {@code Mono} goes on on the thread that completed its release, a thread of
 	 * the store's client: a locked future method called there does not block it waiting
 	 * for an answer that thread must deliver.

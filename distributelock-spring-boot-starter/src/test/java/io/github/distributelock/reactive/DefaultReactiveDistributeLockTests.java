@@ -175,6 +175,31 @@ class DefaultReactiveDistributeLockTests {
 	}
 
 	/**
+	 * {@code @Lockable} and the {@code ReactiveDistributeLock} bean are two adapters of
+	 * one lock service: a key one of them holds for the pipeline, the other enters at
+	 * once, in either order, rather than waiting for itself.
+	 */
+	@Test
+	void aNestedLockThroughAnotherAdapterOfTheSameServiceEntersAtOnce() throws Exception {
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(new MemoryLockBackend())) {
+			ReactiveDistributeLock bean = new DefaultReactiveDistributeLock(() -> lock);
+			ReactiveDistributeLock annotation = new DefaultReactiveDistributeLock(() -> lock);
+			assertThat(nested(bean, LockRequest.of("k"), annotation, LockRequest.of("k"), lock))
+				.succeedsWithin(Duration.ofSeconds(10))
+				.isEqualTo(List.of("k"));
+			assertThat(nested(annotation, LockRequest.of("k"), bean, LockRequest.of("k"), lock))
+				.succeedsWithin(Duration.ofSeconds(10))
+				.isEqualTo(List.of("k"));
+			assertThat(nested(bean, LockRequest.all(LockRequest.of("a"), LockRequest.of("b")), annotation,
+					LockRequest.all(LockRequest.of("b"), LockRequest.of("c")), lock))
+				.as("the nested request enters b and takes c")
+				.succeedsWithin(Duration.ofSeconds(10))
+				.isEqualTo(List.of("a", "b", "c"));
+			await().atMost(Duration.ofSeconds(5)).until(() -> lock.heldLocks().isEmpty());
+		}
+	}
+
+	/**
 	 * {@code inner} taken within {@code outer}, failing busy at once; completes with the
 	 * keys {@code watched} holds during the inner work, in order.
 	 */
