@@ -18,6 +18,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.annotation.Schedules;
@@ -67,6 +69,17 @@ final class BusyPolicy {
 					"Return void, a wrapper such as " + wrapperName(returnType) + " (null when skipped) or an "
 							+ "Optional (empty when skipped), or set onBusy = Lockable.OnBusy.FAIL to throw "
 							+ "LockFailedException instead");
+		}
+		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType);
+		if (adapter != null && !adapter.isNoValue() && !adapter.getDescriptor().supportsEmpty()) {
+			// A skipped subscription ends empty, which such a type turns into an error
+			// (RxJava's Single: NoSuchElementException) at every busy call.
+			String why = (onBusy == OnBusy.SKIP) ? "onBusy is SKIP" : "it is @Scheduled, so it skips when busy";
+			throw new InvalidLockableException(method,
+					why + ", but it returns " + returnType.getName() + ", which must emit a value and cannot end "
+							+ "empty when skipped",
+					"Return a type that may be empty (a Maybe, Mono or Flux, which completes empty when skipped), or "
+							+ "set onBusy = Lockable.OnBusy.FAIL to fail with LockFailedException instead");
 		}
 		return new BusyPolicy(method, failMessage, skippedValue(returnType));
 	}

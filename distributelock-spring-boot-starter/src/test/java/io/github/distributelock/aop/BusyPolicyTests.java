@@ -16,6 +16,9 @@ import io.github.distributelock.LockServiceShutdownException;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.Lockable;
 import io.github.distributelock.Lockable.OnBusy;
+import io.reactivex.rxjava3.core.Completable;
+import io.reactivex.rxjava3.core.Maybe;
+import io.reactivex.rxjava3.core.Single;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.scheduling.annotation.Scheduled;
@@ -121,6 +124,31 @@ class BusyPolicyTests {
 			.withMessageContaining("Boolean (null when skipped)");
 	}
 
+	/**
+	 * A skipped subscription ends empty: RxJava's {@code Single} turns that into a
+	 * {@code NoSuchElementException} at every busy call, so it is refused like a
+	 * primitive; types that may be empty skip.
+	 */
+	@Test
+	void aSkippedCallOfAReactiveTypeThatMustEmitAValueFailsAtStartup() {
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadJobs.class, "skippingSingle"))
+			.satisfies((ex) -> {
+				assertThat(ex.getProblem())
+					.isEqualTo("onBusy is SKIP, but it returns io.reactivex.rxjava3.core.Single, "
+							+ "which must emit a value and cannot end empty when skipped");
+				assertThat(ex.getFix()).isEqualTo("Return a type that may be empty (a Maybe, Mono or Flux, which "
+						+ "completes empty when skipped), or set onBusy = Lockable.OnBusy.FAIL to fail with "
+						+ "LockFailedException instead");
+			});
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadJobs.class, "scheduledSingle"))
+			.satisfies((ex) -> assertThat(ex.getProblem()).startsWith("it is @Scheduled, so it skips when busy"));
+		assertThat(definition(Jobs.class, "skippingMaybe").skipsWhenBusy()).isTrue();
+		assertThat(definition(Jobs.class, "skippingCompletable").skipsWhenBusy()).isTrue();
+		assertThat(definition(Jobs.class, "failingSingle").skipsWhenBusy()).isFalse();
+	}
+
 	@Test
 	void aNegativeMinimumHoldOrOneLongerThanTheFixedLeaseFailsAtStartup() {
 		assertThatExceptionOfType(InvalidLockableException.class)
@@ -170,6 +198,21 @@ class BusyPolicyTests {
 	}
 
 	static class Jobs implements ScheduledJob {
+
+		@Lockable(key = "maybe", onBusy = OnBusy.SKIP)
+		Maybe<String> skippingMaybe() {
+			return Maybe.just("maybe");
+		}
+
+		@Lockable(key = "completable", onBusy = OnBusy.SKIP)
+		Completable skippingCompletable() {
+			return Completable.complete();
+		}
+
+		@Lockable(key = "single")
+		Single<String> failingSingle() {
+			return Single.just("single");
+		}
 
 		@Scheduled(cron = "*/2 * * * * *")
 		@Lockable(key = "report", minHoldMs = 750, timeoutMs = 60_000)
@@ -239,6 +282,17 @@ class BusyPolicyTests {
 		@Lockable(key = "boolean")
 		boolean scheduledBoolean() {
 			return true;
+		}
+
+		@Lockable(key = "single", onBusy = OnBusy.SKIP)
+		Single<String> skippingSingle() {
+			return Single.just("single");
+		}
+
+		@Scheduled(fixedRate = 1000)
+		@Lockable(key = "single")
+		Single<String> scheduledSingle() {
+			return Single.just("single");
 		}
 
 		@Lockable(key = "negative", minHoldMs = -1)
