@@ -4,17 +4,23 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.ClassUtils;
 
 /**
  * Sends commands on Lettuce's asynchronous API of the application's connection factory (a
@@ -30,17 +36,52 @@ final class RedisScripts {
 
 	static final Script RENEW = Script.read("renew.lua", ScriptOutputType.INTEGER);
 
-	private final RedisConnectionFactory connectionFactory;
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.scheduler.Schedulers",
+			RedisScripts.class.getClassLoader());
+
+	/** Netty's event-loop threads: a web server's, or the Redis client's own. */
+	private static final @Nullable Class<?> NETTY_THREAD = nettyThreadClass();
+
+	/**
+	 * Opens connections for callers that must not block; its threads end when idle, so it
+	 * needs no shutdown.
+	 */
+	private static final Executor CONNECTING = connectingExecutor();
+
+	private final LettuceConnectionFactory connectionFactory;
 
 	private final RedisAnswerThreads answerThreads;
+
+	/**
+	 * Whether the factory's shared connection is open: then taking it blocks no more
+	 * (Lettuce reconnects it in the background).
+	 */
+	private volatile boolean sharedConnectionOpen;
 
 	RedisScripts(RedisConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
 			throw new IllegalArgumentException("The Redis lock backend needs a LettuceConnectionFactory (Spring Boot's "
 					+ "default with spring-boot-starter-data-redis), not " + connectionFactory.getClass().getName());
 		}
-		this.connectionFactory = connectionFactory;
+		this.connectionFactory = (LettuceConnectionFactory) connectionFactory;
 		this.answerThreads = answerThreads;
+	}
+
+	private static @Nullable Class<?> nettyThreadClass() {
+		String name = "io.netty.util.concurrent.FastThreadLocalThread";
+		ClassLoader classLoader = RedisScripts.class.getClassLoader();
+		return ClassUtils.isPresent(name, classLoader) ? ClassUtils.resolveClassName(name, classLoader) : null;
+	}
+
+	private static Executor connectingExecutor() {
+		ThreadPoolExecutor executor = new ThreadPoolExecutor(2, 2, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+				(task) -> {
+					Thread thread = new Thread(task, "distributelock-redis-connect");
+					thread.setDaemon(true);
+					return thread;
+				});
+		executor.allowCoreThreadTimeOut(true);
+		return executor;
 	}
 
 	/** Runs {@code script} by its SHA, loading it again if the server lost it. */
@@ -54,12 +95,32 @@ final class RedisScripts {
 
 	/**
 	 * Runs a command on a connection of the factory, returned to it once answered (with a
-	 * shared native connection, returning it costs nothing).
+	 * shared native connection, returning it costs nothing). Spring Data opens the shared
+	 * connection at its first use, and a dedicated one at every use, with a blocking
+	 * connect (for up to the connect timeout while Redis is down): a caller that must not
+	 * block (an event loop, a Reactor non-blocking thread, the client's own threads) has
+	 * the connection taken on {@link #CONNECTING} until the shared one is open.
 	 */
-	@SuppressWarnings("unchecked")
 	<T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
+		if (!this.sharedConnectionOpen && mustNotBlock(Thread.currentThread())) {
+			return CompletableFuture.supplyAsync(() -> sendNow(command), CONNECTING).thenCompose(Function.identity());
+		}
+		return sendNow(command);
+	}
+
+	private boolean mustNotBlock(Thread thread) {
+		return (REACTOR_PRESENT && reactor.core.scheduler.Schedulers.isInNonBlockingThread())
+				|| (NETTY_THREAD != null && NETTY_THREAD.isInstance(thread)) || this.answerThreads.contains(thread);
+	}
+
+	@SuppressWarnings("unchecked")
+	private <T> CompletableFuture<T> sendNow(
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
 		Thread sender = Thread.currentThread();
 		RedisConnection connection = this.connectionFactory.getConnection();
+		if (!this.sharedConnectionOpen && this.connectionFactory.getShareNativeConnection()) {
+			this.sharedConnectionOpen = true;
+		}
 		CompletableFuture<T> answer;
 		try {
 			answer = command.apply((RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection());

@@ -1,9 +1,15 @@
 package io.github.distributelock.aop;
 
+import java.time.Duration;
 import java.util.function.Predicate;
+
+import io.github.distributelock.autoconfigure.DistributeLockAutoConfiguration;
+import io.github.distributelock.autoconfigure.DistributeLockReactiveAutoConfiguration;
 
 import io.github.distributelock.reactive.BlockHoundExtension;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Schedulers;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.github.distributelock.redis.EmbeddedRedisExtension;
@@ -14,6 +20,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Reactive and asynchronous {@code @Lockable} methods on Redis.
@@ -33,6 +41,26 @@ class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
 					"distributelock.type=redis");
+	}
+
+	/**
+	 * Spring Data opens the shared connection at its first use, with a blocking connect:
+	 * with no startup probe to open it first, the first lock an application takes, on a
+	 * Reactor thread, must not make that connect there (BlockHound fails it).
+	 */
+	@Test
+	void theFirstLockOfTheApplicationTakenOnAReactorThreadDoesNotConnectThere() {
+		contextRunner().withPropertyValues("distributelock.startup-check=none")
+			.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class,
+					DistributeLockReactiveAutoConfiguration.class))
+			.withUserConfiguration(WorkConfiguration.class)
+			.run((context) -> {
+				Work work = context.getBean(Work.class);
+				assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+					.isEqualTo("inner");
+				assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+					.isEqualTo("inner");
+			});
 	}
 
 	@Override
