@@ -1,5 +1,7 @@
 package io.github.distributelock.redis;
 
+import java.nio.charset.StandardCharsets;
+
 import io.lettuce.core.cluster.SlotHash;
 
 /**
@@ -56,7 +58,17 @@ final class RedisLockKeys {
 		}
 		// Braces that do not form a hash tag: wrapping would hash the wrong part, so use
 		// a tag known to map to the lock key's slot.
-		return "{" + tagFor(SlotHash.getSlot(lockKey)) + "}:" + suffix + ":" + lockKey;
+		return "{" + tagFor(slot(lockKey)) + "}:" + suffix + ":" + lockKey;
+	}
+
+	/**
+	 * The hash slot of a key as Redis Cluster computes it, from the UTF-8 bytes the
+	 * backend sends. Not {@link SlotHash#getSlot(String)}, which hashes the JVM's default
+	 * charset: US-ASCII on Java 17 without a locale, where keys that differ only outside
+	 * ASCII all read as {@code ?} and seem to share a slot they do not.
+	 */
+	static int slot(String key) {
+		return SlotHash.getSlot(key.getBytes(StandardCharsets.UTF_8));
 	}
 
 	String releaseChannel(String lockKey) {
@@ -78,7 +90,7 @@ final class RedisLockKeys {
 		if (tag == null) {
 			for (int candidate = 0;; candidate++) {
 				String text = Integer.toString(candidate, 36);
-				int candidateSlot = SlotHash.getSlot(text);
+				int candidateSlot = slot(text);
 				if (tagsBySlot[candidateSlot] == null) {
 					tagsBySlot[candidateSlot] = text;
 				}

@@ -12,7 +12,6 @@ import io.github.distributelock.core.LockKind;
 import io.github.distributelock.core.MultiKeyAcquireResult;
 import io.github.distributelock.redis.RedisKindScripts.Call;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.SlotHash;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -77,7 +76,7 @@ final class RedisMultiKeyLocks {
 				return false;
 			}
 			if (this.cluster) {
-				int keySlot = SlotHash.getSlot(this.keys.lockKey(claim.key()));
+				int keySlot = RedisLockKeys.slot(this.keys.lockKey(claim.key()));
 				if (slot >= 0 && keySlot != slot) {
 					return false;
 				}
