@@ -109,7 +109,7 @@ final class RedisKindScripts {
 			case FAIR -> new Call(FAIR_HAND_OVER,
 					List.of(lockKey, fence, this.keys.queueKey(lockKey), this.keys.waitersKey(lockKey)),
 					List.of(word(holder), word(next), next.owner(), millis, this.fenceIdleMillis,
-							this.keys.releaseChannel(lockKey)));
+							this.keys.releaseChannel(lockKey), this.waiterLeaseMillis));
 			default -> throw new UnsupportedOperationException(
 					"A " + holder.kind().tag() + " lock is not handed over; release it instead");
 		};

@@ -3,17 +3,21 @@
 -- key's next fencing token, and leaves the queue; no waiter is woken, since the key stays
 -- held. If another waiter heads the queue, of this JVM or another, the lock is released as
 -- fair-release.lua releases it and the claim keeps its place, so waiters are still served in
--- arrival order. If the holder does not hold the lock, nothing changes.
+-- arrival order. If the holder does not hold the lock any more (its lease ran out, or a
+-- failover lost it), the next claim makes the attempt of fair-acquire.lua instead: it may head
+-- the queue of a free key, which nobody else would wake it to take.
 -- KEYS[1]: the lock word; KEYS[2]: the fencing counter; KEYS[3]: the queue (zset: owner ->
 -- arrival number); KEYS[4]: the waiter leases (zset: owner -> deadline in server ms)
 -- ARGV[1]: the holder's lock word value; ARGV[2]: the next claim's lock word value;
 -- ARGV[3]: the next owner; ARGV[4]: the next claim's lease in ms; ARGV[5]: how long an idle
--- fencing counter is kept, in ms; ARGV[6]: the release channel
+-- fencing counter is kept, in ms; ARGV[6]: the release channel; ARGV[7]: the waiter lease in ms
 -- Returns {1, 1, fencing token} when handed over, {1, 0, -1} when released to the head of the
--- queue, {0, 0, remaining lease of the holder in ms or a negative number} when the holder did
--- not hold the lock.
+-- queue; when the holder did not hold the lock, 0 followed by fair-acquire.lua's reply for the
+-- next claim: {0, 1, fencing token}, {0, 0, remaining lease of the holder in ms or a negative
+-- number} or {0, -1, kind of the holder}.
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-  return {0, 0, redis.call('PTTL', KEYS[1])}
+  local attempt = fair_attempt(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[7])
+  return {0, attempt[1], attempt[2]}
 end
 prune_waiters(KEYS[3], KEYS[4], now_ms())
 if redis.call('ZRANGE', KEYS[3], 0, 0)[1] == ARGV[3] then

@@ -69,3 +69,39 @@ local function keep_at_least(key, ms)
     redis.call('PEXPIRE', key, ms)
   end
 end
+
+-- One attempt at a fair lock or a write lock, by the rule of fair-acquire.lua (which see):
+-- word, fence, queue, waiters are its keys; claim, owner, lease, fence_idle, waiter_lease its
+-- arguments. Returns {1, fencing token}, {0, remaining lease of the holder in ms or a
+-- negative number} or {-1, kind of the holder}.
+local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fence_idle, waiter_lease)
+  local now = now_ms()
+  prune_waiters(queue, waiters, now)
+  local held = redis.call('GET', word)
+  if held then
+    local kind = held_kind(held)
+    if family(kind) ~= family(held_kind(claim)) then
+      redis.call('ZREM', queue, owner)
+      redis.call('ZREM', waiters, owner)
+      return {-1, kind}
+    end
+  else
+    local head = redis.call('ZRANGE', queue, 0, 0)[1]
+    if head == nil or head == owner then
+      redis.call('SET', word, claim, 'PX', lease)
+      redis.call('ZREM', queue, owner)
+      redis.call('ZREM', waiters, owner)
+      return {1, next_token(fence, fence_idle)}
+    end
+  end
+  if not redis.call('ZSCORE', queue, owner) then
+    -- Arrival numbers grow within the life of the queue; no client clock, no counter key.
+    local last = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')[2]
+    redis.call('ZADD', queue, n2s(last and tonumber(last) + 1 or 1), owner)
+  end
+  redis.call('ZADD', waiters, n2s(now + tonumber(waiter_lease)), owner)
+  -- The queue outlives its longest waiter lease and no more: an abandoned queue goes away.
+  keep_at_least(queue, tonumber(waiter_lease))
+  keep_at_least(waiters, tonumber(waiter_lease))
+  return {0, redis.call('PTTL', word)}
+end

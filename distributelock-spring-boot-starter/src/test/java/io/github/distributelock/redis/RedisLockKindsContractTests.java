@@ -189,6 +189,32 @@ class RedisLockKindsContractTests extends AbstractLockKindsContractTests {
 	}
 
 	@Test
+	void aFairWaiterOfThisJvmAtTheHeadOfTheQueueTakesTheLockAtOnceWhenItsHolderHadLostIt() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		String lockKey = "lock:" + key();
+		String waiters = "{" + lockKey + "}:waiters";
+		LockHandle held = lock.tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
+		CompletableFuture<Optional<LockHandle>> next = lock
+			.tryAcquireAsync(LockRequest.of(key()).withFair(true).withWaitTime(Duration.ofSeconds(30)));
+		await().atMost(Duration.ofSeconds(10)).until(() -> store.opsForZSet().zCard(waiters) == 1);
+		Double attempted = store.opsForZSet().rangeWithScores(waiters, 0, 0).iterator().next().getScore();
+		// Just after one of the attempts the waiter repeats every few seconds, so that
+		// only the release can let it in at once.
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> !attempted
+				.equals(store.opsForZSet().rangeWithScores(waiters, 0, 0).iterator().next().getScore()));
+		// The holder lost the lock without anyone publishing (its lease ran out during a
+		// pause, or a failover promoted a replica that lacked it), then lets go.
+		store.delete(lockKey);
+		long released = System.nanoTime();
+		held.close();
+		try (LockHandle taken = next.get(30, TimeUnit.SECONDS).orElseThrow()) {
+			assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(1));
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
 	void aCrashedPermitHolderOrReaderGivesItsPlaceBackWhenItsLeaseRunsOut() throws Exception {
 		LockBackend crashed = track(newBackend());
 		DefaultDistributeLock lock = newLock();
