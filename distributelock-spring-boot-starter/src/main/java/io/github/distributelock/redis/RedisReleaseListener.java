@@ -25,6 +25,7 @@ import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
@@ -304,7 +305,7 @@ final class RedisReleaseListener implements AutoCloseable {
 	 * of releases heard. The waiter count and the futures are guarded by the map's
 	 * per-key compute.
 	 */
-	static final class Channel implements MessageListener {
+	static final class Channel implements MessageListener, SubscriptionListener {
 
 		final String name;
 
@@ -344,6 +345,23 @@ final class RedisReleaseListener implements AutoCloseable {
 
 		@Override
 		public void onMessage(Message message, byte @Nullable [] pattern) {
+			wakeEveryWaiter();
+		}
+
+		/**
+		 * A confirmation of a channel already confirmed: the client lost its subscriber
+		 * connection, reconnected and subscribed again. A release published while the
+		 * connection was down reached no one, so the waiters attempt again now, rather
+		 * than sleep through it until the holder's lease or their wait time ends.
+		 */
+		@Override
+		public void onChannelSubscribed(byte[] channel, long count) {
+			if (this.confirmed) {
+				wakeEveryWaiter();
+			}
+		}
+
+		private void wakeEveryWaiter() {
 			// Woken waiters attempt again on this thread.
 			this.answerThreads.answeredOnThisThread();
 			this.releases.incrementAndGet();

@@ -1,16 +1,27 @@
 package io.github.distributelock.fault;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.CountingLockBackend;
+import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.redis.EmbeddedRedis;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.types.RedisClientInfo;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -62,6 +73,41 @@ class RedisConnectionCutTests extends AbstractConnectionCutTests {
 	@Override
 	protected String backendName() {
 		return "Redis";
+	}
+
+	/**
+	 * A release published while a waiter's subscriber connection was down reaches no one:
+	 * once its client has reconnected (and subscribed again), the waiter must learn that
+	 * it may have missed one, not wait for the holder's whole lease.
+	 */
+	@Test
+	void aWaiterWhoseSubscriptionWasCutGetsALockReleasedDuringTheCutOnceReconnected() throws Exception {
+		TcpProxy proxy = closeAfter(TcpProxy.start(redis.port()));
+		DefaultDistributeLock waiterLock = closeAfter(new DefaultDistributeLock(newBackend(proxy.port())));
+		DefaultDistributeLock holderLock = closeAfter(new DefaultDistributeLock(newBackend(redis.port())));
+		String key = "subscription-cut." + System.nanoTime();
+		// The watchdog's lease of 30 s, longer than the waiter waits.
+		LockHandle held = holderLock.tryAcquire(key, Duration.ZERO, null).orElseThrow();
+		CompletableFuture<Optional<LockHandle>> waiting = waiterLock
+			.tryAcquireAsync(LockRequest.of(key).withWaitTime(Duration.ofSeconds(20)));
+		await().atMost(Duration.ofSeconds(10)).until(() -> waitingSubscribers() == 1);
+		proxy.cut();
+		held.close();
+		long released = System.nanoTime();
+		proxy.restore();
+		// Not at the end of its wait, when it would try once more anyway.
+		try (LockHandle taken = waiting.get(30, TimeUnit.SECONDS).orElseThrow()) {
+			assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(5));
+		}
+	}
+
+	/** How many clients subscribe to a lock's release channel and the listener's own. */
+	private static long waitingSubscribers() {
+		return redis.store()
+			.execute((RedisCallback<List<RedisClientInfo>>) (connection) -> connection.serverCommands().getClientList())
+			.stream()
+			.filter((client) -> "2".equals(client.get("sub")))
+			.count();
 	}
 
 }
