@@ -78,6 +78,7 @@ local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fe
   local now = now_ms()
   prune_waiters(queue, waiters, now)
   local held = redis.call('GET', word)
+  local wait = nil
   if held then
     local kind = held_kind(held)
     if family(kind) ~= family(held_kind(claim)) then
@@ -93,6 +94,12 @@ local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fe
       redis.call('ZREM', waiters, owner)
       return {1, next_token(fence, fence_idle)}
     end
+    -- The key is free and another waiter heads the queue: if that waiter crashed, nothing
+    -- tells the ones behind it when its lease runs out, so they attempt again then.
+    local deadline = redis.call('ZSCORE', waiters, head)
+    if deadline then
+      wait = math.max(1, tonumber(deadline) - now + 1)
+    end
   end
   if not redis.call('ZSCORE', queue, owner) then
     -- Arrival numbers grow within the life of the queue; no client clock, no counter key.
@@ -103,5 +110,5 @@ local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fe
   -- The queue outlives its longest waiter lease and no more: an abandoned queue goes away.
   keep_at_least(queue, tonumber(waiter_lease))
   keep_at_least(waiters, tonumber(waiter_lease))
-  return {0, redis.call('PTTL', word)}
+  return {0, wait or redis.call('PTTL', word)}
 end
