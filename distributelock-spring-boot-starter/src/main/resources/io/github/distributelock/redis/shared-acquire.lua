@@ -24,7 +24,17 @@ if held and held ~= ARGV[1] then
   return {0, redis.call('PTTL', KEYS[1])}
 end
 if redis.call('EXISTS', KEYS[4]) == 1 then
-  return {0, redis.call('PTTL', KEYS[1])}
+  local wait = redis.call('PTTL', KEYS[1])
+  if wait < 0 then
+    -- The key is free and a writer heads the queue: if it crashed, nothing tells the
+    -- readers when its lease runs out, so they attempt again then.
+    local head = redis.call('ZRANGE', KEYS[4], 0, 0)[1]
+    local deadline = head and redis.call('ZSCORE', KEYS[5], head)
+    if deadline then
+      wait = math.max(1, tonumber(deadline) - now + 1)
+    end
+  end
+  return {0, wait}
 end
 local most = tonumber(ARGV[5])
 if most > 0 and redis.call('ZCARD', KEYS[3]) >= most then

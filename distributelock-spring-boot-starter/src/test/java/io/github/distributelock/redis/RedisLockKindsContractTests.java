@@ -217,6 +217,26 @@ class RedisLockKindsContractTests extends AbstractLockKindsContractTests {
 	}
 
 	@Test
+	void aCrashedWriterAtTheHeadOfTheQueueKeepsReadersOutOnlyUntilItsLeaseRunsOut() throws Exception {
+		Duration crashedLease = Duration.ofSeconds(2);
+		LockHandle reading = newLock().tryAcquire(LockRequest.of(key()).withMode(LockMode.READ)).orElseThrow();
+		// A writer of another JVM queues behind the reader, then crashes: it never
+		// attempts again nor leaves.
+		LockBackend crashed = track(backend(redis.newConnectionFactory(), crashedLease));
+		assertThat(join(crashed.tryAcquire(claim("crashed", LockKind.WRITE), LEASE)).acquired()).isFalse();
+		long queuedAt = System.nanoTime();
+		reading.close();
+		try (LockHandle taken = newLock()
+			.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ).withWaitTime(Duration.ofSeconds(30)))
+			.orElseThrow()) {
+			// Not at the reader's next periodic attempt, up to 3 s later.
+			assertThat(Duration.ofNanos(System.nanoTime() - queuedAt)).isGreaterThanOrEqualTo(crashedLease)
+				.isLessThan(crashedLease.plusMillis(800));
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
 	void aCrashedPermitHolderOrReaderGivesItsPlaceBackWhenItsLeaseRunsOut() throws Exception {
 		LockBackend crashed = track(newBackend());
 		DefaultDistributeLock lock = newLock();
