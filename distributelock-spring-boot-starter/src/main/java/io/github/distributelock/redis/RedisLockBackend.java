@@ -119,7 +119,8 @@ public class RedisLockBackend
 	 * acquisition
 	 * @param minReplicasToAck how many replicas must acknowledge each acquisition and
 	 * renewal, or {@code 0} not to wait for replicas
-	 * @param replicaAckTimeout how long to wait for those acknowledgements; positive
+	 * @param replicaAckTimeout how long to wait for those acknowledgements; at least 1 ms
+	 * when {@code minReplicasToAck} is above zero
 	 */
 	public RedisLockBackend(RedisConnectionFactory connectionFactory, String keyPrefix, Duration fenceIdleTimeout,
 			int minReplicasToAck, Duration replicaAckTimeout) {

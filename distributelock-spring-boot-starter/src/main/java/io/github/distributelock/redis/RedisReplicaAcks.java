@@ -52,9 +52,11 @@ final class RedisReplicaAcks implements AutoCloseable {
 		if (minReplicas < 1) {
 			throw new IllegalArgumentException("minReplicas must be at least 1, was " + minReplicas);
 		}
-		if (timeout.isNegative() || timeout.isZero()) {
-			// WAIT 0 would block for ever when the replicas do not answer.
-			throw new IllegalArgumentException("The replica acknowledgement timeout must be positive, was " + timeout);
+		if (timeout.isNegative() || timeout.toMillis() < 1) {
+			// WAIT takes whole milliseconds, and WAIT 0 would block for ever when the
+			// replicas do not answer.
+			throw new IllegalArgumentException(
+					"The replica acknowledgement timeout must be at least 1 ms, was " + timeout);
 		}
 		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
 			throw new IllegalArgumentException("Waiting for replica acknowledgements needs a LettuceConnectionFactory, "
