@@ -51,6 +51,12 @@ class RedisLockConfiguration {
 
 	private static RedisLockBackend checkedBackend(LettuceConnectionFactory factory,
 			RedisLockBackendSettings settings) {
+		if (settings.getKeyPrefix() == null) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.redis.key-prefix is null: every lock key in "
+							+ "Redis would start with the text \"null\".",
+					"Set distributelock.redis.key-prefix (lock: by default, or empty for no prefix), or remove it.");
+		}
 		if (settings.getMinReplicasToAck() < 0) {
 			throw new DistributeLockConfigurationException(
 					"distributelock.redis.min-replicas-to-ack is " + settings.getMinReplicasToAck() + ", below 0.",

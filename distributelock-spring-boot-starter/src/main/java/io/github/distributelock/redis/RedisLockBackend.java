@@ -134,6 +134,10 @@ public class RedisLockBackend
 	 */
 	RedisLockBackend(RedisConnectionFactory connectionFactory, String keyPrefix, Duration fenceIdleTimeout,
 			int minReplicasToAck, Duration replicaAckTimeout, Duration waiterLease) {
+		if (keyPrefix == null) {
+			// A null would be written into every key as the text "null".
+			throw new IllegalArgumentException("keyPrefix must not be null; use \"\" for keys without a prefix");
+		}
 		if (minReplicasToAck < 0) {
 			throw new IllegalArgumentException("minReplicasToAck must not be negative, was " + minReplicasToAck);
 		}

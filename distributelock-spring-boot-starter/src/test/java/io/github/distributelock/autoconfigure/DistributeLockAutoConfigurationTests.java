@@ -127,6 +127,18 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Test
+	void nullKeyPrefixSetByARedisCustomizerFailsAtStartup() {
+		this.contextRunner.withPropertyValues("distributelock.type=redis")
+			.withBean(RedisLockBackendCustomizer.class, () -> (settings) -> settings.setKeyPrefix(null))
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.redis.key-prefix is null: every lock "
+						+ "key in Redis would start with the text \"null\". A RedisLockBackendCustomizer bean set "
+						+ "keyPrefix to null after the properties were read.");
+			});
+	}
+
+	@Test
 	void lockableDefaultsComeFromTheProperties() {
 		this.contextRunner
 			.withPropertyValues("distributelock.type=redis", "distributelock.fail-message=Busy|4242",
