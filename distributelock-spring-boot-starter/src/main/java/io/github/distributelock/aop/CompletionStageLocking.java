@@ -13,12 +13,11 @@ import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockServiceShutdownException;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.EventLoopThreads;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.util.ClassUtils;
 
 /**
  * Holds the lock of a method that returns a {@link CompletionStage} from the call until
@@ -38,12 +37,6 @@ import org.springframework.util.ClassUtils;
 final class CompletionStageLocking {
 
 	private static final Log logger = LogFactory.getLog(CompletionStageLocking.class);
-
-	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.scheduler.Schedulers",
-			CompletionStageLocking.class.getClassLoader());
-
-	/** Netty's event-loop threads, where present: a web server's or a store client's. */
-	private static final @Nullable Class<?> NETTY_THREAD = nettyThreadClass();
 
 	private final Supplier<DistributeLock> lock;
 
@@ -96,19 +89,8 @@ final class CompletionStageLocking {
 	}
 
 	private boolean onAnEventLoop() {
-		if (REACTOR_PRESENT && reactor.core.scheduler.Schedulers.isInNonBlockingThread()) {
-			return true;
-		}
-		if (NETTY_THREAD != null && NETTY_THREAD.isInstance(Thread.currentThread())) {
-			return true;
-		}
-		return this.lock.get() instanceof DefaultDistributeLock lock && lock.onTheStoresAnswerThread();
-	}
-
-	private static @Nullable Class<?> nettyThreadClass() {
-		String name = "io.netty.util.concurrent.FastThreadLocalThread";
-		ClassLoader classLoader = CompletionStageLocking.class.getClassLoader();
-		return ClassUtils.isPresent(name, classLoader) ? ClassUtils.resolveClassName(name, classLoader) : null;
+		return EventLoopThreads.onAnEventLoop()
+				|| (this.lock.get() instanceof DefaultDistributeLock lock && lock.onTheStoresAnswerThread());
 	}
 
 	private CompletableFuture<@Nullable Object> invokeWithoutBlocking(MethodInvocation invocation,

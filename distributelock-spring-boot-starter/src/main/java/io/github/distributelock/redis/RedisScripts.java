@@ -10,17 +10,16 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
+import io.github.distributelock.core.EventLoopThreads;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.util.ClassUtils;
 
 /**
  * Sends commands on Lettuce's asynchronous API of the application's connection factory (a
@@ -35,12 +34,6 @@ final class RedisScripts {
 	static final Script RELEASE = Script.read("release.lua", ScriptOutputType.INTEGER);
 
 	static final Script RENEW = Script.read("renew.lua", ScriptOutputType.INTEGER);
-
-	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.scheduler.Schedulers",
-			RedisScripts.class.getClassLoader());
-
-	/** Netty's event-loop threads: a web server's, or the Redis client's own. */
-	private static final @Nullable Class<?> NETTY_THREAD = nettyThreadClass();
 
 	/**
 	 * Opens connections for callers that must not block; its threads end when idle, so it
@@ -65,12 +58,6 @@ final class RedisScripts {
 		}
 		this.connectionFactory = (LettuceConnectionFactory) connectionFactory;
 		this.answerThreads = answerThreads;
-	}
-
-	private static @Nullable Class<?> nettyThreadClass() {
-		String name = "io.netty.util.concurrent.FastThreadLocalThread";
-		ClassLoader classLoader = RedisScripts.class.getClassLoader();
-		return ClassUtils.isPresent(name, classLoader) ? ClassUtils.resolveClassName(name, classLoader) : null;
 	}
 
 	private static Executor connectingExecutor() {
@@ -109,8 +96,7 @@ final class RedisScripts {
 	}
 
 	private boolean mustNotBlock(Thread thread) {
-		return (REACTOR_PRESENT && reactor.core.scheduler.Schedulers.isInNonBlockingThread())
-				|| (NETTY_THREAD != null && NETTY_THREAD.isInstance(thread)) || this.answerThreads.contains(thread);
+		return EventLoopThreads.onAnEventLoop() || this.answerThreads.contains(thread);
 	}
 
 	@SuppressWarnings("unchecked")
