@@ -33,6 +33,14 @@ import org.jspecify.annotations.Nullable;
 public interface LockBackend {
 
 	/**
+	 * The longest lease the engine passes to a backend: a longer fixed lease (one meant
+	 * as "for ever") is passed as this. Stores cannot hold every far expiry (Redis
+	 * refuses one of a thousand years, H2 overflows past about 292 years, MariaDB and
+	 * MySQL stop at the year 9999), and a century is as good as for ever for a lock.
+	 */
+	Duration LONGEST_LEASE = Duration.ofDays(36_500);
+
+	/**
 	 * The name of the backend in messages and metrics, such as {@code redis}.
 	 * @return the backend name
 	 */

@@ -49,7 +49,24 @@ final class StoreCalls {
 	}
 
 	CompletableFuture<AcquireResult> tryAcquire(LockBackend.Claim claim, Duration lease) {
-		return call(claim.key(), "acquire", () -> this.backend.tryAcquire(claim, lease));
+		return call(claim.key(), "acquire", () -> this.backend.tryAcquire(claim, storable(lease)));
+	}
+
+	/**
+	 * {@code lease}, at most {@link LockBackend#LONGEST_LEASE}: every backend gets a
+	 * lease its store can hold, and none needs a rule of its own.
+	 */
+	private static Duration storable(Duration lease) {
+		return (lease.compareTo(LockBackend.LONGEST_LEASE) > 0) ? LockBackend.LONGEST_LEASE : lease;
+	}
+
+	private static List<Duration> storable(List<Duration> leases) {
+		for (Duration lease : leases) {
+			if (lease.compareTo(LockBackend.LONGEST_LEASE) > 0) {
+				return leases.stream().map(StoreCalls::storable).toList();
+			}
+		}
+		return leases;
 	}
 
 	/**
@@ -66,7 +83,8 @@ final class StoreCalls {
 	 */
 	CompletableFuture<MultiKeyAcquireResult> tryAcquireAll(String keys, List<LockBackend.Claim> claims,
 			List<Duration> leases) {
-		return call(keys, "acquire", () -> ((MultiKeyLockBackend) this.backend).tryAcquireAll(claims, leases));
+		return call(keys, "acquire",
+				() -> ((MultiKeyLockBackend) this.backend).tryAcquireAll(claims, storable(leases)));
 	}
 
 	/**
@@ -136,7 +154,7 @@ final class StoreCalls {
 	}
 
 	CompletableFuture<Boolean> renew(LockBackend.Claim claim, Duration lease) {
-		return call(claim.key(), "renew", () -> this.backend.renew(claim, lease));
+		return call(claim.key(), "renew", () -> this.backend.renew(claim, storable(lease)));
 	}
 
 	/**
@@ -196,7 +214,7 @@ final class StoreCalls {
 			Duration lease, @Nullable Long holderLeaseEndNanos) {
 		HandOverLockBackend handOver = (HandOverLockBackend) this.backend;
 		return this.<HandOverLockBackend.HandOver>call(holder.key(), "hand over",
-				() -> handOver.handOver(holder, next, lease))
+				() -> handOver.handOver(holder, next, storable(lease)))
 			.whenComplete((handedOver, failure) -> {
 				if (failure != null) {
 					this.retries.retry(holder.on(null), holderLeaseEndNanos, failure);

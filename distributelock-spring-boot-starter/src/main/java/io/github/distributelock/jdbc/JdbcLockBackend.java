@@ -87,7 +87,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * MySQL store no time after the year 9999.
 	 * @since 1.0.0
 	 */
-	public static final Duration MAX_STORED_LEASE = Duration.ofDays(36_500);
+	public static final Duration MAX_STORED_LEASE = LockBackend.LONGEST_LEASE;
 
 	/** How long a released row is kept by default. */
 	public static final Duration DEFAULT_RELEASED_ROW_RETENTION = Defaults.RELEASED_ROW_RETENTION;

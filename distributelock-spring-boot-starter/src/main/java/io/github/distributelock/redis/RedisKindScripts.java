@@ -58,9 +58,6 @@ final class RedisKindScripts {
 
 	private final RedisLockKeys keys;
 
-	/** The longest lease given to Redis: a lease of a century is as good as for ever. */
-	static final Duration LONGEST_LEASE = Duration.ofDays(36_500);
-
 	private final String fenceIdleMillis;
 
 	private final String waiterLeaseMillis;
@@ -69,15 +66,6 @@ final class RedisKindScripts {
 		this.keys = keys;
 		this.fenceIdleMillis = Long.toString(Math.max(1, fenceIdleTimeout.toMillis()));
 		this.waiterLeaseMillis = Long.toString(Math.max(1, waiterLease.toMillis()));
-	}
-
-	/**
-	 * A lease in milliseconds, as a script argument: at most {@link #LONGEST_LEASE}, as
-	 * Redis refuses a far expiry ({@code invalid expire time}: a lease of a thousand
-	 * years failed every attempt, as one of {@code Long.MAX_VALUE} ms did).
-	 */
-	static String leaseMillis(Duration lease) {
-		return Long.toString(((lease.compareTo(LONGEST_LEASE) > 0) ? LONGEST_LEASE : lease).toMillis());
 	}
 
 	/**
@@ -90,7 +78,7 @@ final class RedisKindScripts {
 	Call acquire(Claim claim, Duration lease) {
 		String lockKey = lockKey(claim);
 		String fence = this.keys.fenceKey(lockKey);
-		String millis = leaseMillis(lease);
+		String millis = Long.toString(lease.toMillis());
 		return switch (claim.kind().type()) {
 			case EXCLUSIVE -> new Call(RedisScripts.ACQUIRE, List.of(lockKey, fence),
 					List.of(claim.owner(), millis, this.fenceIdleMillis));
@@ -113,7 +101,7 @@ final class RedisKindScripts {
 	Call handOver(Claim holder, Claim next, Duration lease) {
 		String lockKey = lockKey(holder);
 		lockKey(next);
-		String millis = leaseMillis(lease);
+		String millis = Long.toString(lease.toMillis());
 		String fence = this.keys.fenceKey(lockKey);
 		return switch (holder.kind().type()) {
 			case EXCLUSIVE -> new Call(HAND_OVER, List.of(lockKey, fence),
@@ -140,7 +128,7 @@ final class RedisKindScripts {
 
 	Call renew(Claim claim, Duration lease) {
 		String lockKey = lockKey(claim);
-		String millis = leaseMillis(lease);
+		String millis = Long.toString(lease.toMillis());
 		String channel = this.keys.releaseChannel(lockKey);
 		return switch (claim.kind().type()) {
 			case EXCLUSIVE, FAIR, WRITE ->

@@ -98,7 +98,7 @@ final class RedisMultiKeyLocks {
 			scriptKeys[2 * i] = lockKey;
 			scriptKeys[2 * i + 1] = this.keys.fenceKey(lockKey);
 			args[2 * i + 1] = claim.owner();
-			args[2 * i + 2] = RedisKindScripts.leaseMillis(leases.get(i));
+			args[2 * i + 2] = Long.toString(leases.get(i).toMillis());
 			// Taken before the attempt: a release heard after it frees the waiter at
 			// once.
 			heard.add(this.releaseListener.heard(this.keys.releaseChannel(lockKey)));
