@@ -8,6 +8,9 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.ExtendWith;
+import io.github.distributelock.reactive.BlockHoundExtension;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -15,10 +18,12 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /**
  * Reactive and asynchronous {@code @Lockable} methods on ZooKeeper.
  * <p>
- * Not under BlockHound, unlike the Redis and JDBC variants: with BlockHound installed,
- * Curator's own client lost its session to the test's ZooKeeper server at connection (the
- * session was suspended 8 s after it was established), before any lock was used.
+ * Runs with BlockHound installed ({@link BlockHoundExtension}), which also counts
+ * ZooKeeper's EventThread as non-blocking: a blocking call in a watch or a background
+ * callback of the starter fails the test.
  */
+@Tag("blockhound")
+@ExtendWith(BlockHoundExtension.class)
 class ZooKeeperReactiveLockableTests extends AbstractReactiveLockableTests {
 
 	private static TestingServer server;

@@ -17,6 +17,8 @@ import reactor.blockhound.BlockHound;
  */
 public class BlockHoundExtension implements BeforeAllCallback {
 
+	private static final String ZOOKEEPER_EVENT_THREAD = "org.apache.zookeeper.ClientCnxn$EventThread";
+
 	private static final AtomicBoolean installed = new AtomicBoolean();
 
 	@Override
@@ -26,7 +28,12 @@ public class BlockHoundExtension implements BeforeAllCallback {
 				// Delivers watches and Curator's background callbacks: blocking there
 				// stalls every watch of the session.
 				.nonBlockingThreadPredicate(
-						(current) -> current.or((thread) -> thread.getName().endsWith("-EventThread"))));
+						(current) -> current.or((thread) -> thread.getName().endsWith("-EventThread")))
+				// The EventThread idles in a blocking take between events; what it runs
+				// for
+				// an event (watches, callbacks) must not block.
+				.allowBlockingCallsInside(ZOOKEEPER_EVENT_THREAD, "run")
+				.disallowBlockingCallsInside(ZOOKEEPER_EVENT_THREAD, "processEvent"));
 		}
 	}
 
