@@ -101,7 +101,7 @@ final class StoreCalls {
 		try {
 			batch = ((MultiKeyLockBackend) this.backend).releaseAll(claims).toCompletableFuture();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			batch = CompletableFuture.failedFuture(ex);
 		}
 		batch.whenComplete((released, failure) -> {
@@ -129,7 +129,7 @@ final class StoreCalls {
 		try {
 			stage = this.backend.awaitRelease(claim, lastAttempt, deadline).toCompletableFuture();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			return CompletableFuture.failedFuture(failure(claim.key(), "wait for", ex));
 		}
 		CompletableFuture<Void> named = named(claim.key(), "wait for", stage);
@@ -256,13 +256,16 @@ final class StoreCalls {
 
 	/**
 	 * Runs one store call, turning any failure into a {@link DistributeLockException}
-	 * that names the key and the backend.
+	 * that names the key and the backend. An {@link Error} the backend throws (a class of
+	 * an optional library missing, a stack overflow) fails the call as a failed stage
+	 * would: thrown through, it skipped the code that ends the key's local hold, and the
+	 * shutdown then waited for that hold for ever.
 	 */
 	private <T> CompletableFuture<T> call(String key, String operation, Supplier<CompletionStage<T>> storeCall) {
 		try {
 			return named(key, operation, storeCall.get().toCompletableFuture());
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			return CompletableFuture.failedFuture(failure(key, operation, ex));
 		}
 	}
