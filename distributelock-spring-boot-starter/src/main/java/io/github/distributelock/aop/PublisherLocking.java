@@ -1,5 +1,6 @@
 package io.github.distributelock.aop;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import io.github.distributelock.DistributeLock;
@@ -47,19 +48,37 @@ final class PublisherLocking {
 		Supplier<Throwable> busy = () -> skips ? SKIPPED : definition.failure(request.key());
 		if (adapter.isMultiValue()) {
 			Flux<?> work = Flux.from(adapter.toPublisher(source));
-			return adapter.fromPublisher(this.lock.withLock(request, (handle) -> work, busy)
-				.onErrorResume((failure) -> skipped(definition, request, failure), (skipped) -> Flux.empty()));
+			return adapter.fromPublisher(Flux.defer(() -> {
+				AtomicBoolean started = new AtomicBoolean();
+				return this.lock.withLock(request, (handle) -> startedWork(started, work), busy)
+					.onErrorResume((failure) -> skipped(definition, request, started, failure),
+							(skipped) -> Flux.empty());
+			}));
 		}
 		Mono<?> work = Mono.from(adapter.toPublisher(source));
-		return adapter.fromPublisher(this.lock.withLockMono(request, (handle) -> work, busy)
-			.onErrorResume((failure) -> skipped(definition, request, failure), (skipped) -> Mono.empty()));
+		return adapter.fromPublisher(Mono.defer(() -> {
+			AtomicBoolean started = new AtomicBoolean();
+			return this.lock.withLockMono(request, (handle) -> startedWork(started, work), busy)
+				.onErrorResume((failure) -> skipped(definition, request, started, failure), (skipped) -> Mono.empty());
+		}));
+	}
+
+	private static <P> P startedWork(AtomicBoolean started, P work) {
+		started.set(true);
+		return work;
 	}
 
 	/**
 	 * Whether the call is skipped, as a blocking one would be: its lock was busy, or the
-	 * lock service shut down, for a method that skips when busy.
+	 * lock service shut down while it was asked for, for a method that skips when busy.
+	 * Once the work has {@code started}, its failures are its own, even a shutdown of a
+	 * lock it takes inside: ending them empty would report failed work as skipped.
 	 */
-	private static boolean skipped(LockDefinition definition, LockRequest request, Throwable failure) {
+	private static boolean skipped(LockDefinition definition, LockRequest request, AtomicBoolean started,
+			Throwable failure) {
+		if (started.get()) {
+			return false;
+		}
 		if (failure == SKIPPED) {
 			definition.busyPolicy().busy(request.key());
 			return true;

@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
+import io.github.distributelock.LockServiceShutdownException;
 import io.github.distributelock.Lockable;
 import io.github.distributelock.Lockable.OnBusy;
 import io.github.distributelock.core.DefaultDistributeLock;
@@ -21,12 +23,14 @@ import reactor.core.publisher.Mono;
 import org.springframework.aop.framework.ProxyFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
  * A skipping {@link Lockable @Lockable} method that returns a future or a publisher is
  * skipped where a blocking one is (see the scheduled-jobs page): when the lock service
- * shuts down, and when its caller is interrupted while it waits.
+ * shuts down, and when its caller is interrupted while it waits; never when its work
+ * fails.
  */
 class LockableSkipsAsynchronouslyTests {
 
@@ -41,6 +45,7 @@ class LockableSkipsAsynchronouslyTests {
 	@AfterEach
 	void closeLock() {
 		this.lock.close();
+		this.target.elsewhere.close();
 	}
 
 	@Test
@@ -50,6 +55,19 @@ class LockableSkipsAsynchronouslyTests {
 		assertThat(this.jobs.mono().blockOptional(Duration.ofSeconds(5))).isEmpty();
 		assertThat(this.jobs.flux().collectList().block(Duration.ofSeconds(5))).isEmpty();
 		assertThat(this.target.runs).hasValue(0);
+	}
+
+	@Test
+	void aShutdownThatTheWorkOfAFutureMonoOrFluxMethodMeetsIsItsFailureNotASkip() {
+		this.target.elsewhere.close();
+		assertThat(this.jobs.futureCallingElsewhere()).failsWithin(Duration.ofSeconds(5))
+			.withThrowableThat()
+			.withRootCauseInstanceOf(LockServiceShutdownException.class);
+		assertThatExceptionOfType(LockServiceShutdownException.class)
+			.isThrownBy(() -> this.jobs.monoCallingElsewhere().block(Duration.ofSeconds(5)));
+		assertThatExceptionOfType(LockServiceShutdownException.class)
+			.isThrownBy(() -> this.jobs.fluxCallingElsewhere().blockLast(Duration.ofSeconds(5)));
+		assertThat(this.target.runs).hasValue(3);
 	}
 
 	@Test
@@ -90,6 +108,11 @@ class LockableSkipsAsynchronouslyTests {
 
 		final AtomicInteger runs = new AtomicInteger();
 
+		/**
+		 * Another lock service the work calls, whose shutdown is the work's failure.
+		 */
+		final DefaultDistributeLock elsewhere = new DefaultDistributeLock(new MemoryLockBackend());
+
 		@Lockable(key = "job.future", onBusy = OnBusy.SKIP)
 		public CompletableFuture<String> future() {
 			this.runs.incrementAndGet();
@@ -100,6 +123,28 @@ class LockableSkipsAsynchronouslyTests {
 		public CompletableFuture<String> futureWaiting() {
 			this.runs.incrementAndGet();
 			return CompletableFuture.completedFuture("ran");
+		}
+
+		@Lockable(key = "job.futureElsewhere", onBusy = OnBusy.SKIP)
+		public CompletableFuture<String> futureCallingElsewhere() {
+			this.runs.incrementAndGet();
+			return this.elsewhere.tryAcquireAsync(LockRequest.of("job.elsewhere")).thenApply((held) -> "ran");
+		}
+
+		@Lockable(key = "job.monoElsewhere", onBusy = OnBusy.SKIP)
+		public Mono<String> monoCallingElsewhere() {
+			return Mono.defer(() -> {
+				this.runs.incrementAndGet();
+				return Mono.fromFuture(this.elsewhere.tryAcquireAsync(LockRequest.of("job.elsewhere")));
+			}).map((held) -> "ran");
+		}
+
+		@Lockable(key = "job.fluxElsewhere", onBusy = OnBusy.SKIP)
+		public Flux<String> fluxCallingElsewhere() {
+			return Flux.defer(() -> {
+				this.runs.incrementAndGet();
+				return Mono.fromFuture(this.elsewhere.tryAcquireAsync(LockRequest.of("job.elsewhere")));
+			}).map((held) -> "ran");
 		}
 
 		@Lockable(key = "job.mono", onBusy = OnBusy.SKIP)
