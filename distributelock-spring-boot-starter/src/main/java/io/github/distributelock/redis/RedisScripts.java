@@ -13,7 +13,11 @@ import java.util.function.Function;
 import io.github.distributelock.core.EventLoopThreads;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -46,10 +50,13 @@ final class RedisScripts {
 	private final RedisAnswerThreads answerThreads;
 
 	/**
-	 * Whether the factory's shared connection is open: then taking it blocks no more
-	 * (Lettuce reconnects it in the background).
+	 * The factory's shared connection, once a call has taken it from a factory that hands
+	 * it out as it is (it does not validate it, with a blocking PING, at each use): while
+	 * it is open, taking it blocks no more. {@code resetConnection()} or a stop closes
+	 * it, and the factory connects again at the next use; it is not open either while
+	 * Lettuce reconnects it.
 	 */
-	private volatile boolean sharedConnectionOpen;
+	private volatile @Nullable StatefulConnection<?, ?> sharedConnection;
 
 	RedisScripts(RedisConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
@@ -84,12 +91,15 @@ final class RedisScripts {
 	 * Runs a command on a connection of the factory, returned to it once answered (with a
 	 * shared native connection, returning it costs nothing). Spring Data opens the shared
 	 * connection at its first use, and a dedicated one at every use, with a blocking
-	 * connect (for up to the connect timeout while Redis is down): a caller that must not
-	 * block (an event loop, a Reactor non-blocking thread, the client's own threads) has
-	 * the connection taken on {@link #CONNECTING} until the shared one is open.
+	 * connect (for up to the connect timeout while Redis is down), again after
+	 * {@code resetConnection()}, and with {@code validateConnection} it sends a blocking
+	 * PING at every use: a caller that must not block (an event loop, a Reactor
+	 * non-blocking thread, the client's own threads) has the connection taken on
+	 * {@link #CONNECTING} unless the shared one is open and handed out as it is.
 	 */
 	<T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
-		if (!this.sharedConnectionOpen && mustNotBlock(Thread.currentThread())) {
+		StatefulConnection<?, ?> shared = this.sharedConnection;
+		if ((shared == null || !shared.isOpen()) && mustNotBlock(Thread.currentThread())) {
 			return CompletableFuture.supplyAsync(() -> sendNow(command), CONNECTING).thenCompose(Function.identity());
 		}
 		return sendNow(command);
@@ -104,12 +114,12 @@ final class RedisScripts {
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
 		Thread sender = Thread.currentThread();
 		RedisConnection connection = this.connectionFactory.getConnection();
-		if (!this.sharedConnectionOpen && this.connectionFactory.getShareNativeConnection()) {
-			this.sharedConnectionOpen = true;
-		}
 		CompletableFuture<T> answer;
 		try {
-			answer = command.apply((RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection());
+			RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
+				.getNativeConnection();
+			remember(commands);
+			answer = command.apply(commands);
 		}
 		catch (RuntimeException ex) {
 			connection.close();
@@ -123,6 +133,26 @@ final class RedisScripts {
 				this.answerThreads.answeredOnThisThread(sender);
 			}
 		});
+	}
+
+	/**
+	 * Keeps the factory's shared connection, which {@code commands} run on when the
+	 * factory shares its connection, and forgets it when the factory no longer hands it
+	 * out as it is.
+	 */
+	private void remember(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+		if (!this.connectionFactory.getShareNativeConnection() || this.connectionFactory.getValidateConnection()) {
+			if (this.sharedConnection != null) {
+				this.sharedConnection = null;
+			}
+			return;
+		}
+		StatefulConnection<?, ?> connection = (commands instanceof RedisAsyncCommands<?, ?> single)
+				? single.getStatefulConnection() : (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
+						? cluster.getStatefulConnection() : null;
+		if (connection != null && connection != this.sharedConnection) {
+			this.sharedConnection = connection;
+		}
 	}
 
 	static byte[] bytes(String text) {

@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,6 +62,51 @@ class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 				assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
 					.isEqualTo("inner");
 			});
+	}
+
+	/**
+	 * After {@code resetConnection()} (an application's recovery from a broken
+	 * connection, or Spring Data's own validation replacing it), the factory connects
+	 * again at the next use: a lock taken on a Reactor thread must not make that connect
+	 * there (BlockHound fails it). Without a pool, which would take the connection back
+	 * rather than close it.
+	 */
+	@Test
+	void aLockTakenOnAReactorThreadAfterTheSharedConnectionWasResetDoesNotConnectThere() {
+		lockOnReactorThreads().withPropertyValues("spring.data.redis.lettuce.pool.enabled=false").run((context) -> {
+			Work work = context.getBean(Work.class);
+			assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+				.isEqualTo("inner");
+			context.getBean(LettuceConnectionFactory.class).resetConnection();
+			assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+				.isEqualTo("inner");
+			assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+				.isEqualTo("inner");
+		});
+	}
+
+	/**
+	 * With {@code validateConnection}, the factory sends a blocking PING at every use of
+	 * its shared connection, and connects again when it fails: a lock taken on a Reactor
+	 * thread must make neither there (BlockHound fails them).
+	 */
+	@Test
+	void aLockTakenOnAReactorThreadWithAValidatingFactoryDoesNotPingThere() {
+		lockOnReactorThreads().run((context) -> {
+			context.getBean(LettuceConnectionFactory.class).setValidateConnection(true);
+			Work work = context.getBean(Work.class);
+			for (int i = 0; i < 3; i++) {
+				assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+					.isEqualTo("inner");
+			}
+		});
+	}
+
+	private ApplicationContextRunner lockOnReactorThreads() {
+		return contextRunner().withPropertyValues("distributelock.startup-check=none")
+			.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class,
+					DistributeLockReactiveAutoConfiguration.class))
+			.withUserConfiguration(WorkConfiguration.class);
 	}
 
 	@Override
