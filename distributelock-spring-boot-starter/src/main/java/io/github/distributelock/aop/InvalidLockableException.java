@@ -6,7 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown at startup for a {@link io.github.distributelock.Lockable @Lockable} method
- * whose key or fields cannot work.
+ * whose key or fields cannot work, or by a call of one declared to return {@code Object}
+ * that returned work its lock cannot follow (a reactive type, a stage still running).
  *
  * @since 1.0.0
  */

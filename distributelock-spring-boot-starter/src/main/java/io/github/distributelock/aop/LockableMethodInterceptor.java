@@ -97,7 +97,11 @@ public class LockableMethodInterceptor implements MethodInterceptor {
 			return definition.busyPolicy().busy(lockKey);
 		}
 		try (LockHandle held = handle.get()) {
-			return invocation.proceed();
+			Object result = invocation.proceed();
+			if (shape.kind() == ReturnShape.Kind.ANY_VALUE) {
+				ReturnShape.checkAnyValue(invocation.getMethod(), result);
+			}
+			return result;
 		}
 	}
 

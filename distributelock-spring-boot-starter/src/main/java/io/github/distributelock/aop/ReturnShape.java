@@ -30,6 +30,8 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 
 	static final ReturnShape COMPLETION_STAGE = new ReturnShape(Kind.COMPLETION_STAGE, null);
 
+	static final ReturnShape ANY_VALUE = new ReturnShape(Kind.ANY_VALUE, null);
+
 	/**
 	 * The shape of a method's result.
 	 * @throws InvalidLockableException if the lock cannot follow the method's work
@@ -50,6 +52,9 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 							+ "lock",
 					"Return a CompletableFuture or CompletionStage, or make the method return the value itself");
 		}
+		if (type == Object.class) {
+			return ANY_VALUE;
+		}
 		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(type);
 		if (adapter == null || !adapter.getDescriptor().isDeferred()) {
 			return BLOCKING;
@@ -62,10 +67,56 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 		return new ReturnShape(Kind.PUBLISHER, adapter);
 	}
 
+	/**
+	 * Refuses the result of a method declared to return {@code Object} whose work goes on
+	 * after the call, out of the lock the call held: a reactive type, whose work runs at
+	 * subscription, or a stage or future still running. As Spring's transaction
+	 * interceptor does, the shape follows the declared type, which is all that is known
+	 * before the call; handing such a result back would leave its work unprotected
+	 * without a word.
+	 * @param method the annotated method
+	 * @param result what it returned
+	 * @throws InvalidLockableException if the work of the result is not done
+	 */
+	static void checkAnyValue(Method method, @Nullable Object result) {
+		if (result == null) {
+			return;
+		}
+		String returned;
+		if (result instanceof Future<?> future) {
+			if (future.isDone()) {
+				return;
+			}
+			returned = "a stage that was still running";
+		}
+		else if (result instanceof CompletionStage<?>) {
+			returned = "a stage that was still running";
+		}
+		else {
+			ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(result.getClass());
+			if (adapter == null || !adapter.getDescriptor().isDeferred()) {
+				return;
+			}
+			returned = "a reactive type";
+		}
+		throw new InvalidLockableException(method,
+				"it is declared to return java.lang.Object but returned " + returned + " ("
+						+ result.getClass().getName() + "), whose work goes on after the call, out of the lock; "
+						+ "the result was discarded",
+				"Declare the return type the method returns (Mono, Flux, CompletableFuture or another reactive "
+						+ "type or CompletionStage): the lock is then held until that work ends");
+	}
+
 	enum Kind {
 
 		/** The value itself: locked while the method runs. */
 		BLOCKING,
+
+		/**
+		 * A value declared as {@code Object}: locked while the method runs, and a result
+		 * whose work goes on after the call is refused ({@link #checkAnyValue}).
+		 */
+		ANY_VALUE,
 
 		/** A stage whose work starts at the call: locked until it completes. */
 		COMPLETION_STAGE,
