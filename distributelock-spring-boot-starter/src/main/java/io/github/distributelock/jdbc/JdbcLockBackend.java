@@ -210,6 +210,16 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 */
 	public JdbcLockBackend(DataSource dataSource, String tableName, @Nullable String dialect, Clock clock,
 			Duration releasedRowRetention, boolean releaseNotifications) {
+		this(dataSource, tableName, dialect, clock, releasedRowRetention, releaseNotifications,
+				JdbcLockKinds.WAITER_LEASE);
+	}
+
+	/**
+	 * With another waiter lease than {@link JdbcLockKinds#WAITER_LEASE}: a test's waiter
+	 * that crashes leaves the queue sooner.
+	 */
+	JdbcLockBackend(DataSource dataSource, String tableName, @Nullable String dialect, Clock clock,
+			Duration releasedRowRetention, boolean releaseNotifications, Duration waiterLease) {
 		ReleasedRowPurge.requirePositive(releasedRowRetention);
 		boolean named = dialect != null && !dialect.isBlank();
 		JdbcLockDialect lockDialect = named ? JdbcLockDialect.named(dialect) : JdbcLockDialect.detect(dataSource);
@@ -234,7 +244,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		if (!named || lockDialect.checkFits(dataSource)) {
 			reportClockSkew(clock);
 		}
-		this.kinds = new JdbcLockKinds(this.repository);
+		this.kinds = new JdbcLockKinds(this.repository, waiterLease);
 		this.kindWaits = new JdbcKindWaits(this.kinds);
 	}
 

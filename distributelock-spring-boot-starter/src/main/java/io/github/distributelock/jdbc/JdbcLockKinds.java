@@ -53,9 +53,18 @@ final class JdbcLockKinds {
 
 	private final JdbcKindStatements sql;
 
-	JdbcLockKinds(JdbcLockRepository repository) {
+	private final long waiterLeaseMillis;
+
+	/**
+	 * The kinds on the tables of {@code repository}.
+	 * @param repository the lock table
+	 * @param waiterLease how long a waiter keeps its place after its last attempt:
+	 * {@link #WAITER_LEASE}, or shorter in a test whose waiter crashes
+	 */
+	JdbcLockKinds(JdbcLockRepository repository, Duration waiterLease) {
 		this.repository = repository;
 		this.sql = new JdbcKindStatements(repository.dialect(), repository.tableName());
+		this.waiterLeaseMillis = Math.max(1, waiterLease.toMillis());
 	}
 
 	/** One attempt for a claim of any kind but the plain exclusive one. */
@@ -64,7 +73,7 @@ final class JdbcLockKinds {
 			try {
 				return inTransaction(claim, "acquire",
 						(session) -> attempt(
-								session.with("lease_ms", leaseMillis).with("waiter_lease_ms", WAITER_LEASE.toMillis()),
+								session.with("lease_ms", leaseMillis).with("waiter_lease_ms", this.waiterLeaseMillis),
 								claim));
 			}
 			catch (DuplicateKeyException | ConcurrencyFailureException ex) {

@@ -79,7 +79,10 @@ abstract class AbstractJdbcLockKindsContractTests extends AbstractLockKindsContr
 
 	/** A backend that no lock of the test uses, closed after the test. */
 	private LockBackend backend() {
-		LockBackend backend = newBackend();
+		return track(newBackend());
+	}
+
+	private LockBackend track(LockBackend backend) {
 		this.backends.add((AutoCloseable) backend);
 		return backend;
 	}
@@ -126,11 +129,17 @@ abstract class AbstractJdbcLockKindsContractTests extends AbstractLockKindsContr
 		return new LockBackend.Claim(key, owner, null, kind);
 	}
 
+	/**
+	 * The crashed waiter has a waiter lease of 2 s instead of
+	 * {@link JdbcLockKinds#WAITER_LEASE}, so that the test does not wait 10 s for it; the
+	 * holder releases while that lease still runs, which the test checks.
+	 */
 	@Test
 	void aCrashedFairWaiterHoldsUpTheQueueOnlyUntilItsWaiterLeaseRunsOut() throws Exception {
 		LockHandle held = newLock().tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
 		// One attempt queues the waiter; then it is gone: no further attempt, no release.
-		LockBackend crashed = backend();
+		LockBackend crashed = track(new PooledBackend(database().newDataSource(),
+				JdbcLockBackend.DEFAULT_RELEASED_ROW_RETENTION, Duration.ofSeconds(2)));
 		assertThat(Backends.join(crashed.tryAcquire(claim(key(), "crashed", LockKind.FAIR), Duration.ofSeconds(30)))
 			.acquired()).isFalse();
 		Timestamp crashedLeaseEnd = store().queryForObject(
@@ -138,9 +147,12 @@ abstract class AbstractJdbcLockKindsContractTests extends AbstractLockKindsContr
 				"crashed");
 		CompletableFuture<Optional<LockHandle>> behind = newLock()
 			.tryAcquireAsync(LockRequest.of(key()).withFair(true).withWaitTime(Duration.ofSeconds(40)));
-		await().atMost(Duration.ofSeconds(20))
-			.until(() -> rows(TABLE + "_q", "lock_key = ? AND expires_at > " + database().now(), key()) == 2);
+		await().atMost(Duration.ofSeconds(20)).until(() -> rows(TABLE + "_q", "lock_key = ?", key()) == 2);
 		held.close();
+		assertThat(
+				rows(TABLE + "_q", "lock_key = ? AND owner = ? AND expires_at > " + database().now(), key(), "crashed"))
+			.as("crashed waiters still in the queue when the holder released")
+			.isOne();
 		try (LockHandle taken = behind.get(40, TimeUnit.SECONDS).orElseThrow()) {
 			Boolean afterTheCrashedLease = store().queryForObject(
 					"SELECT acquired_at >= ? FROM " + TABLE + " WHERE lock_key = ?", Boolean.class, crashedLeaseEnd,
@@ -448,7 +460,11 @@ abstract class AbstractJdbcLockKindsContractTests extends AbstractLockKindsContr
 		private final HikariDataSource dataSource;
 
 		PooledBackend(HikariDataSource dataSource, Duration releasedRowRetention) {
-			super(dataSource, DEFAULT_TABLE_NAME, null, Clock.systemUTC(), releasedRowRetention);
+			this(dataSource, releasedRowRetention, JdbcLockKinds.WAITER_LEASE);
+		}
+
+		PooledBackend(HikariDataSource dataSource, Duration releasedRowRetention, Duration waiterLease) {
+			super(dataSource, DEFAULT_TABLE_NAME, null, Clock.systemUTC(), releasedRowRetention, true, waiterLease);
 			this.dataSource = dataSource;
 		}
 
