@@ -269,9 +269,13 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 	 * its minimum hold, or retried after a store failure) would be taken by the store for
 	 * the old one, and ended by that release. It waits for the release or is refused;
 	 * when it holds, it holds alone, with a fencing token of its own.
+	 * <p>
+	 * The minimum hold is short (the test waits for it once per kind), but long enough
+	 * that the claim comes while the old lock is still kept, which the test checks.
 	 */
 	@Test
 	void aClaimWithTheOwnerValueOfALockWhoseReleaseIsPendingNeverSharesItsEntry() throws Exception {
+		Duration minimumHold = Duration.ofMillis(500);
 		List<LockRequest> kinds = List.of(LockRequest.of(key()), LockRequest.of(key()).withFair(true),
 				LockRequest.of(key()).withMode(LockMode.WRITE), LockRequest.of(key()).withMode(LockMode.READ),
 				LockRequest.of(key()).withPermits(1));
@@ -282,15 +286,22 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 			LockRequest owned = kinds.get(i).withOwner("owner-" + i).withWaitTime(Duration.ofSeconds(5));
 			LockRequest excluding = (kinds.get(i).mode() == LockMode.READ)
 					? LockRequest.of(key()).withMode(LockMode.WRITE) : kinds.get(i).withOwner("other-" + i);
-			LockHandle kept = lock.tryAcquire(owned.withMinimumHold(Duration.ofSeconds(1))).orElseThrow();
+			LockHandle kept = lock.tryAcquire(owned.withMinimumHold(minimumHold)).orElseThrow();
+			// The hold began before tryAcquire returned, so it ends before this.
+			long keptUntil = System.nanoTime() + minimumHold.toNanos();
 			kept.close();
-			assertHoldsAloneOrIsRefused(lock, other, owned, excluding, kept.fencingToken(), "after a minimum hold");
+			assertThat(isLockedInStore(key())).as(LockKind.of(owned).tag() + " lock kept for its minimum hold")
+				.isTrue();
+			assertHoldsAloneOrIsRefused(lock, other, owned, excluding, kept.fencingToken(), keptUntil,
+					"after a minimum hold");
 			await().atMost(Duration.ofSeconds(10)).until(() -> !isLockedInStore(key()));
 			LockHandle failed = lock.tryAcquire(owned).orElseThrow();
 			backend.failReleases = true;
 			assertThatExceptionOfType(DistributeLockException.class).isThrownBy(failed::close);
 			backend.failReleases = false;
-			assertHoldsAloneOrIsRefused(lock, other, owned, excluding, failed.fencingToken(), "after a failed release");
+			// Its first retry is sent 50 ms after the failure.
+			assertHoldsAloneOrIsRefused(lock, other, owned, excluding, failed.fencingToken(), System.nanoTime(),
+					"after a failed release");
 			await().atMost(Duration.ofSeconds(10)).until(() -> !isLockedInStore(key()));
 		}
 	}
@@ -486,8 +497,14 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		}
 	}
 
+	/**
+	 * Asserts that a claim with the owner value of a lock whose release is pending is
+	 * refused, or holds alone until well after {@code pendingUntil}
+	 * ({@link System#nanoTime()}): the end of the old lock's minimum hold, or the failure
+	 * of its release, retried after 50 ms.
+	 */
 	private void assertHoldsAloneOrIsRefused(DefaultDistributeLock lock, DefaultDistributeLock other, LockRequest owned,
-			LockRequest excluding, long tokenBefore, String after) throws Exception {
+			LockRequest excluding, long tokenBefore, long pendingUntil, String after) throws Exception {
 		Optional<LockHandle> again;
 		try {
 			again = lock.tryAcquire(owned);
@@ -499,10 +516,11 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertThat(again).as(LockKind.of(owned).tag() + " lock " + after).isPresent();
 		try (LockHandle held = again.orElseThrow()) {
 			assertThat(held.fencingToken()).isGreaterThan(tokenBefore);
-			// Through the end of the minimum hold and the release retries, the store
-			// holds the new claim.
-			await().during(Duration.ofMillis(1500))
-				.atMost(Duration.ofSeconds(5))
+			// Through the end of the minimum hold and the first release retries (50, 100
+			// and 200 ms apart), the store holds the new claim.
+			Duration watched = Duration.ofNanos(Math.max(0, pendingUntil - System.nanoTime())).plusMillis(500);
+			await().during(watched)
+				.atMost(watched.plusSeconds(5))
 				.until(() -> held.isHeld()
 						&& other.tryAcquire(excluding.withWaitTime(Duration.ZERO)).map(this::closed).orElse(true));
 		}
