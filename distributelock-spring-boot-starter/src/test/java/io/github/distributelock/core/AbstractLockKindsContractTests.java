@@ -43,6 +43,13 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 
 	private static final Duration WAIT = Duration.ofSeconds(20);
 
+	/**
+	 * The minimum hold of the tests of minimum holds: short, as each waits for it several
+	 * times, but long enough for the step each is about, which each checks came before
+	 * the hold ended.
+	 */
+	private static final Duration MINIMUM_HOLD = Duration.ofMillis(500);
+
 	private final ExecutorService callers = Executors.newCachedThreadPool();
 
 	@AfterEach
@@ -269,13 +276,9 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 	 * its minimum hold, or retried after a store failure) would be taken by the store for
 	 * the old one, and ended by that release. It waits for the release or is refused;
 	 * when it holds, it holds alone, with a fencing token of its own.
-	 * <p>
-	 * The minimum hold is short (the test waits for it once per kind), but long enough
-	 * that the claim comes while the old lock is still kept, which the test checks.
 	 */
 	@Test
 	void aClaimWithTheOwnerValueOfALockWhoseReleaseIsPendingNeverSharesItsEntry() throws Exception {
-		Duration minimumHold = Duration.ofMillis(500);
 		List<LockRequest> kinds = List.of(LockRequest.of(key()), LockRequest.of(key()).withFair(true),
 				LockRequest.of(key()).withMode(LockMode.WRITE), LockRequest.of(key()).withMode(LockMode.READ),
 				LockRequest.of(key()).withPermits(1));
@@ -286,9 +289,9 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 			LockRequest owned = kinds.get(i).withOwner("owner-" + i).withWaitTime(Duration.ofSeconds(5));
 			LockRequest excluding = (kinds.get(i).mode() == LockMode.READ)
 					? LockRequest.of(key()).withMode(LockMode.WRITE) : kinds.get(i).withOwner("other-" + i);
-			LockHandle kept = lock.tryAcquire(owned.withMinimumHold(minimumHold)).orElseThrow();
+			LockHandle kept = lock.tryAcquire(owned.withMinimumHold(MINIMUM_HOLD)).orElseThrow();
 			// The hold began before tryAcquire returned, so it ends before this.
-			long keptUntil = System.nanoTime() + minimumHold.toNanos();
+			long keptUntil = System.nanoTime() + MINIMUM_HOLD.toNanos();
 			kept.close();
 			assertThat(isLockedInStore(key())).as(LockKind.of(owned).tag() + " lock kept for its minimum hold")
 				.isTrue();
@@ -350,11 +353,13 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		for (LockRequest kind : kinds) {
 			DefaultDistributeLock lock = closeAfterTest(
 					new DefaultDistributeLock(trackBackend(newBackend()), lease, false, LockEventListener.NONE, null));
-			lock.tryAcquire(kind.withMinimumHold(Duration.ofSeconds(1))).orElseThrow().close();
+			lock.tryAcquire(kind.withMinimumHold(MINIMUM_HOLD)).orElseThrow().close();
+			assertThat(isLockedInStore(kind.key())).as(LockKind.of(kind).tag() + " lock kept for its minimum hold")
+				.isTrue();
 			LockRequest excluding = (kind.mode() == LockMode.READ) ? kind.withMode(LockMode.WRITE) : kind;
 			// Waits a third of the lease it had at most.
 			assertThat(newLock().tryAcquire(excluding.withWaitTime(lease.dividedBy(3))))
-				.as(LockKind.of(kind).tag() + " lock kept for a minimum hold of 1 s, with a lease of 60 s")
+				.as(LockKind.of(kind).tag() + " lock kept for a minimum hold of 0.5 s, with a lease of 60 s")
 				.hasValueSatisfying(LockHandle::close);
 		}
 	}
@@ -419,7 +424,7 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 			String b = key() + (mixed ? ".mixed.b" : ".plain.b");
 			LockRequest both = LockRequest.all(LockRequest.of(a),
 					mixed ? LockRequest.of(b).withMode(LockMode.WRITE) : LockRequest.of(b));
-			lock.tryAcquire(both.withMinimumHold(Duration.ofSeconds(1))).orElseThrow().close();
+			lock.tryAcquire(both.withMinimumHold(MINIMUM_HOLD)).orElseThrow().close();
 			assertThat(isLockedInStore(a) && isLockedInStore(b))
 				.as("both keys kept for the minimum hold of the request, %s", mixed ? "one by one" : "together")
 				.isTrue();
