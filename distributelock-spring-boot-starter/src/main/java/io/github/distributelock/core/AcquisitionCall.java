@@ -3,6 +3,7 @@ package io.github.distributelock.core;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -193,12 +194,20 @@ abstract class AcquisitionCall<T, A> {
 			logger.debug("Retrying " + describe() + " in " + this.parts.store().name() + " in "
 					+ TimeUnit.NANOSECONDS.toMillis(pause) + " ms after a store failure: " + failure.getMessage());
 		}
+		CompletableFuture<Void> paused = new CompletableFuture<>();
 		try {
-			this.parts.store().schedule(() -> this.executor.execute(this::attempt), pause);
+			ScheduledFuture<?> due = this.parts.store().schedule(() -> paused.complete(null), pause);
+			paused.whenComplete((ended, endedEarly) -> due.cancel(false));
 		}
 		catch (RejectedExecutionException ex) {
 			failed(this.lifecycle.shuttingDown(key(), failure));
+			return;
 		}
+		// A wait like any other: a caller who gives up (a cancelled future, an interrupt,
+		// the shutdown) ends it, and the call lets go of the key at once, not up to a
+		// second later.
+		waitingOn(paused);
+		paused.whenComplete((ended, endedEarly) -> this.executor.execute(this::attempt));
 	}
 
 	final void failed(Throwable failure) {

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -232,9 +233,12 @@ final class StoreCalls {
 		this.retries.releaseLater(claim.on(null), delayNanos);
 	}
 
-	/** Runs {@code task} after {@code delayNanos} on the engine's scheduler. */
-	void schedule(Runnable task, long delayNanos) {
-		this.scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+	/**
+	 * Runs {@code task} after {@code delayNanos} on the engine's scheduler.
+	 * @return the scheduled task, for a caller that may no longer need it
+	 */
+	ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+		return this.scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
 	}
 
 	/**
