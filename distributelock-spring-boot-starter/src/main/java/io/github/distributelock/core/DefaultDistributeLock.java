@@ -231,7 +231,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		String owner = (request.owner() != null) ? request.owner() : nextOwner();
 		LockKind kind = LockKind.of(request);
 		if (request.owner() != null) {
-			refuseWhileAReleaseIsPending(key, owner);
+			this.store.refuseWhileAReleaseIsPending(key, owner);
 			if (!kind.equals(LockKind.EXCLUSIVE)) {
 				slot.claimOwner(owner, kind, this.store.name());
 			}
@@ -247,21 +247,6 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			tracker.detached();
 		}
 		return acquisition;
-	}
-
-	/**
-	 * Refuses a claim with the owner value of a lock whose release is still to be sent:
-	 * the store could take the new claim for the old one, whose release would then end
-	 * it.
-	 */
-	private void refuseWhileAReleaseIsPending(String key, String owner) {
-		if (this.store.releasePending(key, owner)) {
-			throw new IllegalArgumentException("A release of lock '" + key + "' in " + this.store.name()
-					+ " with this owner value (lockValue) is still to be sent: the lock is kept in the store for its "
-					+ "minimum hold, or its release is retried after a store failure, and a claim with the same value "
-					+ "now would be ended by that release. Give each claim its own value (a UUID), or none: the "
-					+ "starter then makes one.");
-		}
 	}
 
 	@Override

@@ -75,6 +75,7 @@ final class MultiKeyBatches {
 
 	Optional<LockHandle> tryAcquire(LockRequest request, List<LockRequest> ordered, List<LockBackend.Claim> claims)
 			throws InterruptedException {
+		refuseWhileAReleaseIsPending(request, claims);
 		Deadline deadline = Deadline.after(request.waitTime());
 		Object reentrancyOwner = (request.owner() == null) ? Thread.currentThread() : null;
 		CallerRuns callerRuns = this.parts.store().callerRuns();
@@ -119,6 +120,12 @@ final class MultiKeyBatches {
 
 	CompletableFuture<Optional<LockHandle>> tryAcquireAsync(LockRequest request, List<LockRequest> ordered,
 			List<LockBackend.Claim> claims) {
+		try {
+			refuseWhileAReleaseIsPending(request, claims);
+		}
+		catch (IllegalArgumentException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 		Deadline deadline = Deadline.after(request.waitTime());
 		Entered entered = enter(request, ordered, claims, deadline, null, null);
 		BatchMembers members = new BatchMembers(entered.members);
@@ -146,6 +153,20 @@ final class MultiKeyBatches {
 		handle.whenComplete((result, failure) -> DefaultDistributeLock.endedByTheCaller(acquisition, failure));
 		members.detached();
 		return handle;
+	}
+
+	/**
+	 * Refuses the claims of an owner value the caller chose if a release of one of its
+	 * keys with that value is still to be sent, as a single-key claim is refused: that
+	 * release would end the new claim of the key.
+	 */
+	private void refuseWhileAReleaseIsPending(LockRequest request, List<LockBackend.Claim> claims) {
+		if (request.owner() == null) {
+			return;
+		}
+		for (LockBackend.Claim claim : claims) {
+			this.parts.store().refuseWhileAReleaseIsPending(claim.key(), claim.owner());
+		}
 	}
 
 	/**

@@ -187,6 +187,23 @@ final class StoreCalls {
 		return this.retries.pending(key, owner);
 	}
 
+	/**
+	 * Refuses a claim with the owner value of a lock whose release is still to be sent:
+	 * the store could take the new claim for the old one, whose release would then end
+	 * it.
+	 * @throws IllegalArgumentException if a release of {@code owner}'s lock on
+	 * {@code key} is pending
+	 */
+	void refuseWhileAReleaseIsPending(String key, String owner) {
+		if (releasePending(key, owner)) {
+			throw new IllegalArgumentException("A release of lock '" + key + "' in " + name()
+					+ " with this owner value (lockValue) is still to be sent: the lock is kept in the store for its "
+					+ "minimum hold, or its release is retried after a store failure, and a claim with the same value "
+					+ "now would be ended by that release. Give each claim its own value (a UUID), or none: the "
+					+ "starter then makes one.");
+		}
+	}
+
 	/** Whether the lock of {@code claim} can be handed over to another claim. */
 	boolean handsOver(LockBackend.Claim claim) {
 		return this.backend instanceof HandOverLockBackend
