@@ -94,7 +94,10 @@ final class MultiKeyHandle implements LockHandle {
 		if (earlier != null) {
 			return earlier;
 		}
-		return HandleRelease.endsWith(releaseEachAsync(), outcome);
+		// A copy: the caller may cancel it (a cancelled subscription does) or complete it
+		// (orTimeout) without stopping the releases of the keys not yet sent, which the
+		// keys taken one after the other chain to it.
+		return HandleRelease.endsWith(releaseEachAsync(), outcome).copy();
 	}
 
 	private CompletableFuture<Void> releaseEachAsync() {

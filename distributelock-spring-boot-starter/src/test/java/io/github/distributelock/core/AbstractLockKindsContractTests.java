@@ -832,6 +832,34 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertThat(releasing).succeedsWithin(Duration.ofSeconds(10));
 	}
 
+	/**
+	 * The future releaseAsync() returns is the caller's: cancelling it (as a cancelled
+	 * subscription does) or completing it (orTimeout) while the release of a multi-key
+	 * handle is on its way to the store stops no release, of keys taken in one call or
+	 * one after the other.
+	 */
+	@Test
+	void aMultiKeyReleaseAsyncWhoseFutureItsCallerCancelsStillReleasesEveryKey() throws Exception {
+		String a = multiKey(0);
+		String b = multiKey(1);
+		CountingLockBackend backend = countingBackend();
+		DefaultDistributeLock lock = closeAfterTest(new DefaultDistributeLock(backend));
+		for (LockRequest request : List.of(LockRequest.all(LockRequest.of(a), LockRequest.of(b)),
+				LockRequest.all(LockRequest.of(a), LockRequest.of(b).withMode(LockMode.READ)))) {
+			LockHandle both = lock.tryAcquire(request).orElseThrow();
+			CompletableFuture<Void> send = backend.holdBackReleases();
+			CompletableFuture<Void> releasing = both.releaseAsync();
+			releasing.cancel(false);
+			send.complete(null);
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(isLockedInStore(a) || isLockedInStore(b))
+					.as("a key of %s locked after its cancelled releaseAsync()", request.key())
+					.isFalse());
+			assertThat(lock.heldLocks()).isEmpty();
+			both.close();
+		}
+	}
+
 	@Test
 	void aMultiKeyRequestReentersTheKeysItsThreadHoldsAndKeepsThemAfterward() throws Exception {
 		DefaultDistributeLock lock = newLock();
