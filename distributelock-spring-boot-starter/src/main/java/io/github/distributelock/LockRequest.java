@@ -189,7 +189,8 @@ public final class LockRequest {
 	 * @param leaseTime the fixed lease, at least 1 ms, or {@code null} for a lease
 	 * renewed by the watchdog until the handle is closed
 	 * @return the new request
-	 * @throws IllegalArgumentException if the lease is under 1 ms
+	 * @throws IllegalArgumentException if the lease is under 1 ms, or shorter than the
+	 * minimum hold, or than that of a part of a multi-key request that sets no lease
 	 */
 	public LockRequest withLeaseTime(@Nullable Duration leaseTime) {
 		if (leaseTime != null && (leaseTime.isNegative() || leaseTime.toMillis() < 1)) {
@@ -197,6 +198,7 @@ public final class LockRequest {
 					+ "; pass null for a lease renewed by the watchdog");
 		}
 		checkMinimumHoldFits(this.minimumHold, leaseTime);
+		checkPartsFit(this.parts, this.minimumHold, leaseTime);
 		return copy(this.key, this.name, this.waitTime, leaseTime, this.owner);
 	}
 
@@ -257,7 +259,8 @@ public final class LockRequest {
 	 * least; {@link Duration#ZERO} (the default) for none
 	 * @return the new request
 	 * @throws IllegalArgumentException if the minimum hold is null or negative, or longer
-	 * than a fixed lease
+	 * than a fixed lease, or than that of a part of a multi-key request that sets no
+	 * minimum hold
 	 * @since 1.0.0
 	 */
 	public LockRequest withMinimumHold(Duration minimumHold) {
@@ -266,6 +269,7 @@ public final class LockRequest {
 					"minimumHold must not be negative, was " + minimumHold + "; use 0 for no minimum hold");
 		}
 		checkMinimumHoldFits(minimumHold, this.leaseTime);
+		checkPartsFit(this.parts, minimumHold, this.leaseTime);
 		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, this.fair,
 				this.permits, this.parts, minimumHold, this.skipWhenBusy);
 	}
@@ -283,6 +287,24 @@ public final class LockRequest {
 	public LockRequest withSkipWhenBusy(boolean skipWhenBusy) {
 		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, this.fair,
 				this.permits, this.parts, this.minimumHold, skipWhenBusy);
+	}
+
+	/**
+	 * Checks the lease and minimum hold each part of a multi-key request is taken with
+	 * (its own, or else the combined request's) as one key's are checked, so that a part
+	 * that could not be taken is refused now, not once some keys are taken.
+	 */
+	private static void checkPartsFit(List<LockRequest> parts, Duration minimumHold, @Nullable Duration leaseTime) {
+		for (LockRequest part : parts) {
+			Duration partLease = (part.leaseTime != null) ? part.leaseTime : leaseTime;
+			Duration partHold = (!part.minimumHold.isZero()) ? part.minimumHold : minimumHold;
+			if (partLease != null && partHold.compareTo(partLease) > 0) {
+				throw new IllegalArgumentException("The key '" + part.key + "' of a multi-key request would be taken "
+						+ "with a minimumHold (" + partHold + ") that must not be longer than the fixed leaseTime ("
+						+ partLease + "), one set on the key and the other on the combined request; set both on the "
+						+ "key, lengthen the lease or shorten the minimum hold");
+			}
+		}
 	}
 
 	private static void checkMinimumHoldFits(Duration minimumHold, @Nullable Duration leaseTime) {
