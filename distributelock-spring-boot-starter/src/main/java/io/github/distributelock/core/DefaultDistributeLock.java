@@ -264,7 +264,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		CallerRuns callerRuns = this.store.callerRuns();
 		// A value may have locked from another instance: the store checks the owner.
 		CompletableFuture<Boolean> released = (held != null) ? held.releaseAll(callerRuns.forRelease())
-				: this.store.releaseOnce(new LockBackend.Claim(lockKey, lockValue, callerRuns.forRelease()));
+				: this.store.releaseByValue(new LockBackend.Claim(lockKey, lockValue, callerRuns.forRelease()));
 		try {
 			return callerRuns.awaitUninterruptibly(released);
 		}

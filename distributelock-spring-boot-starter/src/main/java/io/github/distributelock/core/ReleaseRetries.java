@@ -153,6 +153,30 @@ final class ReleaseRetries {
 		return false;
 	}
 
+	/**
+	 * Takes off the list the releases of {@code owner}'s lock on {@code key} that are
+	 * retried or put off, for a caller that sends that release now.
+	 * @return what was withdrawn, or {@code null} if none was pending
+	 */
+	@Nullable Withdrawn withdraw(String key, String owner) {
+		Withdrawn withdrawn = null;
+		for (ReleaseRetry retry : this.retries) {
+			if (retry.claim.key().equals(key) && retry.claim.owner().equals(owner) && this.retries.remove(retry)) {
+				withdrawn = new Withdrawn(retry.leaseEndNanos);
+			}
+		}
+		return withdrawn;
+	}
+
+	/**
+	 * A pending release that a caller took over.
+	 *
+	 * @param leaseEndNanos until when to retry it if the caller's attempt fails, or
+	 * {@code null} for a store without leases
+	 */
+	record Withdrawn(@Nullable Long leaseEndNanos) {
+	}
+
 	/** Makes one last attempt for each release still retried, and waits for them. */
 	void drain(Duration timeout) {
 		for (ReleaseRetry retry : this.retries) {

@@ -180,6 +180,23 @@ final class StoreCalls {
 	}
 
 	/**
+	 * Releases a lock by its owner value, which this instance may not hold: at once, also
+	 * one whose release is put off to the end of its minimum hold or retried after a
+	 * store failure, which is then no longer pending, so that the value is free for a new
+	 * claim once this release has ended. If the store fails, such a release is retried as
+	 * before; any other is not, as it may not be this instance's to retry.
+	 */
+	CompletableFuture<Boolean> releaseByValue(LockBackend.Claim claim) {
+		// Off the list before it is sent, so that no retry of it is sent after it.
+		ReleaseRetries.Withdrawn pending = this.retries.withdraw(claim.key(), claim.owner());
+		return releaseOnce(claim).whenComplete((released, failure) -> {
+			if (failure != null && pending != null) {
+				this.retries.retry(claim.on(null), pending.leaseEndNanos(), failure);
+			}
+		});
+	}
+
+	/**
 	 * Whether a release of {@code owner}'s lock on {@code key} is still to be sent:
 	 * retried after a store failure, or put off to the end of a minimum hold.
 	 */

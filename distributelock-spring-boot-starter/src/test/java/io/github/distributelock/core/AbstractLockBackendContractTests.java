@@ -1030,6 +1030,24 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * A lock kept for its minimum hold (on ZooKeeper, by a release put off to its end)
+	 * and then released by value is released at once: the value is free for a new claim.
+	 */
+	@Test
+	void aValueWhoseLockIsKeptForItsMinimumHoldIsFreeOnceReleasedByValue() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		lock.tryAcquire(LockRequest.of(key()).withOwner("value-1").withMinimumHold(Duration.ofMinutes(5)))
+			.orElseThrow()
+			.close();
+		assertThat(isLockedInStore(key())).isTrue();
+		assertThat(lock.releaseLock(key(), "value-1")).isTrue();
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(lock.tryLock(key(), "value-1", 0, -1)).as("the value claimed again once released").isTrue();
+		assertThat(lock.releaseLock(key(), "value-1")).isTrue();
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
 	private Optional<LockHandle> acquireQuietly(DefaultDistributeLock lock, Duration wait) {
 		try {
 			return lock.tryAcquire(key(), wait, null);
