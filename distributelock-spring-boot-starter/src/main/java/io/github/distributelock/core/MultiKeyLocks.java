@@ -77,39 +77,55 @@ final class MultiKeyLocks {
 
 	private void takeNext(LockRequest request, List<LockRequest> parts, int index, Deadline deadline,
 			List<LockHandle> taken, CompletableFuture<Optional<LockHandle>> result) {
-		if (index == parts.size()) {
-			if (!result.complete(Optional.of(new MultiKeyHandle(request.key(), taken, null)))) {
-				releaseInReverse(taken);
-			}
-			return;
-		}
-		if (result.isDone()) {
-			releaseInReverse(taken);
-			return;
-		}
-		CompletableFuture<Optional<LockHandle>> next = this.lock
-			.tryAcquireAsync(part(request, parts.get(index), deadline));
-		result.whenComplete((done, failure) -> {
-			// Completed by its caller (cancel, orTimeout) before this part was taken.
-			if (!next.isDone()) {
-				next.cancel(false);
-			}
-		});
-		next.whenComplete((handle, failure) -> {
-			if (failure != null || handle.isEmpty()) {
-				releaseInReverse(taken).whenComplete((released, releaseFailure) -> {
-					if (failure != null) {
-						result.completeExceptionally(StoreCalls.unwrap(failure));
-					}
-					else {
-						result.complete(Optional.empty());
-					}
-				});
+		// A part taken at once (a free key, a store that answers on the calling thread)
+		// is
+		// followed by the next in this loop, not in a call nested in its completion: a
+		// request of a few thousand keys overflowed the stack, and the future that ran
+		// the continuation swallowed the error, leaving the request neither taken nor
+		// ended, and its keys so far held.
+		for (int next = index;; next++) {
+			if (next == parts.size()) {
+				if (!result.complete(Optional.of(new MultiKeyHandle(request.key(), taken, null)))) {
+					releaseInReverse(taken);
+				}
 				return;
 			}
-			taken.add(handle.get());
-			takeNext(request, parts, index + 1, deadline, taken, result);
-		});
+			if (result.isDone()) {
+				releaseInReverse(taken);
+				return;
+			}
+			CompletableFuture<Optional<LockHandle>> part = this.lock
+				.tryAcquireAsync(part(request, parts.get(next), deadline));
+			result.whenComplete((done, failure) -> {
+				// Completed by its caller (cancel, orTimeout) before this part was taken.
+				if (!part.isDone()) {
+					part.cancel(false);
+				}
+			});
+			Optional<LockHandle> takenAtOnce = (part.isDone() && !part.isCompletedExceptionally()) ? part.join()
+					: Optional.empty();
+			if (takenAtOnce.isPresent()) {
+				taken.add(takenAtOnce.get());
+				continue;
+			}
+			int following = next + 1;
+			part.whenComplete((handle, failure) -> {
+				if (failure != null || handle.isEmpty()) {
+					releaseInReverse(taken).whenComplete((released, releaseFailure) -> {
+						if (failure != null) {
+							result.completeExceptionally(StoreCalls.unwrap(failure));
+						}
+						else {
+							result.complete(Optional.empty());
+						}
+					});
+					return;
+				}
+				taken.add(handle.get());
+				takeNext(request, parts, following, deadline, taken, result);
+			});
+			return;
+		}
 	}
 
 	/** The parts in the keys' global order; a plain sort, as a stream costs more here. */
