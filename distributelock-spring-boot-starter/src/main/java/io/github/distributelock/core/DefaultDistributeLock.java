@@ -55,8 +55,6 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	/** Completes when the first {@link #close()} has released everything. */
 	private final CompletableFuture<@Nullable Void> closeEnded = new CompletableFuture<>();
 
-	private volatile @Nullable Thread closingThread;
-
 	private final LockEventListener events;
 
 	private final ScheduledExecutorService scheduler;
@@ -351,7 +349,6 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			awaitTheFirstClose();
 			return;
 		}
-		this.closingThread = Thread.currentThread();
 		try {
 			releaseEverything();
 		}
@@ -363,11 +360,12 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	/**
 	 * A second caller returns once the first close has released everything, so that
 	 * nothing is held when any close() returns; a close re-entered from the first (by a
-	 * listener it notifies), or called on the thread the store's client answers on (which
-	 * the first may wait for), returns at once.
+	 * listener it notifies, or a stage of an acquisition it ends), or called on the
+	 * thread the store's client answers on (which the first may wait for), returns at
+	 * once.
 	 */
 	private void awaitTheFirstClose() {
-		if (this.closingThread == Thread.currentThread() || this.store.deliversAnswersOnThisThread()) {
+		if (this.lifecycle.closingOnThisThread() || this.store.deliversAnswersOnThisThread()) {
 			return;
 		}
 		boolean interrupted = false;

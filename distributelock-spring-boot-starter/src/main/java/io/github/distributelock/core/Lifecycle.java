@@ -39,6 +39,9 @@ final class Lifecycle {
 	/** Who closes: the first caller of {@link #close()}, alone. */
 	private final AtomicBoolean closing = new AtomicBoolean();
 
+	/** The thread of the first {@link #close()}, once it has begun. */
+	private volatile @Nullable Thread closingThread;
+
 	Lifecycle(String backend) {
 		this.backend = backend;
 	}
@@ -91,6 +94,9 @@ final class Lifecycle {
 		if (!this.closing.compareAndSet(false, true)) {
 			return false;
 		}
+		// Before the waiting acquisitions are ended: their callers' stages run on this
+		// thread, and one of them may close again.
+		this.closingThread = Thread.currentThread();
 		this.closed = true;
 		for (Runnable end : this.running.values()) {
 			end.run();
@@ -99,6 +105,14 @@ final class Lifecycle {
 			this.drained.countDown();
 		}
 		return true;
+	}
+
+	/**
+	 * Whether the calling thread is the one closing, so that a close it calls again (from
+	 * a stage or listener the shutdown runs) must not wait for the first.
+	 */
+	boolean closingOnThisThread() {
+		return this.closingThread == Thread.currentThread();
 	}
 
 	/**
