@@ -11,6 +11,7 @@ import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -84,19 +85,27 @@ class MultiKeyOwnerValueTests {
 			.isInstanceOf(IllegalArgumentException.class);
 	}
 
-	/** Takes {@code key} with {@code value}; its release is applied, its answer lost. */
+	/**
+	 * Takes {@code key} with {@code value}; its release is applied, its answer lost, and
+	 * so are those of its retries until the test ends, so that it stays pending.
+	 */
 	private void releaseFailsWithItsAnswerLost(String key, String value) throws InterruptedException {
 		assertThat(this.lock.tryLock(key, value, 0, -1)).isTrue();
-		this.backend.loseNextAnswer = true;
+		this.backend.loseAnswers = true;
 		assertThatExceptionOfType(DistributeLockException.class).isThrownBy(() -> this.lock.releaseLock(key, value));
 		assertThat(this.store.isLocked(key)).isFalse();
 		assertThat(this.backend.releases).hasValue(1);
 	}
 
-	/** Applies the next release, then fails it as if its answer had been lost. */
+	@AfterEach
+	void answerReleases() {
+		this.backend.loseAnswers = false;
+	}
+
+	/** Applies releases, then fails them as if their answers had been lost, while set. */
 	static final class AnswerLost extends CountingLockBackend {
 
-		volatile boolean loseNextAnswer;
+		volatile boolean loseAnswers;
 
 		AnswerLost(LockBackend delegate) {
 			super(delegate);
@@ -105,10 +114,9 @@ class MultiKeyOwnerValueTests {
 		@Override
 		public CompletionStage<Boolean> release(Claim claim) {
 			CompletionStage<Boolean> released = super.release(claim);
-			if (!this.loseNextAnswer) {
+			if (!this.loseAnswers) {
 				return released;
 			}
-			this.loseNextAnswer = false;
 			return released.thenCompose((applied) -> CompletableFuture.failedFuture(
 					new UncheckedIOException(new IOException("connection reset after the release was applied"))));
 		}

@@ -1,9 +1,12 @@
 package io.github.distributelock.redis;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.Closeables;
@@ -107,6 +110,39 @@ class RedisMultiKeyLocksTests {
 		assertThat(redis.store().hasKey("lock:" + this.key.name() + ".a")).isFalse();
 	}
 
+	/**
+	 * A multi-key claim with the owner value of a lock whose release is still retried
+	 * (applied by Redis, its answer lost) is refused: taken in one script, its key would
+	 * be deleted by that retry while its handle said held.
+	 */
+	@Test
+	void aMultiKeyClaimWithTheOwnerValueOfAReleaseStillRetriedIsRefused() throws Exception {
+		String a = this.key.name() + ".a";
+		String b = this.key.name() + ".b";
+		AnswersLost backend = new AnswersLost(newBackend());
+		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(backend));
+		assertThat(lock.tryLock(a, "value-1", 0, -1)).isTrue();
+		backend.loseAnswers = true;
+		try {
+			assertThatExceptionOfType(DistributeLockException.class).isThrownBy(() -> lock.releaseLock(a, "value-1"));
+			assertThat(redis.store().hasKey("lock:" + a)).isFalse();
+			LockRequest both = LockRequest.all(LockRequest.of(a), LockRequest.of(b)).withOwner("value-1");
+			Optional<LockHandle> taken = Optional.empty();
+			try {
+				taken = lock.tryAcquire(both);
+			}
+			catch (IllegalArgumentException ex) {
+				assertThat(ex).hasMessageContaining("is still to be sent");
+			}
+			taken.ifPresent(LockHandle::close);
+			assertThat(taken).as("taken although the retried release would delete its key").isEmpty();
+			assertThat(redis.store().hasKey("lock:" + a) || redis.store().hasKey("lock:" + b)).isFalse();
+		}
+		finally {
+			backend.loseAnswers = false;
+		}
+	}
+
 	private long fence(String key) {
 		return Long.parseLong(redis.store().opsForValue().get("{lock:" + key + "}:fence"));
 	}
@@ -117,6 +153,24 @@ class RedisMultiKeyLocksTests {
 
 	private CountingLockBackend countingBackend() {
 		return CountingLockBackend.of(newBackend());
+	}
+
+	/** Applies releases, then fails them as if their answers had been lost, while set. */
+	private static final class AnswersLost extends CountingLockBackend {
+
+		volatile boolean loseAnswers;
+
+		AnswersLost(LockBackend delegate) {
+			super(delegate);
+		}
+
+		@Override
+		public CompletionStage<Boolean> release(Claim claim) {
+			CompletionStage<Boolean> released = super.release(claim);
+			return (!this.loseAnswers) ? released : released.thenCompose((applied) -> CompletableFuture
+				.failedFuture(new UncheckedIOException(new IOException("connection reset after the release"))));
+		}
+
 	}
 
 	private LockBackend newBackend() {
