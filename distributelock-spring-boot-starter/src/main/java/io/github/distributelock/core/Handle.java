@@ -106,6 +106,41 @@ final class Handle implements LockHandle {
 	}
 
 	/**
+	 * Closes this entry of a multi-key request that was not taken whole: as
+	 * {@link #close()}, except that a lock whose last hold this is goes from the store at
+	 * once, whatever its minimum hold, since such a request leaves nothing in the store.
+	 */
+	void giveBack() {
+		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
+		if (this.release.closeOnce(outcome) != null) {
+			return;
+		}
+		if (this.lock.onTheStoresAnswerThread()) {
+			HandleRelease.endsWith(this.lock.giveBackHold(null), outcome)
+				.whenComplete((released, failure) -> logFailedRelease(failure));
+			return;
+		}
+		CallerRuns callerRuns = this.lock.callerRuns();
+		try {
+			callerRuns
+				.awaitUninterruptibly(HandleRelease.endsWith(this.lock.giveBackHold(callerRuns.forRelease()), outcome));
+		}
+		catch (ExecutionException ex) {
+			throw StoreCalls.asUnchecked(ex);
+		}
+	}
+
+	/** {@link #giveBack()} without blocking. */
+	CompletableFuture<Void> giveBackAsync() {
+		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
+		CompletableFuture<@Nullable Void> earlier = this.release.closeOnce(outcome);
+		if (earlier != null) {
+			return earlier;
+		}
+		return HandleRelease.endsWith(this.lock.giveBackHold(null), outcome).thenApply((released) -> null);
+	}
+
+	/**
 	 * Waits for the release an earlier call started ({@code releaseAsync}, or a close on
 	 * another thread), so that a caller of {@code close()} may count on the lock being
 	 * gone; not on the store's answer thread, which that release may still need. A

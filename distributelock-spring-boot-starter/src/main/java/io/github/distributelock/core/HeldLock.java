@@ -198,6 +198,16 @@ final class HeldLock {
 	}
 
 	/**
+	 * Gives back one reentrant hold taken by a call that did not get everything it asked
+	 * for (a multi-key request not taken whole): the last one releases the store at once,
+	 * whatever the minimum hold, as nothing of the call may stay in the store.
+	 */
+	CompletableFuture<Boolean> giveBackHold(@Nullable Executor callerExecutor) {
+		return (this.holds.decrementAndGet() > 0) ? CompletableFuture.completedFuture(true)
+				: release(callerExecutor, false, null);
+	}
+
+	/**
 	 * Releases the lock in the store at once, whatever the number of holds and the
 	 * minimum hold.
 	 * @param callerExecutor the thread of a caller that waits for the release anyway, or

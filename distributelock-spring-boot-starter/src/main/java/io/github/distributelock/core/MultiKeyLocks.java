@@ -157,12 +157,21 @@ final class MultiKeyLocks {
 		return (request.skipsWhenBusy()) ? taken.withSkipWhenBusy(true) : taken;
 	}
 
-	/** Releases on the caller's thread, which a blocking store may need. */
+	/**
+	 * Gives the keys back on the caller's thread, which a blocking store may need; at
+	 * once, whatever their minimum hold, as a request not taken whole leaves nothing in
+	 * the store (a key the thread held already keeps that hold).
+	 */
 	private static void closeInReverse(List<LockHandle> taken) {
 		for (int i = taken.size() - 1; i >= 0; i--) {
 			LockHandle handle = taken.get(i);
 			try {
-				handle.close();
+				if (handle instanceof Handle part) {
+					part.giveBack();
+				}
+				else {
+					handle.close();
+				}
 			}
 			catch (RuntimeException ex) {
 				logNotReleased(handle, ex);
@@ -170,12 +179,17 @@ final class MultiKeyLocks {
 		}
 	}
 
-	/** Completes once every release has ended, failed ones logged. */
+	/**
+	 * Gives the keys back as {@link #closeInReverse} does, without blocking; completes
+	 * once every release has ended, failed ones logged.
+	 */
 	private static CompletableFuture<Void> releaseInReverse(List<LockHandle> taken) {
 		CompletableFuture<?>[] releases = new CompletableFuture<?>[taken.size()];
 		for (int i = taken.size() - 1; i >= 0; i--) {
 			LockHandle handle = taken.get(i);
-			releases[i] = handle.releaseAsync().exceptionally((failure) -> {
+			CompletableFuture<Void> release = (handle instanceof Handle part) ? part.giveBackAsync()
+					: handle.releaseAsync();
+			releases[i] = release.exceptionally((failure) -> {
 				logNotReleased(handle, failure);
 				return null;
 			});
