@@ -114,7 +114,8 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	/**
 	 * What is left to take of {@code request}: the request itself, or the parts of a
 	 * multi-key request that the pipeline does not hold yet, with the request's wait,
-	 * owner, name, minimum hold and busy policy; a held part would wait for itself.
+	 * owner, name, lease, minimum hold and busy policy; a held part would wait for
+	 * itself.
 	 */
 	private static LockRequest notHeld(HeldKeys held, DistributeLock service, LockRequest request) {
 		if (!request.isMultiKey()) {
@@ -127,6 +128,7 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 		LockRequest rest = LockRequest.all(missing.toArray(LockRequest[]::new))
 			.withWaitTime(request.waitTime())
 			.withName(request.name())
+			.withLeaseTime(request.leaseTime())
 			.withMinimumHold(request.minimumHold())
 			.withSkipWhenBusy(request.skipsWhenBusy());
 		return (request.owner() != null) ? rest.withOwner(request.owner()) : rest;

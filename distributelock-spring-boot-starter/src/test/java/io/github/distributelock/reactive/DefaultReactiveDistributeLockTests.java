@@ -14,6 +14,7 @@ import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.HeldLockInfo;
 import io.github.distributelock.core.MemoryLockBackend;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
@@ -171,6 +172,28 @@ class DefaultReactiveDistributeLockTests {
 				.succeedsWithin(Duration.ofSeconds(10))
 				.isEqualTo(List.of("a", "b"));
 			await().atMost(Duration.ofSeconds(5)).until(() -> lock.heldLocks().isEmpty());
+		}
+	}
+
+	/**
+	 * The keys a nested multi-key request takes beside those the pipeline holds are taken
+	 * with everything the request asks for, its fixed lease too, not with a lease the
+	 * watchdog renews.
+	 */
+	@Test
+	void theKeysANestedMultiKeyRequestTakesKeepItsFixedLease() throws Exception {
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(new MemoryLockBackend())) {
+			ReactiveDistributeLock reactive = new DefaultReactiveDistributeLock(() -> lock);
+			Duration lease = Duration.ofSeconds(45);
+			LockRequest both = LockRequest.all(LockRequest.of("lease.a"), LockRequest.of("lease.b"))
+				.withLeaseTime(lease);
+			List<HeldLockInfo> held = reactive.withLockMono(LockRequest.of("lease.a"),
+					(outer) -> reactive.withLockMono(both, (inner) -> Mono.fromCallable(lock::heldLocks), BUSY), BUSY)
+				.block(Duration.ofSeconds(10));
+			assertThat(held).filteredOn((info) -> info.key().equals("lease.b")).singleElement().satisfies((info) -> {
+				assertThat(info.lease()).isEqualTo(lease);
+				assertThat(info.renewed()).isFalse();
+			});
 		}
 	}
 
