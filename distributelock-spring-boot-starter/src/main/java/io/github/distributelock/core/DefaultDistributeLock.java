@@ -98,9 +98,9 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		this.parts = new HeldLock.Parts(this.store, new Watchdog(this.store, this.scheduler, watchdogLease),
 				this.losses);
 		this.lifecycle = new Lifecycle(backend.name());
-		this.events = events;
+		this.events = GuardedLockTracker.guard(events);
 		this.multiKey = new MultiKeyLocks(this,
-				new MultiKeyBatches(this.locks, this.parts, this.lifecycle, events, this::nextOwner));
+				new MultiKeyBatches(this.locks, this.parts, this.lifecycle, this.events, this::nextOwner));
 		if (backend instanceof SessionLockBackend session) {
 			session.addLossListener(this.losses);
 		}

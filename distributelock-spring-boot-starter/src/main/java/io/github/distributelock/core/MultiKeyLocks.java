@@ -81,8 +81,9 @@ final class MultiKeyLocks {
 		// is
 		// followed by the next in this loop, not in a call nested in its completion: a
 		// request of a few thousand keys overflowed the stack, and the future that ran
-		// the continuation swallowed the error, leaving the request neither taken nor
-		// ended, and its keys so far held.
+		// the
+		// continuation swallowed the error, leaving the request neither taken nor ended,
+		// and its keys so far held.
 		for (int next = index;; next++) {
 			if (next == parts.size()) {
 				if (!result.complete(Optional.of(new MultiKeyHandle(request.key(), taken, null)))) {

@@ -102,15 +102,26 @@ final class Watchdog {
 	 */
 	private void tick() {
 		for (HeldLock lock : this.watched) {
-			CompletableFuture<Void> renewal = lock.lease.startRenewal();
-			if (renewal == null) {
-				if (lock.lease.ranOut()) {
-					lock.markLost("its lease ran out while its renewal was still waiting for the store");
-				}
-				continue;
+			try {
+				tick(lock);
 			}
-			renew(lock, renewal);
+			catch (RuntimeException | Error ex) {
+				// Thrown out of the periodic task, it would end the renewals of every
+				// lock.
+				logger.warn("Could not keep the lease of lock '" + lock.key + "' in " + this.store.name(), ex);
+			}
 		}
+	}
+
+	private void tick(HeldLock lock) {
+		CompletableFuture<Void> renewal = lock.lease.startRenewal();
+		if (renewal == null) {
+			if (lock.lease.ranOut()) {
+				lock.markLost("its lease ran out while its renewal was still waiting for the store");
+			}
+			return;
+		}
+		renew(lock, renewal);
 	}
 
 	/**

@@ -1,0 +1,101 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.distributelock.Closeables;
+import io.github.distributelock.LockHandle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A {@link LockTracker} must not throw, but one of an application's listeners may: the
+ * watchdog then goes on keeping the other locks, and the handle's own lost-lock listeners
+ * are still told.
+ */
+class ThrowingTrackerTests {
+
+	private static final Duration BOUND = Duration.ofSeconds(10);
+
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
+
+	@Test
+	void aTrackerThatThrowsAtALossStopsNeitherTheWatchdogNorTheLostListeners() throws Exception {
+		StuckRenewals store = new StuckRenewals(new MemoryLockBackend(), "tracker.stuck");
+		LockEventListener throwing = (key, name, backend) -> new LockTracker() {
+			@Override
+			public void lost(String reason) {
+				throw new IllegalStateException("a listener of the application failed");
+			}
+		};
+		DefaultDistributeLock lock = this.closeables
+			.add(new DefaultDistributeLock(store, Duration.ofMillis(300), false, throwing, null));
+		LockHandle kept = lock.tryAcquire("tracker.kept", Duration.ZERO, null).orElseThrow();
+		LockHandle stuck = lock.tryAcquire("tracker.stuck", Duration.ZERO, null).orElseThrow();
+		CountDownLatch told = new CountDownLatch(1);
+		stuck.onLost((handle) -> told.countDown());
+		// The renewal of tracker.stuck never answers: its lease runs out on a tick.
+		assertThat(told.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+		int renewalsAtTheLoss = store.renewals("tracker.kept");
+		await().atMost(BOUND).until(() -> store.renewals("tracker.kept") >= renewalsAtTheLoss + 3);
+		assertThat(kept.isHeld()).isTrue();
+		kept.close();
+	}
+
+	/** Never answers the renewals of one key. */
+	private static final class StuckRenewals implements LockBackend {
+
+		private final LockBackend delegate;
+
+		private final String stuckKey;
+
+		private final Map<String, AtomicInteger> renewals = new ConcurrentHashMap<>();
+
+		StuckRenewals(LockBackend delegate, String stuckKey) {
+			this.delegate = delegate;
+			this.stuckKey = stuckKey;
+		}
+
+		int renewals(String key) {
+			return this.renewals.computeIfAbsent(key, (any) -> new AtomicInteger()).get();
+		}
+
+		@Override
+		public String name() {
+			return this.delegate.name();
+		}
+
+		@Override
+		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+			return this.delegate.tryAcquire(claim, lease);
+		}
+
+		@Override
+		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+			this.renewals.computeIfAbsent(claim.key(), (any) -> new AtomicInteger()).incrementAndGet();
+			return claim.key().equals(this.stuckKey) ? new CompletableFuture<>() : this.delegate.renew(claim, lease);
+		}
+
+		@Override
+		public CompletionStage<Boolean> release(Claim claim) {
+			return this.delegate.release(claim);
+		}
+
+		@Override
+		public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+			return this.delegate.awaitRelease(claim, lastAttempt, deadline);
+		}
+
+	}
+
+}
