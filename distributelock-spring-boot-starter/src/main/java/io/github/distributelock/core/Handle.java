@@ -54,12 +54,7 @@ final class Handle implements LockHandle {
 
 	@Override
 	public CompletableFuture<Void> releaseAsync() {
-		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
-		CompletableFuture<@Nullable Void> earlier = this.release.closeOnce(outcome);
-		if (earlier != null) {
-			return earlier;
-		}
-		return HandleRelease.endsWith(this.lock.releaseHold(null), outcome).thenApply((released) -> null);
+		return endAsync(false);
 	}
 
 	/**
@@ -82,27 +77,7 @@ final class Handle implements LockHandle {
 	 */
 	@Override
 	public void close() {
-		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
-		CompletableFuture<@Nullable Void> earlier = this.release.closeOnce(outcome);
-		if (earlier != null) {
-			awaitEarlierRelease(earlier, this.lock.key);
-			return;
-		}
-		if (this.lock.onTheStoresAnswerThread()) {
-			// Waiting here would wait for an answer that this very thread delivers: the
-			// release ends once the thread is free again (store failures are retried).
-			HandleRelease.endsWith(this.lock.releaseHold(null), outcome)
-				.whenComplete((released, failure) -> logFailedRelease(failure));
-			return;
-		}
-		CallerRuns callerRuns = this.lock.callerRuns();
-		try {
-			callerRuns
-				.awaitUninterruptibly(HandleRelease.endsWith(this.lock.releaseHold(callerRuns.forRelease()), outcome));
-		}
-		catch (ExecutionException ex) {
-			throw StoreCalls.asUnchecked(ex);
-		}
+		end(false);
 	}
 
 	/**
@@ -111,33 +86,51 @@ final class Handle implements LockHandle {
 	 * once, whatever its minimum hold, since such a request leaves nothing in the store.
 	 */
 	void giveBack() {
+		end(true);
+	}
+
+	private void end(boolean givingBack) {
 		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
-		if (this.release.closeOnce(outcome) != null) {
+		CompletableFuture<@Nullable Void> earlier = this.release.closeOnce(outcome);
+		if (earlier != null) {
+			if (!givingBack) {
+				awaitEarlierRelease(earlier, this.lock.key);
+			}
 			return;
 		}
 		if (this.lock.onTheStoresAnswerThread()) {
-			HandleRelease.endsWith(this.lock.giveBackHold(null), outcome)
+			// Waiting here would wait for an answer that this very thread delivers: the
+			// release ends once the thread is free again (store failures are retried).
+			HandleRelease.endsWith(endHold(givingBack, null), outcome)
 				.whenComplete((released, failure) -> logFailedRelease(failure));
 			return;
 		}
 		CallerRuns callerRuns = this.lock.callerRuns();
 		try {
 			callerRuns
-				.awaitUninterruptibly(HandleRelease.endsWith(this.lock.giveBackHold(callerRuns.forRelease()), outcome));
+				.awaitUninterruptibly(HandleRelease.endsWith(endHold(givingBack, callerRuns.forRelease()), outcome));
 		}
 		catch (ExecutionException ex) {
 			throw StoreCalls.asUnchecked(ex);
 		}
 	}
 
+	private CompletableFuture<Boolean> endHold(boolean givingBack, @Nullable Executor callerExecutor) {
+		return givingBack ? this.lock.giveBackHold(callerExecutor) : this.lock.releaseHold(callerExecutor);
+	}
+
 	/** {@link #giveBack()} without blocking. */
 	CompletableFuture<Void> giveBackAsync() {
+		return endAsync(true);
+	}
+
+	private CompletableFuture<Void> endAsync(boolean givingBack) {
 		CompletableFuture<@Nullable Void> outcome = new CompletableFuture<>();
 		CompletableFuture<@Nullable Void> earlier = this.release.closeOnce(outcome);
 		if (earlier != null) {
 			return earlier;
 		}
-		return HandleRelease.endsWith(this.lock.giveBackHold(null), outcome).thenApply((released) -> null);
+		return HandleRelease.endsWith(endHold(givingBack, null), outcome).thenApply((released) -> null);
 	}
 
 	/**
