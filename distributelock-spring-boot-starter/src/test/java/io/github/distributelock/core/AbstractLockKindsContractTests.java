@@ -503,6 +503,64 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 	}
 
 	/**
+	 * Waiters of other instances on a key kept for the rest of its holder's minimum hold
+	 * wait for the end of that hold: told of the cut lease, each attempts a handful of
+	 * times, not again and again until the hold ends, also when the attempts of the one
+	 * reach the store while the other waits.
+	 */
+	@Test
+	void waitersOnAKeyKeptForItsMinimumHoldAttemptOnlyAFewTimes() throws Exception {
+		Duration lease = Duration.ofSeconds(60);
+		List<LockRequest> kinds = List.of(LockRequest.of(key() + ".plain"),
+				LockRequest.of(key() + ".fair").withFair(true), LockRequest.of(key() + ".read").withMode(LockMode.READ),
+				LockRequest.of(key() + ".write").withMode(LockMode.WRITE),
+				LockRequest.of(key() + ".permit").withPermits(1));
+		for (LockRequest kind : kinds) {
+			String tag = LockKind.of(kind).tag();
+			List<CountingLockBackend> backends = List.of(countingBackend(), countingBackend());
+			List<DefaultDistributeLock> waiters = backends.stream()
+				.map((backend) -> closeAfterTest(new DefaultDistributeLock(backend)))
+				.toList();
+			// The waiters and the look into the store connected before the hold starts,
+			// so
+			// that the waits begin and the look ends long before it ends: a cluster's
+			// first
+			// call takes a few hundred milliseconds.
+			for (int i = 0; i < waiters.size(); i++) {
+				waiters.get(i).tryAcquire(LockRequest.of(key() + ".warm-up")).orElseThrow().close();
+				backends.get(i).acquireAttempts.set(0);
+			}
+			assertThat(isLockedInStore(kind.key())).isFalse();
+			DefaultDistributeLock holder = closeAfterTest(
+					new DefaultDistributeLock(trackBackend(newBackend()), lease, false, LockEventListener.NONE, null));
+			LockHandle held = holder.tryAcquire(kind.withMinimumHold(MINIMUM_HOLD)).orElseThrow();
+			LockRequest excluding = (kind.mode() == LockMode.READ) ? kind.withMode(LockMode.WRITE) : kind;
+			List<Future<Boolean>> waited = new ArrayList<>();
+			for (int i = 0; i < waiters.size(); i++) {
+				DefaultDistributeLock waiter = waiters.get(i);
+				waited.add(this.callers
+					.submit(() -> waiter.tryAcquire(excluding.withWaitTime(lease.dividedBy(2))).map((handle) -> {
+						handle.close();
+						return true;
+					}).orElse(false)));
+				assertThat(backends.get(i).waiting.await(20, TimeUnit.SECONDS)).isTrue();
+			}
+			held.close();
+			assertThat(isLockedInStore(kind.key())).as(tag + " lock kept for its minimum hold").isTrue();
+			for (Future<Boolean> taken : waited) {
+				assertThat(taken.get(lease.dividedBy(4).toSeconds(), TimeUnit.SECONDS))
+					.as(tag + " lock kept for a minimum hold of 0.5 s while other instances waited")
+					.isTrue();
+			}
+			for (CountingLockBackend backend : backends) {
+				assertThat(backend.acquireAttempts.get())
+					.as(tag + " lock's waiter's attempts while the key was kept for a minimum hold of 0.5 s")
+					.isLessThanOrEqualTo(6);
+			}
+		}
+	}
+
+	/**
 	 * Asserts that a claim with the owner value of a lock whose release is pending is
 	 * refused, or holds alone until well after {@code pendingUntil}
 	 * ({@link System#nanoTime()}): the end of the old lock's minimum hold, or the failure

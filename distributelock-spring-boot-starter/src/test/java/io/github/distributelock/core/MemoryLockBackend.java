@@ -51,9 +51,8 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 	private final AtomicLong tokens = new AtomicLong();
 
 	/**
-	 * How many times a holder or waiter left any key, guarded by the lock: an attempt
-	 * that failed passes it to the wait after it, which a release in between ends at
-	 * once.
+	 * How many times a holder or waiter left any key, guarded by the lock: each key
+	 * stamps its own changes with it ({@link KeyState#changed}).
 	 */
 	private long releases;
 
@@ -83,9 +82,10 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 		this.lock.lock();
 		try {
 			KeyState state = state(claim.key());
-			// A release between the attempt and this wait was told to nobody: the
-			// waiter attempts again at once.
-			if (!(lastAttempt.hint() instanceof Long releases) || releases != this.releases) {
+			// A release of this key between the attempt and this wait was told to
+			// nobody: the waiter attempts again at once. Releases of other keys are none
+			// of its business: woken by each, waiters of a busy store spun.
+			if (!(lastAttempt.hint() instanceof Long stamp) || stamp != state.changed) {
 				return CompletableFuture.completedFuture(null);
 			}
 			state.waiters.add(changed);
@@ -113,8 +113,7 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 					// The hint of a single attempt: without it, every wait after
 					// this attempt ended at once, and the request spun until the
 					// key was free.
-					return MultiKeyAcquireResult.heldByAnother(i,
-							AcquireResult.heldByAnother(null, MemoryLockBackend.this.releases));
+					return MultiKeyAcquireResult.heldByAnother(i, AcquireResult.heldByAnother(null, state.changed));
 				}
 			}
 			List<Long> tokens = new ArrayList<>();
@@ -167,6 +166,7 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 		this.lock.lock();
 		try {
 			List<KeyState> states = new ArrayList<>();
+			long releasesBefore = this.releases;
 			for (Claim claim : claims) {
 				KeyState state = state(claim.key());
 				state.expire(System.nanoTime());
@@ -177,8 +177,14 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 			}
 			finally {
 				for (KeyState state : states) {
-					wake.addAll(state.waiters);
-					state.waiters.clear();
+					// Only a change of the key can let a waiter in, as only one reaches a
+					// waiter of a store: woken by every attempt, two waiters of a key
+					// woke
+					// each other again and again until it was free.
+					if (state.changed > releasesBefore) {
+						wake.addAll(state.waiters);
+						state.waiters.clear();
+					}
 					if (state.isEmpty()) {
 						this.keys.remove(state.key);
 					}
@@ -215,8 +221,17 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 
 		final List<CompletableFuture<Void>> waiters = new ArrayList<>();
 
+		/**
+		 * The count of releases at this key's last change (a holder or waiter left it, or
+		 * a lease was cut), guarded by the lock: an attempt that failed passes it to the
+		 * wait after it, which a change in between ends at once. A key's state created
+		 * anew starts from the count of that moment, never from one an old wait holds.
+		 */
+		long changed;
+
 		KeyState(String key) {
 			this.key = key;
+			this.changed = ++MemoryLockBackend.this.releases;
 		}
 
 		@Nullable String exclusiveOwner() {
@@ -230,11 +245,11 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 		void expire(long now) {
 			if (this.exclusive != null && now - this.exclusive.expiresAt >= 0) {
 				this.exclusive = null;
-				MemoryLockBackend.this.releases++;
+				changed();
 			}
 			if (this.shared.values().removeIf((holder) -> now - holder.expiresAt >= 0)
 					| this.queue.values().removeIf((waiter) -> now - waiter.expiresAt >= 0)) {
-				MemoryLockBackend.this.releases++;
+				changed();
 			}
 		}
 
@@ -272,7 +287,12 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 					}
 				}
 			}
-			return AcquireResult.heldByAnother(holdersLeaseRemaining(now), MemoryLockBackend.this.releases);
+			return AcquireResult.heldByAnother(holdersLeaseRemaining(now), this.changed);
+		}
+
+		/** Counts a release (or a cut lease) of this key and stamps the key with it. */
+		private void changed() {
+			this.changed = ++MemoryLockBackend.this.releases;
 		}
 
 		/**
@@ -326,14 +346,14 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 			if (expiresAt - holder.expiresAt < 0) {
 				// A lease cut shorter is told to waiters as a release is (Redis publishes
 				// it): they timed their wait by the longer one.
-				MemoryLockBackend.this.releases++;
+				changed();
 			}
 			holder.expiresAt = expiresAt;
 			return true;
 		}
 
 		boolean release(String owner) {
-			MemoryLockBackend.this.releases++;
+			changed();
 			this.queue.remove(owner);
 			if (this.exclusive != null && this.exclusive.owner.equals(owner)) {
 				this.exclusive = null;
