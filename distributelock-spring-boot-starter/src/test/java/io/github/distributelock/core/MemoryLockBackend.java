@@ -8,6 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -43,6 +46,14 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 
 	/** How long a waiter's entry lives without being refreshed by an attempt. */
 	public static final Duration WAITER_LEASE = Duration.ofSeconds(10);
+
+	/**
+	 * Ends the waits that nothing ended before their deadline, and drops the timers of
+	 * those that something did. Without an executor of its own,
+	 * {@code CompletableFuture.delayedExecutor} starts a thread per wait on a machine of
+	 * two cores, even for a wait long over.
+	 */
+	private static final ScheduledExecutorService TIMEOUTS = timeouts();
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -93,8 +104,9 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 		finally {
 			this.lock.unlock();
 		}
-		CompletableFuture.delayedExecutor(deadline.remainingNanos(), TimeUnit.NANOSECONDS)
-			.execute(() -> changed.complete(null));
+		Future<?> timeout = TIMEOUTS.schedule(() -> changed.complete(null), deadline.remainingNanos(),
+				TimeUnit.NANOSECONDS);
+		changed.whenComplete((ended, failure) -> timeout.cancel(false));
 		return changed;
 	}
 
@@ -203,6 +215,16 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 
 	private KeyState state(String key) {
 		return this.keys.computeIfAbsent(key, KeyState::new);
+	}
+
+	private static ScheduledExecutorService timeouts() {
+		ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "memory-lock-backend-timeouts");
+			thread.setDaemon(true);
+			return thread;
+		});
+		timeouts.setRemoveOnCancelPolicy(true);
+		return timeouts;
 	}
 
 	private static long nanos(Duration duration) {
