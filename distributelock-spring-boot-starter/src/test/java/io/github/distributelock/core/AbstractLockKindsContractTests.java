@@ -481,11 +481,11 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 				LockRequest.of(key() + ".write").withMode(LockMode.WRITE),
 				LockRequest.of(key() + ".permit").withPermits(1));
 		for (LockRequest kind : kinds) {
-			DefaultDistributeLock holder = closeAfterTest(
-					new DefaultDistributeLock(trackBackend(newBackend()), lease, false, LockEventListener.NONE, null));
-			LockHandle held = holder.tryAcquire(kind.withMinimumHold(Duration.ofSeconds(1))).orElseThrow();
 			CountingLockBackend waiterBackend = countingBackend();
 			DefaultDistributeLock waiter = closeAfterTest(new DefaultDistributeLock(waiterBackend));
+			DefaultDistributeLock holder = closeAfterTest(
+					new DefaultDistributeLock(trackBackend(newBackend()), lease, false, LockEventListener.NONE, null));
+			LockHandle held = holder.tryAcquire(kind.withMinimumHold(MINIMUM_HOLD)).orElseThrow();
 			LockRequest excluding = (kind.mode() == LockMode.READ) ? kind.withMode(LockMode.WRITE) : kind;
 			boolean cutBeforeTheWaitStarts = kind.mode() != LockMode.READ && !kind.fair() && kind.permits() == 0;
 			CompletableFuture<Void> waitGo = cutBeforeTheWaitStarts ? waiterBackend.holdBackWaits()
@@ -494,10 +494,12 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 				.submit(() -> waiter.tryAcquire(excluding.withWaitTime(lease.dividedBy(2))));
 			assertThat(waiterBackend.waiting.await(20, TimeUnit.SECONDS)).isTrue();
 			held.close();
+			assertThat(isLockedInStore(kind.key())).as(LockKind.of(kind).tag() + " lock kept for its minimum hold")
+				.isTrue();
 			waitGo.complete(null);
 			// Long before the waiter's own wait, or the lease it was told of, would end.
 			assertThat(waited.get(lease.dividedBy(4).toSeconds(), TimeUnit.SECONDS))
-				.as(LockKind.of(kind).tag() + " lock cut to a minimum hold of 1 s while another instance waited")
+				.as(LockKind.of(kind).tag() + " lock cut to a minimum hold of 0.5 s while another instance waited")
 				.hasValueSatisfying(LockHandle::close);
 		}
 	}
