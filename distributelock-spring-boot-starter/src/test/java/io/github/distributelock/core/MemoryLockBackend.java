@@ -189,9 +189,9 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 			}
 			finally {
 				for (KeyState state : states) {
-					// Only a change of the key can let a waiter in, as only one reaches a
-					// waiter of a store: woken by every attempt, two waiters of a key woke
-					// each other again and again until it was free.
+					// Only a change of the key can let a waiter in, as only one reaches
+					// a waiter of a store: woken by every attempt, two waiters of a key
+					// woke each other again and again until it was free.
 					if (state.changed > releasesBefore) {
 						wake.addAll(state.waiters);
 						state.waiters.clear();
