@@ -20,19 +20,8 @@ record GuardedLockTracker(String key, String backend, LockTracker tracker) imple
 		if (events == LockEventListener.NONE) {
 			return events;
 		}
-		return new LockEventListener() {
-
-			@Override
-			public LockTracker acquiring(String key, String name, String backend) {
-				return acquiring(key, name, backend, LockKind.EXCLUSIVE);
-			}
-
-			@Override
-			public LockTracker acquiring(String key, String name, String backend, LockKind kind) {
-				return new GuardedLockTracker(key, backend, events.acquiring(key, name, backend, kind));
-			}
-
-		};
+		return (KindListener) (key, name, backend, kind) -> new GuardedLockTracker(key, backend,
+				events.acquiring(key, name, backend, kind));
 	}
 
 	@Override

@@ -56,20 +56,8 @@ public interface LockEventListener {
 			return listeners.get(0);
 		}
 		List<LockEventListener> all = List.copyOf(listeners);
-		return new LockEventListener() {
-
-			@Override
-			public LockTracker acquiring(String key, String name, String backend) {
-				return acquiring(key, name, backend, LockKind.EXCLUSIVE);
-			}
-
-			@Override
-			public LockTracker acquiring(String key, String name, String backend, LockKind kind) {
-				return new CompositeLockTracker(
-						all.stream().map((listener) -> listener.acquiring(key, name, backend, kind)).toList());
-			}
-
-		};
+		return (KindListener) (key, name, backend, kind) -> new CompositeLockTracker(
+				all.stream().map((listener) -> listener.acquiring(key, name, backend, kind)).toList());
 	}
 
 }
