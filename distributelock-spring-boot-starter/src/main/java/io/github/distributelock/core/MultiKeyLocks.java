@@ -77,13 +77,11 @@ final class MultiKeyLocks {
 
 	private void takeNext(LockRequest request, List<LockRequest> parts, int index, Deadline deadline,
 			List<LockHandle> taken, CompletableFuture<Optional<LockHandle>> result) {
-		// A part taken at once (a free key, a store that answers on the calling thread)
-		// is
-		// followed by the next in this loop, not in a call nested in its completion: a
-		// request of a few thousand keys overflowed the stack, and the future that ran
-		// the
-		// continuation swallowed the error, leaving the request neither taken nor ended,
-		// and its keys so far held.
+		// A part taken at once (a free key, a store that answers on this thread) is
+		// followed by the next one in this loop, not in a call nested in its
+		// completion: a request of a few thousand keys overflowed the stack, and the
+		// future that ran the continuation swallowed the error, leaving the request
+		// neither taken nor ended, and its keys so far held.
 		for (int next = index;; next++) {
 			if (next == parts.size()) {
 				if (!result.complete(Optional.of(new MultiKeyHandle(request.key(), taken, null)))) {
@@ -136,7 +134,6 @@ final class MultiKeyLocks {
 		return ordered;
 	}
 
-	/** A part with what is left of the combined wait, and the combined owner and name. */
 	/**
 	 * One part as it is taken: with the combined request's wait, owner and name, and its
 	 * lease, minimum hold and skip when busy for a part that sets none of its own.
