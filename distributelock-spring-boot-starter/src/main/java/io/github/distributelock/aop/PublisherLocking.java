@@ -44,25 +44,37 @@ final class PublisherLocking {
 		if (source == null) {
 			return null;
 		}
-		boolean skips = definition.skipsWhenBusy();
-		Supplier<Throwable> busy = () -> skips ? SKIPPED : definition.failure(request.key());
 		if (adapter.isMultiValue()) {
 			Flux<?> work = Flux.from(adapter.toPublisher(source));
+			if (!definition.skipsWhenBusy()) {
+				return adapter.fromPublisher(this.lock.withLock(request, (handle) -> work, busy(definition, request)));
+			}
 			return adapter.fromPublisher(Flux.defer(() -> {
 				AtomicBoolean started = new AtomicBoolean();
-				return this.lock.withLock(request, (handle) -> startedWork(started, work), busy)
+				return this.lock.withLock(request, (handle) -> startedWork(started, work), () -> SKIPPED)
 					.onErrorResume((failure) -> skipped(definition, request, started, failure),
 							(skipped) -> Flux.empty());
 			}));
 		}
 		Mono<?> work = Mono.from(adapter.toPublisher(source));
+		if (!definition.skipsWhenBusy()) {
+			return adapter.fromPublisher(this.lock.withLockMono(request, (handle) -> work, busy(definition, request)));
+		}
 		return adapter.fromPublisher(Mono.defer(() -> {
 			AtomicBoolean started = new AtomicBoolean();
-			return this.lock.withLockMono(request, (handle) -> startedWork(started, work), busy)
+			return this.lock.withLockMono(request, (handle) -> startedWork(started, work), () -> SKIPPED)
 				.onErrorResume((failure) -> skipped(definition, request, started, failure), (skipped) -> Mono.empty());
 		}));
 	}
 
+	private static Supplier<Throwable> busy(LockDefinition definition, LockRequest request) {
+		return () -> definition.failure(request.key());
+	}
+
+	/**
+	 * The work, noting that it has started: from then on, a failure is the work's own,
+	 * not the method's busy or shutdown answer (a skip).
+	 */
 	private static <P> P startedWork(AtomicBoolean started, P work) {
 		started.set(true);
 		return work;
@@ -70,9 +82,10 @@ final class PublisherLocking {
 
 	/**
 	 * Whether the call is skipped, as a blocking one would be: its lock was busy, or the
-	 * lock service shut down while it was asked for, for a method that skips when busy.
-	 * Once the work has {@code started}, its failures are its own, even a shutdown of a
-	 * lock it takes inside: ending them empty would report failed work as skipped.
+	 * lock service shut down while it was asked for; called for methods that skip when
+	 * busy only. Once the work has {@code started}, its failures are its own, even a
+	 * shutdown of a lock it takes inside: ending them empty would report failed work as
+	 * skipped.
 	 */
 	private static boolean skipped(LockDefinition definition, LockRequest request, AtomicBoolean started,
 			Throwable failure) {
@@ -83,7 +96,7 @@ final class PublisherLocking {
 			definition.busyPolicy().busy(request.key());
 			return true;
 		}
-		if (failure instanceof LockServiceShutdownException shutdown && definition.skipsWhenBusy()) {
+		if (failure instanceof LockServiceShutdownException shutdown) {
 			definition.busyPolicy().shuttingDown(request.key(), shutdown);
 			return true;
 		}
