@@ -102,8 +102,8 @@ final class LockStoreAddress {
 	static String withoutCredentials(String jdbcUrl) {
 		// Connector/J takes them in the host part too, where no ? or @ marks them:
 		// address=(host=db)(user=app)(password=secret) and
-		// (host=db,user=app,password=secret).
-		// Removed first, so that a ?, ; or @ in a password cannot hide the rest of it.
+		// (host=db,user=app,password=secret). Removed first, so that a ?, ; or @ in a
+		// password cannot hide the rest of it.
 		String url = jdbcUrl.replaceAll("(?i)\\((?:user|password)=[^),]*\\)", "");
 		url = url.replaceAll("(?i),\\s*(?:user|password)=[^,)]*", "");
 		url = url.replaceAll("(?i)\\(\\s*(?:user|password)=[^,)]*,\\s*", "(");

@@ -524,10 +524,8 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 				.map((backend) -> closeAfterTest(new DefaultDistributeLock(backend)))
 				.toList();
 			// The waiters and the look into the store connected before the hold starts,
-			// so
-			// that the waits begin and the look ends long before it ends: a cluster's
-			// first
-			// call takes a few hundred milliseconds.
+			// so that the waits begin and the look ends long before it ends: a cluster's
+			// first call takes a few hundred milliseconds.
 			for (int i = 0; i < waiters.size(); i++) {
 				waiters.get(i).tryAcquire(LockRequest.of(key() + ".warm-up")).orElseThrow().close();
 				backends.get(i).acquireAttempts.set(0);

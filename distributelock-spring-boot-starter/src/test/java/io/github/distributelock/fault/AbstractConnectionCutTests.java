@@ -354,8 +354,7 @@ abstract class AbstractConnectionCutTests {
 		await().atMost(Duration.ofSeconds(20)).until(() -> !isLocked(key));
 		// A lock taken while the store still reports the partition's session lost (on
 		// ZooKeeper, the expiry is heard just after the heal) is reported lost at once,
-		// by
-		// design: taken again once that report has passed, it is held.
+		// by design: taken again once that report has passed, it is held.
 		await().atMost(Duration.ofSeconds(30)).until(() -> {
 			try (LockHandle again = callerLock.tryAcquire(key, LEASE.plusSeconds(20), null).orElseThrow()) {
 				return again.isHeld();

@@ -109,8 +109,7 @@ class RedisSentinelFailoverTests {
 			}
 		}
 		// The promoted master has no replica left: with min-replicas-to-ack nothing can
-		// be
-		// acknowledged until one is back.
+		// be acknowledged until one is back.
 		redis.addReplicaOfPromotedMaster();
 		await("locks again").atMost(FAILOVER).ignoreExceptions().until(() -> {
 			Optional<LockHandle> probe = other.tryAcquire("failover.probe", Duration.ZERO, null);

@@ -30,8 +30,7 @@ public class BlockHoundExtension implements BeforeAllCallback {
 				.nonBlockingThreadPredicate(
 						(current) -> current.or((thread) -> thread.getName().endsWith("-EventThread")))
 				// The EventThread idles in a blocking take between events; what it runs
-				// for
-				// an event (watches, callbacks) must not block.
+				// for an event (watches, callbacks) must not block.
 				.allowBlockingCallsInside(ZOOKEEPER_EVENT_THREAD, "run")
 				.disallowBlockingCallsInside(ZOOKEEPER_EVENT_THREAD, "processEvent"));
 		}

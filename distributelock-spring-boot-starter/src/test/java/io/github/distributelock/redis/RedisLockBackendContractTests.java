@@ -113,8 +113,7 @@ class RedisLockBackendContractTests {
 			// server.
 			assertThat(stats.getProperty("cmdstat_evalsha")).startsWith("calls=2,");
 			// The fencing counter is raised to the server clock (TIME, SET) when behind
-			// it,
-			// as it is after any pause of a microsecond, else kept (PEXPIRE).
+			// it, as it is after any pause of a microsecond, else kept (PEXPIRE).
 			assertThat(commands)
 				.contains("cmdstat_evalsha", "cmdstat_set", "cmdstat_incr", "cmdstat_time", "cmdstat_get",
 						"cmdstat_publish", "cmdstat_del")

@@ -140,8 +140,7 @@ class ZooKeeperLockKindsCyclesTests {
 		// A caller that gives up hears it just before its node is deleted.
 		await().atMost(Duration.ofSeconds(10)).until(() -> queuedNodes(root) == 0);
 		// A queue left empty by members leaving at once goes with the server's reaper,
-		// and
-		// so does the root, whose deletion the next test must not count.
+		// and so does the root, whose deletion the next test must not count.
 		await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.store().checkExists().forPath(root) == null);
 	}
 

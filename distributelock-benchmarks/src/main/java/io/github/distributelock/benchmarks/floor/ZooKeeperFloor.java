@@ -62,9 +62,8 @@ public final class ZooKeeperFloor implements LockLibrary {
 				}
 				// The floor measures the raw client's two requests, not a recipe: a watch
 				// is what the lock libraries add, so it retries every millisecond
-				// (bounded
-				// by the wait), the tightest loop a user would write, as the other
-				// floors.
+				// (bounded by the wait), the tightest loop a user would write, as the
+				// other floors.
 				Thread.sleep(1);
 			}
 		}

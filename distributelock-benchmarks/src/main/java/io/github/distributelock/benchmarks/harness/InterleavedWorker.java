@@ -45,8 +45,7 @@ public final class InterleavedWorker {
 			}
 			long[][] samples = new long[names.size()][batches * batch];
 			// Warm-up batches until the JIT compiler settles (at least a few, at most 30
-			// s),
-			// so that no library is measured half-compiled.
+			// s), so that no library is measured half-compiled.
 			JitWarmup warmup = new JitWarmup(Duration.ZERO, LONGEST_WARMUP);
 			int warmupBatches = 0;
 			while (warmupBatches < WARMUP_ROUNDS || !warmup.done()) {

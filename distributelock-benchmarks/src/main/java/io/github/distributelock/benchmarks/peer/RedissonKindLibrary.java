@@ -70,8 +70,7 @@ public final class RedissonKindLibrary implements LockLibrary {
 			RPermitExpirableSemaphore semaphore = this.redisson.getPermitExpirableSemaphore(key);
 			if (this.permitsSet.add(key)) {
 				// Redisson's semaphore has no permits until they are set: once per key,
-				// in
-				// the warm-up.
+				// in the warm-up.
 				semaphore.trySetPermits(OursKindLibrary.PERMITS);
 			}
 			String permit = semaphore.tryAcquire(wait.toMillis(), PERMIT_LEASE_MILLIS, TimeUnit.MILLISECONDS);
