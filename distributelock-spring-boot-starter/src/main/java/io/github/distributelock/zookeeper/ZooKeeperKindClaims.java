@@ -124,10 +124,17 @@ final class ZooKeeperKindClaims {
 		 */
 		volatile @Nullable String after;
 
-		QueuedNode(String name, long token, long sessionId) {
+		/**
+		 * What tells whether the node is still alone in the queue it created, or
+		 * {@code null} for a node that joined a queue.
+		 */
+		final @Nullable ZooKeeperQueueWatch queueWatch;
+
+		QueuedNode(String name, long token, long sessionId, @Nullable ZooKeeperQueueWatch queueWatch) {
 			this.name = name;
 			this.token = token;
 			this.sessionId = sessionId;
+			this.queueWatch = queueWatch;
 			this.sequence = ZooKeeperKindNode.parse(name).sequence();
 		}
 

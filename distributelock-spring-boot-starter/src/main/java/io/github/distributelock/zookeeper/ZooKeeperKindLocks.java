@@ -117,15 +117,17 @@ final class ZooKeeperKindLocks {
 		}
 		CuratorFramework client = this.session.client();
 		TransactionOp op = client.transactionOp();
+		ZooKeeperQueueWatch queueWatch = new ZooKeeperQueueWatch();
 		try {
 			client.transaction()
-				.inBackground((curator, event) -> queueCreated(claim, path, prefix, attempt, event, result))
+				.inBackground((curator, event) -> queueCreated(claim, path, prefix, attempt, event, queueWatch, result))
 				.forOperations(op.create().uncompressed().withMode(CreateMode.CONTAINER).forPath(path, QUEUE_DATA),
 						op.create()
 							.uncompressed()
 							.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
 							.forPath(path + "/" + prefix, owner(claim)),
 						op.setData().uncompressed().forPath(path, QUEUE_DATA));
+			queueWatch.list(this.session, this.session.fixForNamespace(path));
 		}
 		catch (Exception ex) {
 			result.completeExceptionally(ex);
@@ -133,13 +135,13 @@ final class ZooKeeperKindLocks {
 	}
 
 	private void queueCreated(Claim claim, String path, String prefix, int attempt, CuratorEvent event,
-			CompletableFuture<AcquireResult> result) {
+			ZooKeeperQueueWatch queueWatch, CompletableFuture<AcquireResult> result) {
 		KeeperException.Code outcome = KeeperException.Code.get(event.getResultCode());
 		if (outcome == KeeperException.Code.OK) {
 			List<CuratorTransactionResult> results = event.getOpResults();
 			String name = ZKPaths.getNodeFromPath(results.get(1).getResultPath());
 			long token = results.get(2).getResultStat().getMzxid();
-			this.claims.remember(claim, new QueuedNode(name, token, this.session.sessionId()));
+			this.claims.remember(claim, new QueuedNode(name, token, this.session.sessionId(), queueWatch));
 			result.complete(AcquireResult.acquired(token));
 		}
 		else if (outcome == KeeperException.Code.NODEEXISTS) {
@@ -189,7 +191,7 @@ final class ZooKeeperKindLocks {
 		if (outcome == KeeperException.Code.OK) {
 			Stat stat = event.getStat();
 			QueuedNode node = new QueuedNode(ZKPaths.getNodeFromPath(event.getName()), stat.getCzxid(),
-					stat.getEphemeralOwner());
+					stat.getEphemeralOwner(), null);
 			this.claims.remember(claim, node);
 			list(claim, path, node, attempt, result);
 		}
@@ -284,7 +286,8 @@ final class ZooKeeperKindLocks {
 		if (node != null) {
 			// A later node of this backend keeps the queue: no need to read it first.
 			boolean othersBehind = this.claims.hasNodeAfter(claim, node);
-			return this.session.retriedOnReconnection(() -> this.releases.delete(queue, node.name, othersBehind))
+			return this.session
+				.retriedOnReconnection(() -> this.releases.delete(queue, node.name, othersBehind, node.queueWatch))
 				.thenApply((deleted) -> {
 					if (deleted != Deleted.NOTHING) {
 						this.claims.queueSeen(claim.key(), deleted == Deleted.NODE);

@@ -18,8 +18,9 @@ import org.jspecify.annotations.Nullable;
  * Deleting the last node of a queue deletes the queue in the same transaction, so that
  * plain attempts (and nodes of the original starter) find the path free at once. Whether
  * the node is the last is read first ({@code exists}, answered by the connected server
- * without a write): a write that fails still costs the ensemble a transaction, and with
- * waiters behind it the release must stay one delete, the whole hand-off.
+ * without a write) unless a {@link ZooKeeperQueueWatch} already tells: a write that fails
+ * still costs the ensemble a transaction, and with waiters behind it the release must
+ * stay one delete, the whole hand-off.
  */
 final class ZooKeeperKindReleases {
 
@@ -33,19 +34,15 @@ final class ZooKeeperKindReleases {
 
 	/**
 	 * Deletes the node {@code name} of {@code queue} (as the handle sees it).
-	 * @return what was deleted
-	 */
-	CompletableFuture<Deleted> delete(String queue, String name) {
-		return delete(queue, name, false);
-	}
-
-	/**
-	 * Deletes the node {@code name} of {@code queue} (as the handle sees it).
 	 * @param othersBehind whether other nodes are known to follow it, so that the queue
 	 * stays: the delete is sent at once, without reading the queue first
+	 * @param queueWatch what tells whether the node is alone in the queue it created, or
+	 * {@code null}: while it is, node and queue are deleted at once, without reading the
+	 * queue first
 	 * @return what was deleted
 	 */
-	CompletableFuture<Deleted> delete(String queue, String name, boolean othersBehind) {
+	CompletableFuture<Deleted> delete(String queue, String name, boolean othersBehind,
+			@Nullable ZooKeeperQueueWatch queueWatch) {
 		CompletableFuture<Deleted> deleted = new CompletableFuture<>();
 		ZooKeeper zooKeeper = this.session.handle(deleted);
 		if (zooKeeper == null) {
@@ -54,8 +51,34 @@ final class ZooKeeperKindReleases {
 		String node = queue + "/" + name;
 		if (othersBehind) {
 			deleteNode(zooKeeper, queue, node, deleted);
-			return deleted;
 		}
+		else if (queueWatch != null) {
+			queueWatch.alone().thenAccept((alone) -> {
+				if (alone) {
+					deleteWithQueue(zooKeeper, queue, node, deleted);
+				}
+				else {
+					deleteAfterReading(zooKeeper, queue, node, deleted);
+				}
+			});
+		}
+		else {
+			deleteAfterReading(zooKeeper, queue, node, deleted);
+		}
+		return deleted;
+	}
+
+	/**
+	 * Deletes the node {@code name} of {@code queue} (as the handle sees it), reading the
+	 * queue first to learn whether the node is its last.
+	 * @return what was deleted
+	 */
+	CompletableFuture<Deleted> delete(String queue, String name) {
+		return delete(queue, name, false, null);
+	}
+
+	private void deleteAfterReading(ZooKeeper zooKeeper, String queue, String node,
+			CompletableFuture<Deleted> deleted) {
 		zooKeeper.exists(queue, false, (code, path, context, stat) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
 			if (outcome == KeeperException.Code.NONODE) {
@@ -65,25 +88,30 @@ final class ZooKeeperKindReleases {
 				deleted.completeExceptionally(KeeperException.create(outcome, queue));
 			}
 			else if (stat.getNumChildren() <= 1) {
-				// Our node alone: the queue goes with it. Its version is not checked,
-				// as the transaction deletes our node first, which only this queue holds.
-				zooKeeper.multi(List.of(Op.delete(node, -1), Op.delete(queue, -1)),
-						(multiCode, multiPath, multiContext, results) -> {
-							KeeperException.Code multiOutcome = KeeperException.Code.get(multiCode);
-							if (multiOutcome == KeeperException.Code.NOTEMPTY) {
-								// Someone queued since the read.
-								deleteNode(zooKeeper, queue, node, deleted);
-							}
-							else {
-								completeDeleted(multiOutcome, node, Deleted.QUEUE, deleted);
-							}
-						}, null);
+				deleteWithQueue(zooKeeper, queue, node, deleted);
 			}
 			else {
 				deleteNode(zooKeeper, queue, node, deleted);
 			}
 		}, null);
-		return deleted;
+	}
+
+	/**
+	 * Deletes the node and its queue in one transaction, or the node alone when another
+	 * node joined the queue. The queue's version is not checked, as the transaction
+	 * deletes our node first, which only this queue holds.
+	 */
+	private void deleteWithQueue(ZooKeeper zooKeeper, String queue, String node, CompletableFuture<Deleted> deleted) {
+		zooKeeper.multi(List.of(Op.delete(node, -1), Op.delete(queue, -1)),
+				(multiCode, multiPath, multiContext, results) -> {
+					KeeperException.Code multiOutcome = KeeperException.Code.get(multiCode);
+					if (multiOutcome == KeeperException.Code.NOTEMPTY) {
+						deleteNode(zooKeeper, queue, node, deleted);
+					}
+					else {
+						completeDeleted(multiOutcome, node, Deleted.QUEUE, deleted);
+					}
+				}, null);
 	}
 
 	private void deleteNode(ZooKeeper zooKeeper, String queue, String node, CompletableFuture<Deleted> deleted) {
@@ -91,9 +119,8 @@ final class ZooKeeperKindReleases {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
 			completeDeleted(outcome, node, Deleted.NODE, deleted);
 			if (outcome == KeeperException.Code.OK) {
-				// The others may have left at the same time, each seeing the rest: the
-				// one
-				// that finds the queue empty afterwards removes it.
+				// The others may have left at the same time, each seeing the
+				// rest: the one that finds the queue empty afterwards removes it.
 				deleteIfEmpty(zooKeeper, queue, null);
 			}
 		}, null);

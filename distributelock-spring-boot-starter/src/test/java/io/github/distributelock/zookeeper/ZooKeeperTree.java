@@ -19,9 +19,22 @@ final class ZooKeeperTree {
 	 * write, failed writes and session changes included, moves it by one.
 	 */
 	static long lastZxid(EmbeddedZooKeeperExtension zooKeeper) throws Exception {
+		return Long.decode(srvr(zooKeeper, "Zxid:"));
+	}
+
+	/**
+	 * How many requests the server has received, from its {@code srvr} report: pings of
+	 * idle sessions included, and every report but this one (each counts itself after it
+	 * answers).
+	 */
+	static long requestsReceived(EmbeddedZooKeeperExtension zooKeeper) throws Exception {
+		return Long.parseLong(srvr(zooKeeper, "Received:"));
+	}
+
+	private static String srvr(EmbeddedZooKeeperExtension zooKeeper, String field) throws Exception {
 		String report = FourLetterWordMain.send4LetterWord("127.0.0.1", zooKeeper.port(), "srvr");
-		String line = report.lines().filter((each) -> each.startsWith("Zxid:")).findFirst().orElseThrow();
-		return Long.decode(line.substring("Zxid:".length()).trim());
+		String line = report.lines().filter((each) -> each.startsWith(field)).findFirst().orElseThrow();
+		return line.substring(field.length()).trim();
 	}
 
 	/** The children of {@code path}, none if it does not exist. */
