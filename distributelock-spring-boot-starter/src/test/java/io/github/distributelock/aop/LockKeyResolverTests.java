@@ -206,6 +206,16 @@ class LockKeyResolverTests {
 	}
 
 	@Test
+	void refusesAKotlinSuspendFunctionAtStartup() {
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "suspending", String.class,
+					kotlin.coroutines.Continuation.class))
+			.withMessageContaining(BadService.class.getName() + ".suspending")
+			.withMessageContaining("it is a Kotlin suspend function, which is not supported")
+			.withMessageContaining("Return a Mono or Flux from the method");
+	}
+
+	@Test
 	void classifiesWhenTheLockIsHeldByTheReturnType() throws Exception {
 		assertThat(ReturnShape.of(AbstractReactiveLockableTests.Work.class.getMethod("mono", String.class)).kind())
 			.isEqualTo(ReturnShape.Kind.PUBLISHER);
@@ -281,6 +291,12 @@ class LockKeyResolverTests {
 		@Lockable(key = "future")
 		java.util.concurrent.Future<String> plainFuture() {
 			return java.util.concurrent.CompletableFuture.completedFuture("done");
+		}
+
+		/** What a Kotlin {@code suspend fun work(id: String): String} compiles to. */
+		@Lockable(key = "suspending")
+		Object suspending(String id, kotlin.coroutines.Continuation<? super String> continuation) {
+			return "done";
 		}
 
 		@Lockable(key = "k", fields = "prodcut.id")
