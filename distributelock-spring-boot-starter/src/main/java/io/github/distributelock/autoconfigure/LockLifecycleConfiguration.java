@@ -42,6 +42,9 @@ class LockLifecycleConfiguration {
 		 */
 		static final int PHASE = 1024;
 
+		/** Why the lock service shuts down, as the exceptions of its acquisitions say. */
+		static final String CONTEXT_CLOSING = "the application context is closing";
+
 		private final ObjectProvider<DefaultDistributeLock> locks;
 
 		private volatile boolean running;
@@ -78,7 +81,7 @@ class LockLifecycleConfiguration {
 		public void stop() {
 			this.running = false;
 			if (this.closing) {
-				this.locks.orderedStream().forEach(DefaultDistributeLock::close);
+				this.locks.orderedStream().forEach((lock) -> lock.close(CONTEXT_CLOSING));
 			}
 		}
 

@@ -35,6 +35,11 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	/** The lease renewed by the watchdog when none is given. */
 	public static final Duration DEFAULT_WATCHDOG_LEASE = Duration.ofSeconds(30);
 
+	/**
+	 * Why a lock service closed by {@link #close()} shuts down, as its exceptions say.
+	 */
+	static final String CLOSED_DIRECTLY = "DefaultDistributeLock.close() was called";
+
 	/** How long {@link #close()} lets the acquisitions in flight end. */
 	private static final Duration SHUTDOWN_DRAIN_TIMEOUT = Duration.ofSeconds(5);
 
@@ -345,7 +350,18 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		if (!this.lifecycle.close()) {
+		close(CLOSED_DIRECTLY);
+	}
+
+	/**
+	 * Shuts the lock service down as {@link #close()} does, saying why in the
+	 * {@link io.github.distributelock.LockServiceShutdownException} of every acquisition
+	 * it ends or refuses. Only the first close's reason counts.
+	 * @param reason why the lock service shuts down, such as {@code "the application
+	 * context is closing"}
+	 */
+	public void close(String reason) {
+		if (!this.lifecycle.close(reason)) {
 			awaitTheFirstClose();
 			return;
 		}

@@ -34,6 +34,9 @@ final class Lifecycle {
 
 	private final String backend;
 
+	/** Why the lock service shuts down, as its exceptions say. */
+	private volatile String reason = DefaultDistributeLock.CLOSED_DIRECTLY;
+
 	private volatile boolean closed;
 
 	/** Who closes: the first caller of {@link #close()}, alone. */
@@ -88,12 +91,15 @@ final class Lifecycle {
 
 	/**
 	 * Refuses new acquisitions and ends the waiting ones.
+	 * @param reason why, as the exceptions of those acquisitions say
 	 * @return {@code false} if already closed
 	 */
-	boolean close() {
+	boolean close(String reason) {
 		if (!this.closing.compareAndSet(false, true)) {
 			return false;
 		}
+		// Before closed is set: whoever sees it closed reads the reason.
+		this.reason = reason;
 		// Before the waiting acquisitions are ended: their callers' stages run on this
 		// thread, and one of them may close again.
 		this.closingThread = Thread.currentThread();
@@ -130,7 +136,7 @@ final class Lifecycle {
 	}
 
 	LockServiceShutdownException shuttingDown(String key, @Nullable Throwable cause) {
-		return new LockServiceShutdownException(key, this.backend, cause);
+		return new LockServiceShutdownException(key, this.backend, this.reason, cause);
 	}
 
 }

@@ -68,7 +68,8 @@ class BusyPolicyTests {
 
 	@Test
 	void aCallEndedByTheShutdownOfTheLockServiceSkipsQuietlyOrFailsWithTheShutdown() {
-		LockServiceShutdownException shutdown = new LockServiceShutdownException("k", "redis", null);
+		LockServiceShutdownException shutdown = new LockServiceShutdownException("k", "redis",
+				"the application context is closing", null);
 		assertThat(definition(Jobs.class, "scheduled").busyPolicy().shuttingDown("k", shutdown)).isNull();
 		assertThat(definition(Jobs.class, "optional").busyPolicy().shuttingDown("k", shutdown))
 			.isEqualTo(Optional.empty());

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionStage;
 
 import io.github.distributelock.LockFailedException;
 import io.github.distributelock.LockLostException;
+import io.github.distributelock.LockServiceShutdownException;
 import io.github.distributelock.Lockable;
 import io.github.distributelock.LogLines;
 import io.github.distributelock.actuate.DistributeLockHealthIndicator;
@@ -21,6 +22,7 @@ import io.github.distributelock.autoconfigure.DistributeLockProperties.StartupCh
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Backends;
+import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockStoreProbe;
@@ -79,6 +81,26 @@ class TroubleshootingPageTests {
 	void quotesTheStartOfTheLostLockException() {
 		String message = new LockLostException("k", "redis").getMessage();
 		assertQuoted("LockLostException: " + message.substring(0, message.indexOf(';') + 1) + " ...");
+	}
+
+	@Test
+	void quotesTheShutdownOfTheLockServiceByTheContextAndByADirectClose() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withBean(LockBackend.class, StubBackend::new)
+			.run((context) -> {
+				DefaultDistributeLock lock = context.getBean(DefaultDistributeLock.class);
+				context.close();
+				assertShutdownQuoted(lock);
+			});
+		DefaultDistributeLock closedDirectly = new DefaultDistributeLock(new StubBackend());
+		closedDirectly.close();
+		assertShutdownQuoted(closedDirectly);
+	}
+
+	private static void assertShutdownQuoted(DefaultDistributeLock closed) {
+		assertThatExceptionOfType(LockServiceShutdownException.class)
+			.isThrownBy(() -> closed.tryAcquire("k", Duration.ZERO, null))
+			.satisfies((ex) -> assertQuoted("LockServiceShutdownException: " + ex.getMessage() + "`"));
 	}
 
 	@Test
