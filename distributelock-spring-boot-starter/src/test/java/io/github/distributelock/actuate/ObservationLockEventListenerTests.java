@@ -227,7 +227,7 @@ class ObservationLockEventListenerTests {
 
 	@Test
 	void aLockReportedLostWhileItWasAcquiredIsNeverCountedAsHeldNow() throws Exception {
-		SessionMemoryLockBackend backend = new SessionMemoryLockBackend();
+		SessionMemoryLockBackend backend = this.closeables.add(new SessionMemoryLockBackend());
 		backend.expireSessionAfterNextAcquire = true;
 		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(backend, Duration.ofSeconds(30),
 				false, new ObservationLockEventListener(this.observations), null));

@@ -28,6 +28,7 @@ class BackendLossReportTests {
 	@AfterEach
 	void close() {
 		this.lock.close();
+		this.backend.close();
 	}
 
 	@Test

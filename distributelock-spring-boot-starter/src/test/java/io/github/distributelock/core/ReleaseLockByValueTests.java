@@ -24,7 +24,7 @@ class ReleaseLockByValueTests {
 	@RegisterExtension
 	final Closeables closeables = new Closeables();
 
-	private final SessionMemoryLockBackend store = new SessionMemoryLockBackend();
+	private final SessionMemoryLockBackend store = this.closeables.add(new SessionMemoryLockBackend());
 
 	private final DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(this.store));
 
