@@ -12,7 +12,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.VirtualThreadContract;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
@@ -34,17 +33,6 @@ class JdbcLockBackendContractTests {
 
 		OnH2() {
 			super("h2");
-		}
-
-		/**
-		 * H2 shows no session waiting for the row (its sessions' {@code BLOCKER_ID} stays
-		 * empty), and a statement that waited for it fails once the transaction commits
-		 * ("Timeout trying to lock table"): the interleaving cannot be staged.
-		 */
-		@Test
-		@Override
-		@Disabled("H2 shows no statement waiting for a row lock, and fails the waiting statement at the commit")
-		void statementThatDrewItsTokenBeforeALaterHolderCannotUseItAfterThatHolderReleased() {
 		}
 
 	}
