@@ -48,8 +48,9 @@ class PostgresConnectionCutTests extends AbstractConnectionCutTests {
 
 	@Override
 	@Test
-	@Disabled("JDBC takes the keys of a multi-key request one after the other, not in one batch "
-			+ "(MultiKeyLockBackend), so there is no batch answer to lose; its multi-key path under a partition is "
+	@Disabled("JdbcLockBackend does not implement MultiKeyLockBackend: it takes the keys of a multi-key request "
+			+ "one after the other, not in one batch, so there is no batch answer to lose; its multi-key path under "
+			+ "a partition is "
 			+ "multiKeyCallerInterruptedInAStoreCallDuringAPartitionGetsInterruptedExceptionAndLeavesNothing")
 	void multiKeyAttemptWhoseAnswerIsLostIsGivenBackBeforeItIsTriedAgain() {
 	}

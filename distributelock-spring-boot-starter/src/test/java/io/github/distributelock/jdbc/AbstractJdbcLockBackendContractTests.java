@@ -289,9 +289,10 @@ abstract class AbstractJdbcLockBackendContractTests extends AbstractLockBackendC
 	}
 
 	/** Why the hand-over contract tests do not apply to JDBC, plain or sharded. */
-	static final String NO_HAND_OVER = "JDBC does not hand a lock over (HandOverLockBackend): a release and the next "
-			+ "holder's attempt are two statements, so there is no hand-over to give up or be interrupted in; an "
-			+ "interrupted wait is waiterInterruptedWhileWaitingGetsInterruptedExceptionAndTakesNothing";
+	static final String NO_HAND_OVER = "JdbcLockBackend and ShardedJdbcLockBackend do not implement "
+			+ "HandOverLockBackend: a release and the next holder's attempt are two statements, so there is no "
+			+ "hand-over to give up or be interrupted in; an interrupted wait is "
+			+ "waiterInterruptedWhileWaitingGetsInterruptedExceptionAndTakesNothing";
 
 	@Override
 	@Test
