@@ -23,6 +23,7 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -50,11 +51,19 @@ final class RedisScripts {
 	private final RedisAnswerThreads answerThreads;
 
 	/**
+	 * Whether the factory takes its connections from Lettuce's pool: its
+	 * {@code resetConnection()} then gives the shared connection back to the pool open,
+	 * and the factory takes one from the pool at its next use, which may connect, or wait
+	 * for the pool, however open the connection it gave back is.
+	 */
+	private final boolean pooled;
+
+	/**
 	 * The factory's shared connection, once a call has taken it from a factory that hands
-	 * it out as it is (it does not validate it, with a blocking PING, at each use): while
-	 * it is open, taking it blocks no more. {@code resetConnection()} or a stop closes
-	 * it, and the factory connects again at the next use; it is not open either while
-	 * Lettuce reconnects it.
+	 * it out as it is (it does not validate it, with a blocking PING, at each use) and
+	 * closes it when it lets go of it (no pool): while it is open, taking it blocks no
+	 * more. {@code resetConnection()} or a stop closes it, and the factory connects again
+	 * at the next use; it is not open either while Lettuce reconnects it.
 	 */
 	private volatile @Nullable StatefulConnection<?, ?> sharedConnection;
 
@@ -65,6 +74,7 @@ final class RedisScripts {
 		}
 		this.connectionFactory = (LettuceConnectionFactory) connectionFactory;
 		this.answerThreads = answerThreads;
+		this.pooled = this.connectionFactory.getClientConfiguration() instanceof LettucePoolingClientConfiguration;
 	}
 
 	private static Executor connectingExecutor() {
@@ -93,9 +103,11 @@ final class RedisScripts {
 	 * connection at its first use, and a dedicated one at every use, with a blocking
 	 * connect (for up to the connect timeout while Redis is down), again after
 	 * {@code resetConnection()}, and with {@code validateConnection} it sends a blocking
-	 * PING at every use: a caller that must not block (an event loop, a Reactor
-	 * non-blocking thread, the client's own threads) has the connection taken on
-	 * {@link #CONNECTING} unless the shared one is open and handed out as it is.
+	 * PING at every use; with a pool, it takes the shared connection from the pool again
+	 * after {@code resetConnection()}, which may connect or wait for the pool: a caller
+	 * that must not block (an event loop, a Reactor non-blocking thread, the client's own
+	 * threads) has the connection taken on {@link #CONNECTING} unless the shared one is
+	 * open and handed out as it is, without a pool.
 	 */
 	<T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
 		StatefulConnection<?, ?> shared = this.sharedConnection;
@@ -138,10 +150,12 @@ final class RedisScripts {
 	/**
 	 * Keeps the factory's shared connection, which {@code commands} run on when the
 	 * factory shares its connection, and forgets it when the factory no longer hands it
-	 * out as it is.
+	 * out as it is. A pooled one is never kept: once given back to the pool, it stays
+	 * open, so being open does not tell that the factory still holds it.
 	 */
 	private void remember(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-		if (!this.connectionFactory.getShareNativeConnection() || this.connectionFactory.getValidateConnection()) {
+		if (this.pooled || !this.connectionFactory.getShareNativeConnection()
+				|| this.connectionFactory.getValidateConnection()) {
 			if (this.sharedConnection != null) {
 				this.sharedConnection = null;
 			}

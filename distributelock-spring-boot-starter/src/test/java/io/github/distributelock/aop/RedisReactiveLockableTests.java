@@ -1,5 +1,6 @@
 package io.github.distributelock.aop;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.Predicate;
 
@@ -19,7 +20,9 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,7 +44,7 @@ class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 	protected ApplicationContextRunner contextRunner() {
 		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
-					"distributelock.type=redis");
+					"distributelock.type=redis", "spring.data.redis.lettuce.pool.enabled=false");
 	}
 
 	/**
@@ -86,6 +89,34 @@ class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 	}
 
 	/**
+	 * With Lettuce's pool, {@code resetConnection()} gives the shared connection back to
+	 * the pool open, and the factory takes one from the pool at its next use: here a
+	 * transaction has taken the old one, so the factory connects a new one, which a lock
+	 * taken on a Reactor thread must not make there (BlockHound fails it). Nor does the
+	 * lock's script go into the transaction.
+	 */
+	@Test
+	void aLockTakenOnAReactorThreadAfterAPooledSharedConnectionWasResetDoesNotConnectThere() {
+		lockOnReactorThreads().withPropertyValues("spring.data.redis.lettuce.pool.enabled=true").run((context) -> {
+			Work work = context.getBean(Work.class);
+			assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+				.isEqualTo("inner");
+			LettuceConnectionFactory factory = context.getBean(LettuceConnectionFactory.class);
+			assertThat(factory.getClientConfiguration()).isInstanceOf(LettucePoolingClientConfiguration.class);
+			try (RedisConnection transaction = factory.getConnection()) {
+				factory.resetConnection();
+				transaction.multi();
+				transaction.stringCommands().set(bytes("in-transaction"), bytes("1"));
+				assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+					.isEqualTo("inner");
+				assertThat(transaction.exec()).hasSize(1);
+			}
+			assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+				.isEqualTo("inner");
+		});
+	}
+
+	/**
 	 * With {@code validateConnection}, the factory sends a blocking PING at every use of
 	 * its shared connection, and connects again when it fails: a lock taken on a Reactor
 	 * thread must make neither there (BlockHound fails them).
@@ -107,6 +138,10 @@ class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 			.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class,
 					DistributeLockReactiveAutoConfiguration.class))
 			.withUserConfiguration(WorkConfiguration.class);
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
 	}
 
 	@Override
