@@ -61,11 +61,11 @@ final class RedisScripts {
 	/**
 	 * The factory's shared connection, once a call has taken it from a factory that hands
 	 * it out as it is (it does not validate it, with a blocking PING, at each use) and
-	 * closes it when it lets go of it (no pool): while it is open, taking it blocks no
-	 * more. {@code resetConnection()} or a stop closes it, and the factory connects again
-	 * at the next use; it is not open either while Lettuce reconnects it.
+	 * closes it when it lets go of it (no pool): while it is open, the factory holds it.
+	 * {@code resetConnection()} or a stop closes it, and the factory connects again at
+	 * the next use; it is not open either while Lettuce reconnects it.
 	 */
-	private volatile @Nullable StatefulConnection<?, ?> sharedConnection;
+	private volatile @Nullable Shared shared;
 
 	RedisScripts(RedisConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
@@ -104,17 +104,23 @@ final class RedisScripts {
 	 * connect (for up to the connect timeout while Redis is down), again after
 	 * {@code resetConnection()}, and with {@code validateConnection} it sends a blocking
 	 * PING at every use; with a pool, it takes the shared connection from the pool again
-	 * after {@code resetConnection()}, which may connect or wait for the pool: a caller
+	 * after {@code resetConnection()}, which may connect or wait for the pool. A caller
 	 * that must not block (an event loop, a Reactor non-blocking thread, the client's own
-	 * threads) has the connection taken on {@link #CONNECTING} unless the shared one is
-	 * open and handed out as it is, without a pool.
+	 * threads) never asks the factory: it sends on the shared connection while that is
+	 * open, and has the connection taken on {@link #CONNECTING} otherwise. A reset
+	 * between its look and its command closes the connection under the command, which
+	 * fails as any command on a connection being closed.
 	 */
 	<T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
-		StatefulConnection<?, ?> shared = this.sharedConnection;
-		if ((shared == null || !shared.isOpen()) && mustNotBlock(Thread.currentThread())) {
-			return CompletableFuture.supplyAsync(() -> sendNow(command), CONNECTING).thenCompose(Function.identity());
+		Thread sender = Thread.currentThread();
+		if (!mustNotBlock(sender)) {
+			return sendNow(command);
 		}
-		return sendNow(command);
+		Shared known = this.shared;
+		if (known != null && known.connection().isOpen()) {
+			return command.apply(known.commands()).whenComplete((result, failure) -> answered(sender, failure));
+		}
+		return CompletableFuture.supplyAsync(() -> sendNow(command), CONNECTING).thenCompose(Function.identity());
 	}
 
 	private boolean mustNotBlock(Thread thread) {
@@ -139,12 +145,16 @@ final class RedisScripts {
 		}
 		return answer.whenComplete((result, failure) -> {
 			connection.close();
-			if (failure == null) {
-				// A failure may come from the client's timer thread, which delivers no
-				// answer.
-				this.answerThreads.answeredOnThisThread(sender);
-			}
+			answered(sender, failure);
 		});
+	}
+
+	private void answered(Thread sender, @Nullable Throwable failure) {
+		if (failure == null) {
+			// A failure may come from the client's timer thread, which delivers no
+			// answer.
+			this.answerThreads.answeredOnThisThread(sender);
+		}
 	}
 
 	/**
@@ -156,16 +166,17 @@ final class RedisScripts {
 	private void remember(RedisClusterAsyncCommands<byte[], byte[]> commands) {
 		if (this.pooled || !this.connectionFactory.getShareNativeConnection()
 				|| this.connectionFactory.getValidateConnection()) {
-			if (this.sharedConnection != null) {
-				this.sharedConnection = null;
+			if (this.shared != null) {
+				this.shared = null;
 			}
 			return;
 		}
 		StatefulConnection<?, ?> connection = (commands instanceof RedisAsyncCommands<?, ?> single)
 				? single.getStatefulConnection() : (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
 						? cluster.getStatefulConnection() : null;
-		if (connection != null && connection != this.sharedConnection) {
-			this.sharedConnection = connection;
+		Shared known = this.shared;
+		if (connection != null && (known == null || known.connection() != connection)) {
+			this.shared = new Shared(connection, commands);
 		}
 	}
 
@@ -184,6 +195,13 @@ final class RedisScripts {
 	private static Throwable unwrap(Throwable failure) {
 		return (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null)
 				? failure.getCause() : failure;
+	}
+
+	/**
+	 * The factory's shared connection, and the commands of it that the factory hands out.
+	 */
+	private record Shared(StatefulConnection<?, ?> connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
+
 	}
 
 	/**

@@ -2,10 +2,12 @@ package io.github.distributelock.aop;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 
 import io.github.distributelock.autoconfigure.DistributeLockAutoConfiguration;
 import io.github.distributelock.autoconfigure.DistributeLockReactiveAutoConfiguration;
+import io.github.distributelock.core.EventLoopThreads;
 
 import io.github.distributelock.reactive.BlockHoundExtension;
 import org.junit.jupiter.api.Tag;
@@ -20,7 +22,10 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -117,6 +122,26 @@ class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 	}
 
 	/**
+	 * A {@code resetConnection()} can land between a call's look at the shared connection
+	 * (open) and its taking a connection from the factory, which then connects: a lock
+	 * taken on a Reactor thread while the shared connection is open must not ask the
+	 * factory there (BlockHound fails the connect). Without a pool.
+	 */
+	@Test
+	void aResetRacingALockTakenOnAReactorThreadDoesNotMakeItConnectThere() {
+		lockOnReactorThreads().withUserConfiguration(ResetRacingConfiguration.class).run((context) -> {
+			Work work = context.getBean(Work.class);
+			assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+				.isEqualTo("inner");
+			ResetRacingFactory factory = context.getBean(ResetRacingFactory.class);
+			factory.armed.set(true);
+			assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+				.isEqualTo("inner");
+			assertThat(factory.armed).as("asked for a connection on an event loop").isTrue();
+		});
+	}
+
+	/**
 	 * With {@code validateConnection}, the factory sends a blocking PING at every use of
 	 * its shared connection, and connects again when it fails: a lock taken on a Reactor
 	 * thread must make neither there (BlockHound fails them).
@@ -138,6 +163,46 @@ class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 			.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class,
 					DistributeLockReactiveAutoConfiguration.class))
 			.withUserConfiguration(WorkConfiguration.class);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ResetRacingConfiguration {
+
+		@Bean
+		ResetRacingFactory redisConnectionFactory() {
+			return new ResetRacingFactory(new RedisStandaloneConfiguration("127.0.0.1", redis.port()));
+		}
+
+	}
+
+	/**
+	 * Once armed, resets its shared connection when an event loop asks it for a
+	 * connection, as another thread's reset could at that moment.
+	 */
+	static class ResetRacingFactory extends LettuceConnectionFactory {
+
+		final AtomicBoolean armed = new AtomicBoolean();
+
+		ResetRacingFactory(RedisStandaloneConfiguration configuration) {
+			super(configuration);
+		}
+
+		@Override
+		public RedisConnection getConnection() {
+			if (EventLoopThreads.onAnEventLoop() && this.armed.compareAndSet(true, false)) {
+				resetAsIfOnAnotherThread();
+			}
+			return super.getConnection();
+		}
+
+		/**
+		 * Closes the connection and waits for it to close: {@link BlockHoundExtension}
+		 * allows it, since another thread would make it.
+		 */
+		void resetAsIfOnAnotherThread() {
+			resetConnection();
+		}
+
 	}
 
 	private static byte[] bytes(String text) {
