@@ -3,6 +3,8 @@ package io.github.distributelock.redis;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.distributelock.core.EventLoopThreads;
+
 /**
  * The threads the Redis client has delivered this backend's answers on: the event loops
  * of its connections, learnt as they deliver. Netty's thread class alone cannot tell them
@@ -44,6 +46,14 @@ final class RedisAnswerThreads {
 
 	boolean contains(Thread thread) {
 		return this.threads.contains(thread);
+	}
+
+	/**
+	 * Whether a caller on {@code thread}, the calling one, must not block: an event loop,
+	 * a Reactor non-blocking thread, or one of these.
+	 */
+	boolean mustNotBlock(Thread thread) {
+		return EventLoopThreads.onAnEventLoop() || contains(thread);
 	}
 
 }

@@ -63,7 +63,7 @@ final class RedisReplicaAcks implements AutoCloseable {
 					+ "not a " + connectionFactory.getClass().getName());
 		}
 		this.route = lettuce.isClusterAware() ? new RedisClusterMasterRoute(lettuce)
-				: new RedisSingleMasterRoute(lettuce);
+				: new RedisSingleMasterRoute(lettuce, answerThreads);
 		this.minReplicas = minReplicas;
 		this.timeout = timeout;
 		this.blockingBound = Duration.ofMillis(lettuce.getTimeout()).multipliedBy(3).plus(timeout);

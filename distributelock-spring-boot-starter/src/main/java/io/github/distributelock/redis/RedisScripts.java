@@ -10,7 +10,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import io.github.distributelock.core.EventLoopThreads;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
@@ -44,7 +43,7 @@ final class RedisScripts {
 	 * Opens connections for callers that must not block; its threads end when idle, so it
 	 * needs no shutdown.
 	 */
-	private static final Executor CONNECTING = connectingExecutor();
+	static final Executor CONNECTING = connectingExecutor();
 
 	private final LettuceConnectionFactory connectionFactory;
 
@@ -113,7 +112,7 @@ final class RedisScripts {
 	 */
 	<T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
 		Thread sender = Thread.currentThread();
-		if (!mustNotBlock(sender)) {
+		if (!this.answerThreads.mustNotBlock(sender)) {
 			return sendNow(command);
 		}
 		Shared known = this.shared;
@@ -121,10 +120,6 @@ final class RedisScripts {
 			return command.apply(known.commands()).whenComplete((result, failure) -> answered(sender, failure));
 		}
 		return CompletableFuture.supplyAsync(() -> sendNow(command), CONNECTING).thenCompose(Function.identity());
-	}
-
-	private boolean mustNotBlock(Thread thread) {
-		return EventLoopThreads.onAnEventLoop() || this.answerThreads.contains(thread);
 	}
 
 	@SuppressWarnings("unchecked")

@@ -25,6 +25,8 @@ final class RedisSingleMasterRoute implements RedisMasterRoute {
 
 	private final LettuceConnectionFactory connectionFactory;
 
+	private final RedisAnswerThreads answerThreads;
+
 	/** A lock, not a monitor: connecting blocks, and must not pin a virtual thread. */
 	private final ReentrantLock connecting = new ReentrantLock();
 
@@ -32,15 +34,25 @@ final class RedisSingleMasterRoute implements RedisMasterRoute {
 
 	private boolean closed;
 
-	RedisSingleMasterRoute(LettuceConnectionFactory connectionFactory) {
+	RedisSingleMasterRoute(LettuceConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
 		this.connectionFactory = connectionFactory;
+		this.answerThreads = answerThreads;
 	}
 
+	/**
+	 * Until the connection is open, a caller that must not block has it opened on
+	 * {@link RedisScripts#CONNECTING}: connecting blocks, and so may waiting for the lock
+	 * another caller connects under.
+	 */
 	@Override
 	public <R> CompletionStage<R> onMasterOf(byte[] key, Call<R> call) {
-		StatefulRedisConnection<byte[], byte[]> current;
+		StatefulRedisConnection<byte[], byte[]> current = this.connection;
+		if (current == null && this.answerThreads.mustNotBlock(Thread.currentThread())) {
+			return CompletableFuture.supplyAsync(this::connection, RedisScripts.CONNECTING)
+				.thenCompose((opened) -> call.run(opened, false));
+		}
 		try {
-			current = connection();
+			current = (current != null) ? current : connection();
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);

@@ -31,6 +31,7 @@ import org.springframework.data.redis.connection.lettuce.LettucePoolingClientCon
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Reactive and asynchronous {@code @Lockable} methods on Redis.
@@ -139,6 +140,25 @@ class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 				.isEqualTo("inner");
 			assertThat(factory.armed).as("asked for a connection on an event loop").isTrue();
 		});
+	}
+
+	/**
+	 * With replica acknowledgements, the lock writes on a connection of its own, which it
+	 * opens at its first use with a blocking connect: a lock taken on a Reactor thread
+	 * must not make that connect there (BlockHound fails it). No replica acknowledges
+	 * here, so the lock is refused for that.
+	 */
+	@Test
+	void theFirstLockWithReplicaAcknowledgementsTakenOnAReactorThreadDoesNotConnectThere() {
+		lockOnReactorThreads()
+			.withPropertyValues("distributelock.redis.min-replicas-to-ack=1",
+					"distributelock.redis.replica-ack-timeout=50ms")
+			.run((context) -> {
+				Work work = context.getBean(Work.class);
+				Throwable failure = catchThrowable(
+						() -> work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)));
+				assertThat(failure).hasStackTraceContaining("replicas required");
+			});
 	}
 
 	/**
