@@ -40,8 +40,9 @@ final class RedisScripts {
 	static final Script RENEW = Script.read("renew.lua", ScriptOutputType.INTEGER);
 
 	/**
-	 * Opens connections for callers that must not block; its threads end when idle, so it
-	 * needs no shutdown.
+	 * Takes connections from the factory, or opens the lock's own, for callers that must
+	 * not block (with a pool, for each of their commands); its threads end when idle, so
+	 * it needs no shutdown.
 	 */
 	static final Executor CONNECTING = connectingExecutor();
 
