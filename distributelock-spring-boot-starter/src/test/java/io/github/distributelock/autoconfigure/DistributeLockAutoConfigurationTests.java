@@ -39,6 +39,8 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 import org.springframework.data.redis.connection.RedisSentinelConnection;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 
@@ -66,6 +68,21 @@ class DistributeLockAutoConfigurationTests {
 				assertThat(handle.isHeld()).isTrue();
 			}
 		});
+	}
+
+	/**
+	 * commons-pool2 is on the test class path for the pool's own tests; the build turns
+	 * Lettuce's pool off for the others, so that they run what most applications run.
+	 */
+	@Test
+	void redisTestsRunWithoutLettucesPoolUnlessTheyAskForIt() {
+		this.contextRunner.withPropertyValues("distributelock.type=redis")
+			.run((context) -> assertThat(context.getBean(LettuceConnectionFactory.class).getClientConfiguration())
+				.isNotInstanceOf(LettucePoolingClientConfiguration.class));
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "spring.data.redis.lettuce.pool.enabled=true")
+			.run((context) -> assertThat(context.getBean(LettuceConnectionFactory.class).getClientConfiguration())
+				.isInstanceOf(LettucePoolingClientConfiguration.class));
 	}
 
 	@Test
