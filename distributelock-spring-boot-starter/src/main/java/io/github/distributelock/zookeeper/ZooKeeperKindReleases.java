@@ -60,6 +60,10 @@ final class ZooKeeperKindReleases {
 				else {
 					deleteAfterReading(zooKeeper, queue, node, deleted);
 				}
+			}).exceptionally((failure) -> {
+				// A request refused before it was sent: the release must still end.
+				deleted.completeExceptionally(failure);
+				return null;
 			});
 		}
 		else {
