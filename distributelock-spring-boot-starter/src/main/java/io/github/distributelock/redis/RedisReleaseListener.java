@@ -7,7 +7,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -81,6 +80,8 @@ final class RedisReleaseListener implements AutoCloseable {
 	 */
 	private final ScheduledThreadPoolExecutor background = timers("distributelock-subscribe-recovery");
 
+	private final RedisWaitDeadlines deadlines = new RedisWaitDeadlines(this.background);
+
 	private final RedisAnswerThreads answerThreads;
 
 	RedisReleaseListener(RedisConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
@@ -151,15 +152,7 @@ final class RedisReleaseListener implements AutoCloseable {
 	}
 
 	private void expireAt(CompletableFuture<Void> woken, Deadline deadline) {
-		try {
-			ScheduledFuture<?> expiry = this.background.schedule(() -> woken.complete(null), deadline.remainingNanos(),
-					TimeUnit.NANOSECONDS);
-			woken.whenComplete((result, failure) -> expiry.cancel(false));
-		}
-		catch (RejectedExecutionException ex) {
-			// Closing: the waiter's next attempt tells.
-			woken.complete(null);
-		}
+		this.deadlines.expireAt(woken, deadline);
 	}
 
 	private Channel join(String name, CompletableFuture<Void> waiter) {
@@ -167,10 +160,6 @@ final class RedisReleaseListener implements AutoCloseable {
 			Channel channel = (current != null) ? current : new Channel(key, this.answerThreads);
 			channel.waiters++;
 			channel.waiting.add(waiter);
-			if (channel.unsubscribe != null) {
-				channel.unsubscribe.cancel(false);
-				channel.unsubscribe = null;
-			}
 			CompletableFuture<Void> subscribed = channel.subscribed;
 			if (subscribed == null || subscribed.isCompletedExceptionally()) {
 				boolean retry = (subscribed != null);
@@ -188,26 +177,45 @@ final class RedisReleaseListener implements AutoCloseable {
 			}
 			current.waiters--;
 			if (current.waiters == 0) {
-				current.unsubscribe = scheduleUnsubscribe(current);
+				current.idleSinceNanos = System.nanoTime();
+				if (!current.unsubscribeSet) {
+					current.unsubscribeSet = scheduleUnsubscribe(current, LINGER.toNanos());
+				}
 			}
 			return current;
 		});
 	}
 
-	private @Nullable ScheduledFuture<?> scheduleUnsubscribe(Channel channel) {
+	/**
+	 * Sets the channel's one unsubscription timer, which waiters coming and going do not
+	 * move: each move woke the timer thread, at every hand-off under contention.
+	 * @return whether it is set
+	 */
+	private boolean scheduleUnsubscribe(Channel channel, long delayNanos) {
 		try {
-			return this.background.schedule(() -> unsubscribeIfIdle(channel), LINGER.toNanos(), TimeUnit.NANOSECONDS);
+			this.background.schedule(() -> unsubscribeIfIdle(channel), delayNanos, TimeUnit.NANOSECONDS);
+			return true;
 		}
 		catch (RejectedExecutionException ex) {
 			// Closing: the container drops every subscription.
-			return null;
+			return false;
 		}
 	}
 
 	private void unsubscribeIfIdle(Channel channel) {
 		AtomicBoolean idle = new AtomicBoolean();
 		this.channels.computeIfPresent(channel.name, (key, current) -> {
-			if (current != channel || current.waiters > 0) {
+			if (current != channel) {
+				return current;
+			}
+			if (current.waiters > 0) {
+				// The waiter who leaves last sets the timer again.
+				current.unsubscribeSet = false;
+				return current;
+			}
+			long idleNanos = System.nanoTime() - current.idleSinceNanos;
+			if (idleNanos < LINGER.toNanos()) {
+				current.unsubscribeSet = scheduleUnsubscribe(current, LINGER.toNanos() - idleNanos);
 				return current;
 			}
 			idle.set(true);
@@ -285,6 +293,11 @@ final class RedisReleaseListener implements AutoCloseable {
 		return this.background.getQueue().size();
 	}
 
+	/** The deadlines of waits that have not ended yet: for tests. */
+	int pendingDeadlines() {
+		return this.deadlines.pendingDeadlines();
+	}
+
 	private static ThreadFactory daemon(String name) {
 		return (task) -> {
 			Thread thread = new Thread(task, name);
@@ -325,7 +338,11 @@ final class RedisReleaseListener implements AutoCloseable {
 		 */
 		@Nullable CompletableFuture<Void> subscribed;
 
-		@Nullable ScheduledFuture<?> unsubscribe;
+		/** When the last waiter left, on {@link System#nanoTime()}'s scale. */
+		long idleSinceNanos;
+
+		/** Whether a timer will look whether the channel has been idle long enough. */
+		boolean unsubscribeSet;
 
 		private final RedisAnswerThreads answerThreads;
 

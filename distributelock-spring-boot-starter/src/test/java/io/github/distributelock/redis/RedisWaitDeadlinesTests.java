@@ -1,0 +1,89 @@
+package io.github.distributelock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributelock.core.Deadline;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Waits end at their deadlines with one timer for the earliest: a deadline before every
+ * pending one sets a timer of its own, one after them waits for theirs, and the deadlines
+ * of waits that ended early are forgotten.
+ */
+class RedisWaitDeadlinesTests {
+
+	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1);
+
+	private final RedisWaitDeadlines deadlines = new RedisWaitDeadlines(this.timer);
+
+	@AfterEach
+	void stopTimer() {
+		this.timer.shutdownNow();
+	}
+
+	@Test
+	void anEarlierDeadlineAddedAfterALaterOneEndsItsWaitAtItsTime() throws Exception {
+		CompletableFuture<Void> late = new CompletableFuture<>();
+		CompletableFuture<Void> early = new CompletableFuture<>();
+		this.deadlines.expireAt(late, Deadline.after(Duration.ofSeconds(60)));
+		long start = System.nanoTime();
+		this.deadlines.expireAt(early, Deadline.after(Duration.ofMillis(200)));
+
+		early.get(10, TimeUnit.SECONDS);
+
+		assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(200).toNanos());
+		assertThat(late).isNotDone();
+		assertThat(this.deadlines.pendingDeadlines()).isOne();
+	}
+
+	@Test
+	void laterDeadlinesSetNoTimerOfTheirOwnAndEachEndsAtItsTime() throws Exception {
+		List<CompletableFuture<Void>> waits = new ArrayList<>();
+		long start = System.nanoTime();
+		for (int i = 1; i <= 5; i++) {
+			CompletableFuture<Void> wait = new CompletableFuture<>();
+			this.deadlines.expireAt(wait, Deadline.after(Duration.ofMillis(100L * i)));
+			waits.add(wait);
+		}
+		assertThat(this.timer.getQueue()).as("timers set").hasSize(1);
+
+		for (int i = 1; i <= 5; i++) {
+			waits.get(i - 1).get(10, TimeUnit.SECONDS);
+			assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(100L * i).toNanos());
+		}
+		assertThat(this.deadlines.pendingDeadlines()).isZero();
+	}
+
+	@Test
+	void aWaitEndedEarlyIsForgottenAndTheTimerSetForItMovesToTheNextDeadline() throws Exception {
+		CompletableFuture<Void> woken = new CompletableFuture<>();
+		CompletableFuture<Void> next = new CompletableFuture<>();
+		this.deadlines.expireAt(woken, Deadline.after(Duration.ofMillis(100)));
+		this.deadlines.expireAt(next, Deadline.after(Duration.ofMillis(300)));
+
+		woken.complete(null);
+
+		assertThat(this.deadlines.pendingDeadlines()).isOne();
+		next.get(10, TimeUnit.SECONDS);
+		assertThat(this.deadlines.pendingDeadlines()).isZero();
+	}
+
+	@Test
+	void aWaitWhoseTimerCannotBeSetAnyMoreEndsAtOnce() {
+		this.timer.shutdownNow();
+		CompletableFuture<Void> wait = new CompletableFuture<>();
+
+		this.deadlines.expireAt(wait, Deadline.after(Duration.ofSeconds(60)));
+
+		assertThat(wait).isCompleted();
+	}
+
+}
