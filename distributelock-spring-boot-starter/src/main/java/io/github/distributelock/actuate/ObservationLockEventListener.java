@@ -85,11 +85,12 @@ public class ObservationLockEventListener implements LockEventListener {
 		if (this.shards != null) {
 			context.setShard(this.shards.shardOf(key));
 		}
+		Observation parent = this.registry.getCurrentObservation();
 		Observation observation = DistributeLockObservationDocumentation.LOCK_ACQUISITION
 			.observation(this.acquisitionConvention, DefaultLockAcquisitionObservationConvention.INSTANCE,
 					() -> context, this.registry)
 			.start();
-		return new ObservedLock(context, observation, observation.openScope());
+		return new ObservedLock(context, parent, observation, observation.openScope());
 	}
 
 	/**
@@ -99,9 +100,17 @@ public class ObservationLockEventListener implements LockEventListener {
 
 		private final LockAcquisitionContext acquisitionContext;
 
+		/** The caller's observation, the parent of both the attempt and the hold. */
+		private final @Nullable Observation parent;
+
 		private final Observation acquisition;
 
 		private final Observation.Scope scope;
+
+		/** The thread that opened the scope: the only one where it may be closed. */
+		private final Thread scopeThread = Thread.currentThread();
+
+		private final AtomicBoolean scopeClosed = new AtomicBoolean();
 
 		private volatile @Nullable LockHoldContext holdContext;
 
@@ -119,8 +128,10 @@ public class ObservationLockEventListener implements LockEventListener {
 		 */
 		private volatile boolean lost;
 
-		ObservedLock(LockAcquisitionContext acquisitionContext, Observation acquisition, Observation.Scope scope) {
+		ObservedLock(LockAcquisitionContext acquisitionContext, @Nullable Observation parent, Observation acquisition,
+				Observation.Scope scope) {
 			this.acquisitionContext = acquisitionContext;
+			this.parent = parent;
 			this.acquisition = acquisition;
 			this.scope = scope;
 		}
@@ -134,10 +145,13 @@ public class ObservationLockEventListener implements LockEventListener {
 			context.setShard(this.acquisitionContext.getShard());
 			context.setKind(this.acquisitionContext.getKind());
 			this.holdContext = context;
+			// The attempt's parent, also when a non-blocking attempt ends on a thread
+			// where the caller's observation is not current.
 			this.hold = DistributeLockObservationDocumentation.LOCK_HOLD
 				.observation(ObservationLockEventListener.this.holdConvention,
 						DefaultLockHoldObservationConvention.INSTANCE, () -> context,
 						ObservationLockEventListener.this.registry)
+				.parentObservation(this.parent)
 				.start();
 			if (this.lost) {
 				endHold(true);
@@ -160,10 +174,30 @@ public class ObservationLockEventListener implements LockEventListener {
 			endAttempt(LockAcquisitionContext.Result.ERROR);
 		}
 
+		/**
+		 * The non-blocking API returns to its caller: the attempt's scope, opened on the
+		 * caller's thread, is closed there now, as the attempt ends on another thread.
+		 */
+		@Override
+		public void detached() {
+			closeScope();
+		}
+
 		private void endAttempt(LockAcquisitionContext.Result result) {
 			this.acquisitionContext.setResult(result);
-			this.scope.close();
+			closeScope();
 			this.acquisition.stop();
+		}
+
+		/**
+		 * Closes the scope once, on the thread that opened it: closed on another thread,
+		 * it would make the caller's observation current there, and leave the attempt
+		 * current on the caller's thread for whatever that thread observes next.
+		 */
+		private void closeScope() {
+			if (Thread.currentThread() == this.scopeThread && this.scopeClosed.compareAndSet(false, true)) {
+				this.scope.close();
+			}
 		}
 
 		@Override

@@ -113,10 +113,14 @@ final class BatchMembers {
 		}
 	}
 
-	/** Tells each key's tracker that the acquisition goes on without its caller. */
+	/**
+	 * Tells each key's tracker that the acquisition goes on without its caller, in the
+	 * reverse order of their creation, as each may close a scope opened on the caller's
+	 * thread.
+	 */
 	void detached() {
-		for (Member member : this.members) {
-			member.tracker().detached();
+		for (int i = this.members.size() - 1; i >= 0; i--) {
+			this.members.get(i).tracker().detached();
 		}
 	}
 
