@@ -298,7 +298,7 @@ final class JdbcLockKinds {
 	 * Whether the database says a table does not exist: SQLSTATE {@code 42P01} on
 	 * PostgreSQL, {@code 42S02} on MySQL, MariaDB and H2.
 	 */
-	private static boolean missingTable(SQLException ex) {
+	static boolean missingTable(SQLException ex) {
 		return "42P01".equals(ex.getSQLState()) || "42S02".equals(ex.getSQLState());
 	}
 

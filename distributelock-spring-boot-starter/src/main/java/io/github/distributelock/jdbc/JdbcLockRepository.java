@@ -12,10 +12,13 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 import io.github.distributelock.core.AcquireResult;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
@@ -36,6 +39,8 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  * transactions that lock.
  */
 final class JdbcLockRepository {
+
+	private static final Log logger = LogFactory.getLog(JdbcLockRepository.class);
 
 	private final DataSource dataSource;
 
@@ -234,9 +239,29 @@ final class JdbcLockRepository {
 		}
 		for (LockStatement statement : this.purgeKinds) {
 			// Waiters and holders of the other kinds whose lease ran out: inert rows.
-			deleted += execute(statement, Map.of("retention_ms", retentionMillis), PreparedStatement::executeUpdate);
+			deleted += purgeKind(statement, retentionMillis);
 		}
 		return deleted;
+	}
+
+	/**
+	 * Deletes the inert rows of one table of the other kinds: none when the table is
+	 * missing, as in a lock table created for plain locks only, which need none of them.
+	 */
+	private int purgeKind(LockStatement statement, long retentionMillis) {
+		try {
+			return execute(statement, Map.of("retention_ms", retentionMillis), PreparedStatement::executeUpdate);
+		}
+		catch (BadSqlGrammarException ex) {
+			if (!JdbcLockKinds.missingTable(ex.getSQLException())) {
+				throw ex;
+			}
+			if (logger.isDebugEnabled()) {
+				logger.debug("Nothing to purge beside the lock table " + this.tableName + ": "
+						+ ex.getSQLException().getMessage());
+			}
+			return 0;
+		}
 	}
 
 	/** The database clock in milliseconds since the epoch. */
