@@ -77,15 +77,16 @@ final class JdbcReleaseWaits {
 			return;
 		}
 		released.whenComplete((done, failure) -> listening.unregister(claim.key(), wake));
-		check(claim, deadline, released);
+		check(claim, deadline, released, Long.MAX_VALUE);
 	}
 
 	/**
 	 * Reads the row at the deadline, or sooner every {@link #checkEveryNanos}, while the
-	 * notification has not come.
+	 * notification has not come; and when the lease it read last ends, as a lease cut to
+	 * the rest of a minimum hold ends without a release that would notify.
 	 */
-	private void check(Claim claim, Deadline deadline, CompletableFuture<Void> released) {
-		long pause = Math.min(this.checkEveryNanos, deadline.remainingNanos());
+	private void check(Claim claim, Deadline deadline, CompletableFuture<Void> released, long leaseNanos) {
+		long pause = Math.min(Math.min(this.checkEveryNanos, deadline.remainingNanos()), leaseNanos);
 		CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS, executor(claim)).execute(() -> {
 			if (released.isDone()) {
 				return;
@@ -102,7 +103,8 @@ final class JdbcReleaseWaits {
 					released.complete(null);
 				}
 				else {
-					check(claim, deadline, released);
+					// A millisecond more, so that the database has ended the lease.
+					check(claim, deadline, released, TimeUnit.MILLISECONDS.toNanos(remaining + 1));
 				}
 			});
 		});

@@ -18,6 +18,7 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
 import io.github.distributelock.LogLines;
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
@@ -135,6 +136,31 @@ class PostgresReleaseNotificationTests {
 		long wakeUps = listener.wakeUps();
 		assertThat(handOffMillis(newLock(silent), waiterBackend, key)).isLessThan(WOKEN_WITHIN_MILLIS);
 		assertThat(listener.wakeUps()).isEqualTo(wakeUps);
+	}
+
+	/**
+	 * A holder that keeps the key for the rest of its minimum hold cuts its lease instead
+	 * of releasing it, so nothing notifies: the waiter's check that reads the cut lease
+	 * wakes the waiter when that lease ends, not at its next check, seconds later.
+	 */
+	@Test
+	void waiterTakesTheKeyWhenTheMinimumHoldOfItsHolderEndsNotAtItsNextCheck() throws Exception {
+		String key = "minimum-hold." + System.nanoTime();
+		DefaultDistributeLock holder = newLock(backend(database.newDataSource()));
+		JdbcLockBackend waiterBackend = backend(database.newDataSource());
+		waiterBackend.pace(SLOW, SLOW, Duration.ofSeconds(5));
+		listening(waiterBackend);
+		CountingLockBackend counting = CountingLockBackend.of(waiterBackend);
+		DefaultDistributeLock waiter = newLock(counting);
+		LockHandle held = holder.tryAcquire(LockRequest.of(key).withMinimumHold(Duration.ofSeconds(8))).orElseThrow();
+		long acquired = System.nanoTime();
+		CompletableFuture<Optional<LockHandle>> waiting = waiter
+			.tryAcquireAsync(LockRequest.of(key).withWaitTime(Duration.ofMinutes(2)));
+		assertThat(counting.waiting.await(20, TimeUnit.SECONDS)).isTrue();
+		held.close();
+		assertThat(waiting.get(1, TimeUnit.MINUTES)).hasValueSatisfying(LockHandle::close);
+		// The hold ends 8 s after the acquisition; the checks come 5 s apart.
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acquired)).isBetween(7_000L, 9_500L);
 	}
 
 	@Test
