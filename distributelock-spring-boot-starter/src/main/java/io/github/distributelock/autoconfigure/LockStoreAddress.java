@@ -107,6 +107,9 @@ final class LockStoreAddress {
 		String url = jdbcUrl.replaceAll("(?i)\\((?:user|password)=[^),]*\\)", "");
 		url = url.replaceAll("(?i),\\s*(?:user|password)=[^,)]*", "");
 		url = url.replaceAll("(?i)\\(\\s*(?:user|password)=[^,)]*,\\s*", "(");
+		// Connector/J reads jdbc:mysql://user:secret@host up to the first @ before any
+		// /, ? or #: a ; is part of the password there, so it goes before the parameters.
+		url = url.replaceFirst("(?i)^(jdbc:mysqlx?(?::[a-z]+)?://)[^/?#@]*@", "$1");
 		int parameters = indexOfAny(url, '?', ';');
 		if (parameters >= 0) {
 			url = url.substring(0, parameters);

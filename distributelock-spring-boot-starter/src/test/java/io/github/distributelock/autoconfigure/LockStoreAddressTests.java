@@ -16,6 +16,9 @@ class LockStoreAddressTests {
 			jdbc:postgresql://db:5432/app?user=app&password=secret | jdbc:postgresql://db:5432/app
 			jdbc:postgresql://db1:5432,db2:5432/app                | jdbc:postgresql://db1:5432,db2:5432/app
 			jdbc:mysql://app:secret@db:3306/app                    | jdbc:mysql://db:3306/app
+			jdbc:mysql://app:se;cret@db:3306/app                   | jdbc:mysql://db:3306/app
+			jdbc:mysql://app:se;cr=t@db:3306/app?useSSL=true       | jdbc:mysql://db:3306/app
+			jdbc:mysql:replication://app:s;c@db1,db2/app           | jdbc:mysql:replication://db1,db2/app
 			jdbc:mariadb://db/app?password=secret                  | jdbc:mariadb://db/app
 			jdbc:h2:tcp://127.0.0.1:9092/mem:locks;PASSWORD=secret | jdbc:h2:tcp://127.0.0.1:9092/mem:locks
 			jdbc:sqlserver://db:1433;databaseName=app;password=sec | jdbc:sqlserver://db:1433
