@@ -124,8 +124,12 @@ final class JdbcReleaseWaits {
 			else {
 				long jittered = pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
 				long next = Math.min(pause * 2, this.longestPauseNanos);
-				Executor delayed = CompletableFuture.delayedExecutor(Math.min(jittered, deadline.remainingNanos()),
-						TimeUnit.NANOSECONDS, executor(claim));
+				// Not past the lease just read, plus a millisecond: a lease cut to
+				// the rest of a minimum hold notifies nobody.
+				long untilFree = TimeUnit.MILLISECONDS.toNanos(remaining + 1);
+				Executor delayed = CompletableFuture.delayedExecutor(
+						Math.min(jittered, Math.min(deadline.remainingNanos(), untilFree)), TimeUnit.NANOSECONDS,
+						executor(claim));
 				delayed.execute(() -> poll(claim, deadline, next, released));
 			}
 		});
