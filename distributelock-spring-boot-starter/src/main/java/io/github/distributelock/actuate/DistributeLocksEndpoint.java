@@ -100,7 +100,8 @@ public class DistributeLocksEndpoint {
 	 * by a caller's value
 	 * @param kind the kind of lock: {@code exclusive}, {@code fair}, {@code read},
 	 * {@code write} or {@code permits}
-	 * @param permits the permits held, {@code 1} for every kind but {@code permits}
+	 * @param permits how many holders the key allows at once: {@code 1} for every kind
+	 * but {@code permits}, where this holder holds one of them
 	 * @param holds how many times this owner holds it: above {@code 1} when re-entered
 	 */
 	public record HeldLockDescriptor(String key, String backend, @Nullable String shard, String owner, Instant since,

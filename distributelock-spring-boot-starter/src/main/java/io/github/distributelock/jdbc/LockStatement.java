@@ -144,12 +144,12 @@ final class LockStatement {
 		return tableName + "_shards";
 	}
 
-	/** The statement with a {@code ?} for each parameter. */
 	/** The statement's resource, such as {@code postgresql/acquire.sql}, for messages. */
 	String name() {
 		return this.name;
 	}
 
+	/** The statement with a {@code ?} for each parameter. */
 	String sql() {
 		return this.sql;
 	}

@@ -123,8 +123,8 @@ public class ShardedJdbcLockBackend implements LockBackend, LockStoreProbe, Shar
 	}
 
 	/**
-	 * Reads each shard's database clock, and fails naming every shard that did not
-	 * answer.
+	 * Probes each shard (a read of one key's lease in its lock table), and fails naming
+	 * every shard that did not answer.
 	 */
 	@Override
 	public void probe() {
