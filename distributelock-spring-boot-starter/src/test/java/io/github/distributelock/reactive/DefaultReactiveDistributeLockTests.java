@@ -15,6 +15,7 @@ import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.HeldLockInfo;
+import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.MemoryLockBackend;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
@@ -55,6 +56,34 @@ class DefaultReactiveDistributeLockTests {
 			await().atMost(Duration.ofSeconds(5)).until(() -> lock.heldLocks().isEmpty());
 			assertThat(lock.tryAcquire("reactive.cancelled", Duration.ZERO, null)).isPresent()
 				.hasValueSatisfying((handle) -> handle.close());
+		}
+	}
+
+	/**
+	 * A reactive holder's lease is renewed by the watchdog like any other: the key stays
+	 * held in the store through work far longer than the lease, and is released when the
+	 * work ends.
+	 */
+	@Test
+	void theWatchdogRenewsTheLeaseOfAReactiveHolderThroughLongWork() throws Exception {
+		MemoryLockBackend store = new MemoryLockBackend();
+		CountingLockBackend backend = CountingLockBackend.of(store);
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(backend, Duration.ofMillis(300), false,
+				LockEventListener.NONE, null)) {
+			ReactiveDistributeLock reactive = new DefaultReactiveDistributeLock(() -> lock);
+			CompletableFuture<String> work = new CompletableFuture<>();
+			CompletableFuture<String> result = reactive
+				.withLockMono(LockRequest.of("reactive.renewed"), (handle) -> Mono.fromFuture(work), BUSY)
+				.toFuture();
+
+			// Three renewals of a 300 ms lease: past the lease, however slow the machine.
+			await().atMost(Duration.ofSeconds(10)).until(() -> backend.renewals.get() >= 3);
+			assertThat(store.isLocked("reactive.renewed")).as("held past its lease").isTrue();
+			assertThat(lock.lostLockCount()).isZero();
+			work.complete("done");
+
+			assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("done");
+			await().atMost(Duration.ofSeconds(5)).until(() -> !store.isLocked("reactive.renewed"));
 		}
 	}
 
