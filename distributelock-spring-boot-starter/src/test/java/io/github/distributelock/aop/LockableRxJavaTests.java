@@ -14,8 +14,6 @@ import io.reactivex.rxjava3.core.Single;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.aop.framework.ProxyFactory;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -33,7 +31,7 @@ class LockableRxJavaTests {
 
 	private final Jobs target = new Jobs();
 
-	private final Jobs jobs = proxy(this.target, this.lock);
+	private final Jobs jobs = LockableProxies.proxy(this.target, this.lock);
 
 	@AfterEach
 	void closeLock() {
@@ -69,13 +67,6 @@ class LockableRxJavaTests {
 		assertThat(freeDuringElements).as("elements seen with the key free").hasValue(0);
 		assertThat(this.target.flowableRuns).as("work runs, one per subscription").hasValue(2);
 		await().atMost(Duration.ofSeconds(10)).until(() -> !this.store.isLocked("rx.flowable"));
-	}
-
-	private static Jobs proxy(Jobs target, DefaultDistributeLock lock) {
-		ProxyFactory factory = new ProxyFactory(target);
-		factory.setProxyTargetClass(true);
-		factory.addAdvice(new LockableMethodInterceptor(new LockKeyResolver("_", "busy|1"), () -> lock));
-		return (Jobs) factory.getProxy();
 	}
 
 	public static class Jobs {

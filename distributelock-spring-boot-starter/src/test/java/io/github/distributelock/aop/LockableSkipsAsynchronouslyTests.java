@@ -20,8 +20,6 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import org.springframework.aop.framework.ProxyFactory;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
@@ -40,7 +38,7 @@ class LockableSkipsAsynchronouslyTests {
 
 	private final Jobs target = new Jobs();
 
-	private final Jobs jobs = proxy(this.target, this.lock);
+	private final Jobs jobs = LockableProxies.proxy(this.target, this.lock);
 
 	@AfterEach
 	void closeLock() {
@@ -95,13 +93,6 @@ class LockableSkipsAsynchronouslyTests {
 		assertThat(outcome.get()).isNull();
 		assertThat(interruptKept).isTrue();
 		assertThat(this.target.runs).hasValue(0);
-	}
-
-	private static Jobs proxy(Jobs target, DefaultDistributeLock lock) {
-		ProxyFactory factory = new ProxyFactory(target);
-		factory.setProxyTargetClass(true);
-		factory.addAdvice(new LockableMethodInterceptor(new LockKeyResolver("_", "busy|1"), () -> lock));
-		return (Jobs) factory.getProxy();
 	}
 
 	public static class Jobs {

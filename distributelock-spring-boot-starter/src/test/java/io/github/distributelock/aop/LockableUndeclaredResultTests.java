@@ -16,8 +16,6 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import org.springframework.aop.framework.ProxyFactory;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -34,7 +32,7 @@ class LockableUndeclaredResultTests {
 
 	private final Jobs target = new Jobs();
 
-	private final Jobs jobs = proxy(this.target, this.lock);
+	private final Jobs jobs = LockableProxies.proxy(this.target, this.lock);
 
 	@AfterEach
 	void closeLock() {
@@ -78,13 +76,6 @@ class LockableUndeclaredResultTests {
 		assertThat(this.jobs.run(done)).isSameAs(done);
 		assertThat(this.jobs.generic(42)).isEqualTo(42);
 		assertThat(this.jobs.run(null)).isNull();
-	}
-
-	private static Jobs proxy(Jobs target, DefaultDistributeLock lock) {
-		ProxyFactory factory = new ProxyFactory(target);
-		factory.setProxyTargetClass(true);
-		factory.addAdvice(new LockableMethodInterceptor(new LockKeyResolver("_", "busy|1"), () -> lock));
-		return (Jobs) factory.getProxy();
 	}
 
 	public static class Jobs {
