@@ -1,6 +1,8 @@
 package io.github.distributelock.benchmarks.floor;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -9,6 +11,7 @@ import io.github.distributelock.benchmarks.library.LibraryConfiguration;
 import io.github.distributelock.benchmarks.library.LockLibrary;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooDefs.Ids;
 import org.apache.zookeeper.ZooKeeper;
@@ -27,9 +30,24 @@ public final class ZooKeeperFloor implements LockLibrary {
 
 	private static final String ROOT = "/floor";
 
+	/**
+	 * The floor of two keys: both nodes created in one transaction and deleted in one, as
+	 * our multi-key lock does, for the lock kinds' rows.
+	 */
+	public static final LibraryConfiguration TWO_KEYS = new LibraryConfiguration("ZooKeeper", CONFIGURATION.client(),
+			CONFIGURATION.settings(),
+			"`multi(create(a, EPHEMERAL), create(b, EPHEMERAL))`; unlock `multi(delete(a, -1), delete(b, -1))`");
+
 	private final ZooKeeper zooKeeper;
 
+	private final boolean twoKeys;
+
 	public ZooKeeperFloor(Endpoints endpoints) throws Exception {
+		this(endpoints, false);
+	}
+
+	public ZooKeeperFloor(Endpoints endpoints, boolean twoKeys) throws Exception {
+		this.twoKeys = twoKeys;
 		CountDownLatch connected = new CountDownLatch(1);
 		this.zooKeeper = new ZooKeeper(endpoints.zooKeeperConnect(), 30_000, (event) -> {
 			if (event.getState() == KeeperState.SyncConnected) {
@@ -49,12 +67,22 @@ public final class ZooKeeperFloor implements LockLibrary {
 
 	@Override
 	public @Nullable Release lock(String key, Duration wait) throws Exception {
+		if (this.twoKeys) {
+			List<Op> creates = List.of(create(ROOT + "/" + key + ".a"), create(ROOT + "/" + key + ".b"));
+			List<Op> deletes = List.of(Op.delete(ROOT + "/" + key + ".a", -1), Op.delete(ROOT + "/" + key + ".b", -1));
+			return retried(wait, () -> this.zooKeeper.multi(creates), () -> this.zooKeeper.multi(deletes));
+		}
 		String path = ROOT + "/" + key;
+		return retried(wait, () -> this.zooKeeper.create(path, new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL),
+				() -> this.zooKeeper.delete(path, -1));
+	}
+
+	private static @Nullable Release retried(Duration wait, Callable<?> create, Release delete) throws Exception {
 		long deadline = System.nanoTime() + wait.toNanos();
 		while (true) {
 			try {
-				this.zooKeeper.create(path, new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
-				return () -> this.zooKeeper.delete(path, -1);
+				create.call();
+				return delete;
 			}
 			catch (KeeperException.NodeExistsException ex) {
 				if (System.nanoTime() - deadline >= 0) {
@@ -67,6 +95,10 @@ public final class ZooKeeperFloor implements LockLibrary {
 				Thread.sleep(1);
 			}
 		}
+	}
+
+	private static Op create(String path) {
+		return Op.create(path, new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
 	}
 
 	@Override

@@ -76,6 +76,11 @@ public final class KindLibraries {
 	public static List<String> uncontendedKinds() {
 		List<String> names = new ArrayList<>();
 		for (String store : List.of("redis", "zookeeper")) {
+			if (store.equals("zookeeper")) {
+				// What the store itself costs for two keys in one transaction.
+				names.add(Libraries.ZK_FLOOR);
+				names.add(Libraries.ZK_FLOOR_TWO_KEYS);
+			}
 			names.add(exclusive(store));
 			for (Kind kind : Kind.values()) {
 				names.add(ours(store, kind));

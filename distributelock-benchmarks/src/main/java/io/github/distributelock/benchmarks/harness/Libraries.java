@@ -60,6 +60,9 @@ public final class Libraries {
 
 	public static final String ZK_FLOOR = "zookeeper-floor";
 
+	/** The floor of two keys taken in one transaction, beside the multi-key rows. */
+	public static final String ZK_FLOOR_TWO_KEYS = "zookeeper-floor-two-keys";
+
 	public static final String ZK_OURS_TRYLOCK = "zookeeper-ours-trylock";
 
 	public static final String ZK_OURS_HANDLE = "zookeeper-ours-handle";
@@ -151,6 +154,7 @@ public final class Libraries {
 			case MEMORY_OURS_HANDLE -> "**distributelock** tryAcquire + close, in-memory backend";
 			case MEMORY_OURS_LOCKABLE -> "**distributelock** @Lockable, 2 SpEL fields, in-memory backend";
 			case ZK_FLOOR -> "floor: raw client create ephemeral + delete";
+			case ZK_FLOOR_TWO_KEYS -> "floor: raw client multi of 2 creates + multi of 2 deletes";
 			case ZK_OURS_TRYLOCK -> "**distributelock** tryLock / releaseLock";
 			case ZK_OURS_HANDLE -> "**distributelock** tryAcquire + close";
 			case ZK_CURATOR -> "Curator InterProcessMutex";
@@ -202,6 +206,7 @@ public final class Libraries {
 			case REDIS_SI_PUBSUB -> SpringIntegrationRedisLibrary.configuration(RedisLockType.PUB_SUB_LOCK);
 			case REDIS_LOCK4J -> Lock4jLibrary.CONFIGURATION;
 			case ZK_FLOOR -> ZooKeeperFloor.CONFIGURATION;
+			case ZK_FLOOR_TWO_KEYS -> ZooKeeperFloor.TWO_KEYS;
 			case ZK_CURATOR -> CuratorLibrary.SHARED;
 			case ZK_CURATOR_PER_THREAD -> CuratorLibrary.PER_THREAD;
 			case JDBC_FLOOR -> JdbcFloor.CONFIGURATION;
@@ -247,6 +252,7 @@ public final class Libraries {
 			case REDIS_SI_PUBSUB -> new SpringIntegrationRedisLibrary(endpoints, RedisLockType.PUB_SUB_LOCK);
 			case REDIS_LOCK4J -> new Lock4jLibrary(endpoints);
 			case ZK_FLOOR -> new ZooKeeperFloor(endpoints);
+			case ZK_FLOOR_TWO_KEYS -> new ZooKeeperFloor(endpoints, true);
 			case ZK_OURS_TRYLOCK -> oursOnZooKeeper(endpoints, true);
 			case ZK_OURS_HANDLE -> oursOnZooKeeper(endpoints, false);
 			case ZK_CURATOR -> new CuratorLibrary(endpoints, false);

@@ -64,6 +64,7 @@ final class KindTables {
 					+ "other, in their global order, otherwise (`MultiKeyLocks` in the engine); Redisson's and "
 					+ "Curator's multi-locks take them one after the other.");
 			page.line();
+			storeAloneForTwoKeys(page, rows);
 		}
 		if (results.kindsContended != null) {
 			page.line("### Contended fair lock, one key");
@@ -81,6 +82,26 @@ final class KindTables {
 				+ "the median but missed in a round is **not met**.");
 		page.line();
 		page.table(List.of("target", "measured (same run)", "verdict"), targets(results, rows));
+	}
+
+	/**
+	 * ZooKeeper's raw client, two keys in one transaction against one key, measured
+	 * beside the multi-key row: what a {@code multi} costs the store itself.
+	 */
+	private static void storeAloneForTwoKeys(Markdown page, Map<String, JsonNode> rows) {
+		JsonNode one = rows.get(Libraries.ZK_FLOOR);
+		JsonNode two = rows.get(Libraries.ZK_FLOOR_TWO_KEYS);
+		if (one == null || two == null) {
+			return;
+		}
+		page.line("What two keys cost ZooKeeper itself, measured in the same rounds: the raw client's `multi` of two "
+				+ "creates and `multi` of two deletes (" + Markdown.code(Libraries.ZK_FLOOR_TWO_KEYS) + ") p50 "
+				+ RowFigures.perRound(two, "p50Micros") + " µs, against one key's create and delete ("
+				+ Markdown.code(Libraries.ZK_FLOOR) + ") " + RowFigures.perRound(one, "p50Micros") + " µs: "
+				+ RowFigures.perRoundRatio(two, one, "p50Micros") + " per round. Our multi-key lock sends the same "
+				+ "two transactions and, between them, one read-only `multi` of both nodes' owners, as our "
+				+ "exclusive lock reads its node's owner before deleting it.");
+		page.line();
 	}
 
 	private static List<String[]> uncontendedRows(Map<String, JsonNode> rows) {

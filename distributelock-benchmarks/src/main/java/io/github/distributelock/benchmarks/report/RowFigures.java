@@ -50,6 +50,15 @@ final class RowFigures {
 		return String.join(" / ", figures);
 	}
 
+	/** Each round's ratio of two rows' figure: {@code 1.05x / 1.12x / 1.08x}. */
+	static String perRoundRatio(JsonNode row, JsonNode base, String field) {
+		Map<Integer, Double> theirs = rounds(base, field);
+		List<String> ratios = new ArrayList<>();
+		rounds(row, field).forEach(
+				(round, value) -> ratios.add(String.format("%.2fx", value / theirs.getOrDefault(round, Double.NaN))));
+		return String.join(" / ", ratios);
+	}
+
 	/** The load average at the start and end of each round of a part. */
 	static String loads(@Nullable JsonNode part) {
 		List<String> loads = new ArrayList<>();
