@@ -16,6 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 import io.github.distributelock.core.Deadline;
+import io.github.distributelock.core.WaitDeadlines;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -80,7 +81,7 @@ final class RedisReleaseListener implements AutoCloseable {
 	 */
 	private final ScheduledThreadPoolExecutor background = timers("distributelock-subscribe-recovery");
 
-	private final RedisWaitDeadlines deadlines = new RedisWaitDeadlines(this.background);
+	private final WaitDeadlines deadlines = new WaitDeadlines(this.background);
 
 	private final RedisAnswerThreads answerThreads;
 

@@ -1,4 +1,4 @@
-package io.github.distributelock.redis;
+package io.github.distributelock.core;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListSet;
@@ -7,8 +7,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.distributelock.core.Deadline;
-
 /**
  * Ends waits at their deadlines on one timer thread, which it wakes only for a deadline
  * that comes before every pending one.
@@ -16,10 +14,16 @@ import io.github.distributelock.core.Deadline;
  * A timer per wait woke that thread whenever a wait came while no other was pending,
  * which under contention on one key is every wait (each waiter leaves before the next one
  * comes): thousands of wake-ups a second, measured at 6% of the CPU of a contended fair
- * lock. The deadline of a wait that ended early is forgotten at once; a timer set for it
- * runs at its time, finds nothing due, and sets itself for the earliest left.
+ * lock. The deadline of a wait that ended early is forgotten at once, so that nothing
+ * here keeps its waiter; a timer set for it runs at its time, finds nothing due, and sets
+ * itself for the earliest left.
+ * <p>
+ * For the backends that wait for a notification of the store (Redis's messages) and end
+ * the wait at its deadline if none comes.
+ *
+ * @since 1.0.0
  */
-final class RedisWaitDeadlines {
+public final class WaitDeadlines {
 
 	/** {@link #setFor}'s value while no timer is set. */
 	private static final long NOT_SET = Long.MIN_VALUE;
@@ -33,12 +37,20 @@ final class RedisWaitDeadlines {
 	/** When the earliest timer set runs, on {@link System#nanoTime()}'s scale. */
 	private final AtomicLong setFor = new AtomicLong(NOT_SET);
 
-	RedisWaitDeadlines(ScheduledExecutorService timer) {
+	/**
+	 * Ends waits on {@code timer}, which may run other tasks as well.
+	 * @param timer the timer thread, shut down by its owner
+	 */
+	public WaitDeadlines(ScheduledExecutorService timer) {
 		this.timer = timer;
 	}
 
-	/** Completes {@code wait} at {@code deadline} unless it completes before. */
-	void expireAt(CompletableFuture<Void> wait, Deadline deadline) {
+	/**
+	 * Completes {@code wait} at {@code deadline} unless it completes before.
+	 * @param wait the wait to end
+	 * @param deadline when to end it
+	 */
+	public void expireAt(CompletableFuture<Void> wait, Deadline deadline) {
 		Pending entry = new Pending(System.nanoTime() + deadline.remainingNanos(), this.arrivals.incrementAndGet(),
 				wait);
 		this.pending.add(entry);
@@ -46,8 +58,11 @@ final class RedisWaitDeadlines {
 		setTimerBy(entry.dueNanos);
 	}
 
-	/** The deadlines of waits that have not ended yet: for tests. */
-	int pendingDeadlines() {
+	/**
+	 * The deadlines of waits that have not ended yet: for tests.
+	 * @return how many waits wait for their deadline
+	 */
+	public int pendingDeadlines() {
 		return this.pending.size();
 	}
 

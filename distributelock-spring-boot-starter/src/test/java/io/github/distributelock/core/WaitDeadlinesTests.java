@@ -1,5 +1,6 @@
-package io.github.distributelock.redis;
+package io.github.distributelock.core;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,22 +8,22 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
-import io.github.distributelock.core.Deadline;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Waits end at their deadlines with one timer for the earliest: a deadline before every
  * pending one sets a timer of its own, one after them waits for theirs, and the deadlines
  * of waits that ended early are forgotten.
  */
-class RedisWaitDeadlinesTests {
+class WaitDeadlinesTests {
 
 	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1);
 
-	private final RedisWaitDeadlines deadlines = new RedisWaitDeadlines(this.timer);
+	private final WaitDeadlines deadlines = new WaitDeadlines(this.timer);
 
 	@AfterEach
 	void stopTimer() {
@@ -74,6 +75,24 @@ class RedisWaitDeadlinesTests {
 		assertThat(this.deadlines.pendingDeadlines()).isOne();
 		next.get(10, TimeUnit.SECONDS);
 		assertThat(this.deadlines.pendingDeadlines()).isZero();
+	}
+
+	@Test
+	void waitsEndedEarlyAreNotKeptUntilTheirDeadlines() {
+		List<WeakReference<CompletableFuture<Void>>> ended = new ArrayList<>();
+		for (int i = 0; i < 10_000; i++) {
+			CompletableFuture<Void> wait = new CompletableFuture<>();
+			this.deadlines.expireAt(wait, Deadline.after(Duration.ofMinutes(10)));
+			wait.complete(null);
+			ended.add(new WeakReference<>(wait));
+		}
+
+		assertThat(this.deadlines.pendingDeadlines()).isZero();
+		assertThat(this.timer.getQueue()).as("timers set").hasSize(1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			System.gc();
+			return ended.stream().allMatch((wait) -> wait.get() == null);
+		});
 	}
 
 	@Test
