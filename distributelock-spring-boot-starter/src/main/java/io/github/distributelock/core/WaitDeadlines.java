@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * here keeps its waiter; a timer set for it runs at its time, finds nothing due, and sets
  * itself for the earliest left.
  * <p>
- * For the backends that wait for a notification of the store (Redis's messages) and end
- * the wait at its deadline if none comes.
+ * Shared by the backends that wait for a notification of the store (Redis's messages,
+ * ZooKeeper's watches) and end the wait at its deadline if none comes.
  *
  * @since 1.0.0
  */
@@ -37,6 +37,8 @@ public final class WaitDeadlines {
 	/** When the earliest timer set runs, on {@link System#nanoTime()}'s scale. */
 	private final AtomicLong setFor = new AtomicLong(NOT_SET);
 
+	private volatile boolean closed;
+
 	/**
 	 * Ends waits on {@code timer}, which may run other tasks as well.
 	 * @param timer the timer thread, shut down by its owner
@@ -46,7 +48,8 @@ public final class WaitDeadlines {
 	}
 
 	/**
-	 * Completes {@code wait} at {@code deadline} unless it completes before.
+	 * Completes {@code wait} at {@code deadline} unless it completes before, or at once
+	 * if this is {@link #close() closed}.
 	 * @param wait the wait to end
 	 * @param deadline when to end it
 	 */
@@ -55,7 +58,23 @@ public final class WaitDeadlines {
 				wait);
 		this.pending.add(entry);
 		wait.whenComplete((result, failure) -> this.pending.remove(entry));
+		if (this.closed) {
+			// After the add: either close() ends this wait, or this sees closed.
+			wait.complete(null);
+			return;
+		}
 		setTimerBy(entry.dueNanos);
+	}
+
+	/**
+	 * Ends every pending wait at once, and every wait given later: the owner shuts the
+	 * timer down, which drops the timers set, and a wait whose deadline comes after the
+	 * earliest would set none of its own to find that out. Each waiter's next attempt
+	 * tells that the backend is closed.
+	 */
+	public void close() {
+		this.closed = true;
+		this.pending.forEach((entry) -> entry.waiter.complete(null));
 	}
 
 	/**

@@ -4,12 +4,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.core.Deadline;
+import io.github.distributelock.core.WaitDeadlines;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.zookeeper.KeeperException;
@@ -72,7 +69,7 @@ final class ZooKeeperReleaseWatcher implements Watcher {
 	 * if none fires sooner; a wait that ends removes the watches that did not fire, so
 	 * watches do not pile up on the nodes.
 	 */
-	void watch(ScheduledExecutorService timeouts, Deadline deadline) {
+	void watch(WaitDeadlines deadlines, Deadline deadline) {
 		for (String path : this.paths) {
 			// getData, not exists: on a missing node it leaves no watch behind.
 			this.zooKeeper.getData(path, this, (code, name, context, data, stat) -> {
@@ -99,15 +96,7 @@ final class ZooKeeperReleaseWatcher implements Watcher {
 				}
 			}, null);
 		}
-		try {
-			ScheduledFuture<?> expiry = timeouts.schedule(() -> this.released.complete(null), deadline.remainingNanos(),
-					TimeUnit.NANOSECONDS);
-			this.released.whenComplete((result, failure) -> expiry.cancel(false));
-		}
-		catch (RejectedExecutionException ex) {
-			// The backend is closing: the waiter's next attempt tells.
-			this.released.complete(null);
-		}
+		deadlines.expireAt(this.released, deadline);
 		this.released.whenComplete((result, failure) -> removeWatches());
 	}
 

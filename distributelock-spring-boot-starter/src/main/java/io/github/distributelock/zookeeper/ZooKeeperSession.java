@@ -2,11 +2,11 @@ package io.github.distributelock.zookeeper;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.github.distributelock.core.WaitDeadlines;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
@@ -38,20 +38,23 @@ final class ZooKeeperSession {
 
 	private final ZooKeeperLockPaths paths;
 
-	/** Ends the waits whose deadline came before a release. */
+	/** Ends the waits whose deadline came before a release, and pauses retries. */
 	private final ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1, (task) -> {
 		Thread thread = new Thread(task, "distributelock-zookeeper-timeouts");
 		thread.setDaemon(true);
 		return thread;
 	});
 
+	/**
+	 * Nearly every wait ends by a watch long before its deadline (a fair waiter's slice,
+	 * a wait time of seconds): one timer for the earliest deadline, not one per wait,
+	 * which woke the timer thread at every hand-off under contention.
+	 */
+	private final WaitDeadlines deadlines = new WaitDeadlines(this.timeouts);
+
 	ZooKeeperSession(CuratorFramework client, ZooKeeperLockPaths paths) {
 		this.client = client;
 		this.paths = paths;
-		// Nearly every wait ends by a watch long before its deadline (a fair waiter's
-		// slice, a wait time of seconds): kept until their time, the cancelled timers
-		// held that many waiters' futures and watchers that long.
-		this.timeouts.setRemoveOnCancelPolicy(true);
 	}
 
 	CuratorFramework client() {
@@ -62,8 +65,8 @@ final class ZooKeeperSession {
 		return this.paths;
 	}
 
-	ScheduledExecutorService timeouts() {
-		return this.timeouts;
+	WaitDeadlines deadlines() {
+		return this.deadlines;
 	}
 
 	/**
@@ -177,8 +180,14 @@ final class ZooKeeperSession {
 		return this.timeouts.getQueue().size();
 	}
 
+	/** The deadlines of waits that have not ended yet: for tests. */
+	int pendingDeadlines() {
+		return this.deadlines.pendingDeadlines();
+	}
+
 	void close() {
 		this.timeouts.shutdownNow();
+		this.deadlines.close();
 	}
 
 }

@@ -35,7 +35,7 @@ record ZooKeeperWait(List<String> paths, @Nullable String queue, @Nullable Queue
 			QueuedNode node = this.admitted;
 			Runnable onDeletion = (node != null) ? () -> node.admitted = true : null;
 			new ZooKeeperReleaseWatcher(zooKeeper, this.paths, this.queue, key, released, onDeletion)
-				.watch(session.timeouts(), deadline);
+				.watch(session.deadlines(), deadline);
 		}
 		return released;
 	}

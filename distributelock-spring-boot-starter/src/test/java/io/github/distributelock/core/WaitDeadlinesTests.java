@@ -96,6 +96,22 @@ class WaitDeadlinesTests {
 	}
 
 	@Test
+	void closingEndsPendingWaitsAndLaterOnesAtOnce() {
+		CompletableFuture<Void> pending = new CompletableFuture<>();
+		CompletableFuture<Void> behind = new CompletableFuture<>();
+		this.deadlines.expireAt(pending, Deadline.after(Duration.ofSeconds(60)));
+		this.deadlines.expireAt(behind, Deadline.after(Duration.ofSeconds(90)));
+		this.timer.shutdownNow();
+
+		this.deadlines.close();
+		CompletableFuture<Void> later = new CompletableFuture<>();
+		this.deadlines.expireAt(later, Deadline.after(Duration.ofSeconds(120)));
+
+		assertThat(List.of(pending, behind, later)).allMatch(CompletableFuture::isDone);
+		assertThat(this.deadlines.pendingDeadlines()).isZero();
+	}
+
+	@Test
 	void aWaitWhoseTimerCannotBeSetAnyMoreEndsAtOnce() {
 		this.timer.shutdownNow();
 		CompletableFuture<Void> wait = new CompletableFuture<>();
