@@ -58,6 +58,17 @@ final class JdbcKindStatements {
 
 	final LockStatement permitsShrink;
 
+	/**
+	 * Notifies a release that freed the key (PostgreSQL only, else {@code null}), on a
+	 * lock table without the {@code waited} column.
+	 */
+	final @Nullable LockStatement releaseNotify;
+
+	/**
+	 * As {@link #releaseNotify}, only when a plain attempt marked the row as waited for.
+	 */
+	final @Nullable LockStatement releaseNotifyWaited;
+
 	JdbcKindStatements(JdbcLockDialect dialect, String tableName) {
 		this.wordInsert = one(dialect, "word-insert.sql", tableName);
 		this.wordLock = one(dialect, "word-lock.sql", tableName);
@@ -78,6 +89,12 @@ final class JdbcKindStatements {
 		this.permitRenew = one(dialect, "permit-renew.sql", tableName);
 		this.permitRelease = all(dialect, "permit-release.sql", tableName);
 		this.permitsShrink = one(dialect, "permits-shrink.sql", tableName);
+		this.releaseNotify = optional(dialect, "release-notify.sql", tableName);
+		this.releaseNotifyWaited = optional(dialect, "release-notify-waited.sql", tableName);
+	}
+
+	private static @Nullable LockStatement optional(JdbcLockDialect dialect, String file, String tableName) {
+		return LockStatement.exists(dialect, "kinds/" + file) ? one(dialect, file, tableName) : null;
 	}
 
 	private static LockStatement one(JdbcLockDialect dialect, String file, String tableName) {

@@ -502,7 +502,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 			return CompletableFuture.completedFuture(false);
 		}
 		return run(claim, () -> {
-			boolean released = this.kinds.release(claim);
+			boolean released = this.kinds.release(claim, this.releaseChannel);
 			this.purge.afterRelease(claim.key());
 			return released;
 		});

@@ -215,31 +215,47 @@ final class JdbcLockKinds {
 
 	/**
 	 * Releases a holder of the claim's kind, or takes a waiting claim out of the queue.
+	 * @param channel where a release that frees the key notifies (PostgreSQL), as a plain
+	 * release does: plain waiters of the key may wait for that notification; or
+	 * {@code null} if releases notify nobody
 	 */
-	boolean release(Claim claim) {
+	boolean release(Claim claim, @Nullable String channel) {
 		if (JdbcKindMarkers.isReserved(claim.owner()) || claim.kind().type() == LockKind.Type.EXCLUSIVE) {
 			// A marker as a plain owner: refused by every attempt, so never stored.
 			return false;
 		}
-		LockKind kind = claim.kind();
-		return inTransaction(claim, "release", (session) -> {
-			if (kind.type() == LockKind.Type.FAIR) {
-				boolean released = session.update(this.sql.wordRelease) == 1;
-				session.update(this.sql.waiterLeave);
-				return released;
-			}
-			session.query(this.sql.wordLock, (row) -> Boolean.TRUE);
-			boolean permit = kind.type() == LockKind.Type.PERMITS;
-			boolean released = session.updateAll(permit ? this.sql.permitRelease : this.sql.holderRelease) == 1;
-			if (kind.type() == LockKind.Type.WRITE) {
-				session.update(this.sql.waiterLeave);
-			}
-			if (released) {
-				session.with("holder", JdbcKindMarkers.of(kind))
-					.update(permit ? this.sql.permitsShrink : this.sql.holdersShrink);
-			}
+		if (channel == null || this.sql.releaseNotify == null) {
+			return inTransaction(claim, "release", (session) -> release(session, claim.kind()));
+		}
+		return tables(() -> this.repository.onConnectionMarking("release a " + claim.kind().tag() + " lock",
+				(connection, marked) -> {
+					Session session = new Session(connection, claim.key(), claim.owner());
+					boolean released = release(session, claim.kind());
+					LockStatement notify = marked ? this.sql.releaseNotifyWaited : this.sql.releaseNotify;
+					if (released && notify != null) {
+						session.with("channel", channel).query(notify, (row) -> Boolean.TRUE);
+					}
+					return released;
+				}));
+	}
+
+	private boolean release(Session session, LockKind kind) throws SQLException {
+		if (kind.type() == LockKind.Type.FAIR) {
+			boolean released = session.update(this.sql.wordRelease) == 1;
+			session.update(this.sql.waiterLeave);
 			return released;
-		});
+		}
+		session.query(this.sql.wordLock, (row) -> Boolean.TRUE);
+		boolean permit = kind.type() == LockKind.Type.PERMITS;
+		boolean released = session.updateAll(permit ? this.sql.permitRelease : this.sql.holderRelease) == 1;
+		if (kind.type() == LockKind.Type.WRITE) {
+			session.update(this.sql.waiterLeave);
+		}
+		if (released) {
+			session.with("holder", JdbcKindMarkers.of(kind))
+				.update(permit ? this.sql.permitsShrink : this.sql.holdersShrink);
+		}
+		return released;
 	}
 
 	/** Reads the key as a waiter's poll sees it, in one statement, locking nothing. */

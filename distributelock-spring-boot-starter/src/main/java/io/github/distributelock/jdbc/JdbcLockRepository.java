@@ -191,6 +191,21 @@ final class JdbcLockRepository {
 	}
 
 	/**
+	 * Runs {@code work} as {@link #onConnection} does, in one transaction, telling it
+	 * whether to use the lock table's {@code waited} column: if a statement finds the
+	 * column missing, the transaction is rolled back and {@code work} runs again without
+	 * it, and from then on (see {@link WaitedMarks}).
+	 */
+	<T> T onConnectionMarking(String task, MarkingWork<T> work) {
+		WaitedMarks marks = this.waitedMarks;
+		return onOwnConnection(task,
+				(connection) -> (marks != null)
+						? marks.run(() -> committed(connection, true, () -> work.run(connection, true)),
+								() -> committed(connection, true, () -> work.run(connection, false)))
+						: committed(connection, true, () -> work.run(connection, false)));
+	}
+
+	/**
 	 * Frees this owner's lock, keeping the row for the key's next acquisition.
 	 * @return whether this owner held the row with its lease still running
 	 */
@@ -466,6 +481,17 @@ final class JdbcLockRepository {
 	interface ConnectionWork<T> {
 
 		T run(Connection connection) throws SQLException;
+
+	}
+
+	@FunctionalInterface
+	interface MarkingWork<T> {
+
+		/**
+		 * Works on {@code connection}; {@code marked} says whether statements may use the
+		 * lock table's {@code waited} column.
+		 */
+		T run(Connection connection, boolean marked) throws SQLException;
 
 	}
 

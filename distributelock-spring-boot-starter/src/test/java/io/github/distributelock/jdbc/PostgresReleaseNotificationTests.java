@@ -18,6 +18,7 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.LogLines;
 import io.github.distributelock.core.CountingLockBackend;
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -161,6 +164,59 @@ class PostgresReleaseNotificationTests {
 		assertThat(waiting.get(1, TimeUnit.MINUTES)).hasValueSatisfying(LockHandle::close);
 		// The hold ends 8 s after the acquisition; the checks come 5 s apart.
 		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acquired)).isBetween(7_000L, 9_500L);
+	}
+
+	/**
+	 * A plain waiter whose key is held as a fair lock, a write lock or permits is woken
+	 * by that holder's release as by a plain holder's: the holder's fixed lease (two
+	 * minutes) and the waiter's checks (a minute apart) both end long after the wait
+	 * allowed here.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "fair", "write", "permits" })
+	void plainWaiterIsWokenByTheReleaseOfAFairWriteOrPermitHolder(String kind) throws Exception {
+		String key = "kind." + kind + "." + System.nanoTime();
+		DefaultDistributeLock holder = newLock(backend(database.newDataSource()));
+		JdbcLockBackend waiterBackend = backend(database.newDataSource());
+		waiterBackend.pace(SLOW, SLOW, SLOW);
+		PostgresReleaseListener listener = listening(waiterBackend);
+		CountingLockBackend counting = CountingLockBackend.of(waiterBackend);
+		DefaultDistributeLock waiter = newLock(counting);
+		LockRequest held = switch (kind) {
+			case "fair" -> LockRequest.of(key).withFair(true);
+			case "write" -> LockRequest.of(key).withMode(LockMode.WRITE);
+			default -> LockRequest.of(key).withPermits(2);
+		};
+		LockHandle holding = holder.tryAcquire(held.withLeaseTime(Duration.ofMinutes(2))).orElseThrow();
+		CompletableFuture<Optional<LockHandle>> waiting = waiter
+			.tryAcquireAsync(LockRequest.of(key).withWaitTime(Duration.ofMinutes(2)));
+		assertThat(counting.waiting.await(20, TimeUnit.SECONDS)).isTrue();
+		long wakeUps = listener.wakeUps();
+		holding.close();
+		assertThat(waiting.get(WOKEN_WITHIN_MILLIS, TimeUnit.MILLISECONDS)).hasValueSatisfying(LockHandle::close);
+		assertThat(listener.wakeUps()).isGreaterThan(wakeUps);
+	}
+
+	/**
+	 * On a lock table without the waited column, the release of another kind notifies
+	 * every time, as plain releases do there, instead of failing on the missing column.
+	 */
+	@Test
+	void fairReleaseOnATableWithoutTheWaitedColumnNotifies() throws Exception {
+		String table = "unmarked_kinds_" + System.nanoTime();
+		JdbcLockBackend backend = backend(database.newDataSource(), table);
+		backend.createSchema();
+		database.jdbcTemplate().execute("ALTER TABLE " + table + " DROP COLUMN waited");
+		String key = "fair.unmarked." + System.nanoTime();
+		try (HikariDataSource listening = database.newDataSource(); Connection connection = listening.getConnection()) {
+			listen(connection, table);
+			newLock(backend).tryAcquire(LockRequest.of(key).withFair(true)).orElseThrow().close();
+			assertThat(notifiedKeysUntilSentinel(connection, table)).contains(key);
+		}
+		assertThat(database.jdbcTemplate()
+			.queryForObject("SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND expires_at > CURRENT_TIMESTAMP",
+					Integer.class, key))
+			.isZero();
 	}
 
 	@Test
