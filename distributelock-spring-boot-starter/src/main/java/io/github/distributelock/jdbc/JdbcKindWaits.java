@@ -1,14 +1,15 @@
 package io.github.distributelock.jdbc;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.jdbc.JdbcKindStatements.KeyState;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The wait of a fair, read/write or permit claim between two attempts: it polls the key's
@@ -16,22 +17,31 @@ import io.github.distributelock.jdbc.JdbcKindStatements.KeyState;
  * have come, by the same rule the attempt applies ({@link JdbcLockKinds#admits}), or the
  * deadline passes. A table has no notification, so the polls are paced by an exponential
  * back-off with jitter from 5 ms to 200 ms, or to 50 ms for the head of the queue, whose
- * turn comes next. A poll never finds a turn that the attempt would refuse for long: the
- * attempt runs the same rule under the key's row lock, so a poll and an attempt disagree
- * only while another operation is changing the key.
+ * turn comes next; a pause never runs past the holder's lease the last poll read, as a
+ * plain waiter's does ({@link JdbcReleaseWaits#pauseNanos}). A poll never finds a turn
+ * that the attempt would refuse for long: the attempt runs the same rule under the key's
+ * row lock, so a poll and an attempt disagree only while another operation is changing
+ * the key.
  */
 final class JdbcKindWaits {
 
-	private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+	private volatile long firstPauseNanos = TimeUnit.MILLISECONDS.toNanos(5);
 
-	private static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+	private volatile long longestPauseNanos = TimeUnit.MILLISECONDS.toNanos(200);
 
-	private static final long LONGEST_HEAD_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+	private volatile long longestHeadPauseNanos = TimeUnit.MILLISECONDS.toNanos(50);
 
 	private final JdbcLockKinds kinds;
 
 	JdbcKindWaits(JdbcLockKinds kinds) {
 		this.kinds = kinds;
+	}
+
+	/** Paces the polls for tests, the head of a queue's as every other's. */
+	void pace(Duration firstPause, Duration longestPause) {
+		this.firstPauseNanos = firstPause.toNanos();
+		this.longestPauseNanos = longestPause.toNanos();
+		this.longestHeadPauseNanos = longestPause.toNanos();
 	}
 
 	/**
@@ -44,13 +54,18 @@ final class JdbcKindWaits {
 		CompletableFuture<Void> turn = new CompletableFuture<>();
 		// The attempt just refused the claim: pause before the first poll, so that a poll
 		// and an attempt never follow each other without one.
-		schedule(claim, deadline, executor, FIRST_PAUSE_NANOS, turn);
+		schedule(claim, deadline, executor, this.firstPauseNanos, null, turn);
 		return turn;
 	}
 
-	private void schedule(Claim claim, Deadline deadline, Executor executor, long pause, CompletableFuture<Void> turn) {
-		long jittered = pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
-		CompletableFuture.delayedExecutor(Math.min(jittered, deadline.remainingNanos()), TimeUnit.NANOSECONDS, executor)
+	/**
+	 * Polls after a pause, which ends at the latest when the lease the last poll read
+	 * ends, as a plain waiter's does.
+	 */
+	private void schedule(Claim claim, Deadline deadline, Executor executor, long pause, @Nullable Long leaseMillis,
+			CompletableFuture<Void> turn) {
+		CompletableFuture
+			.delayedExecutor(JdbcReleaseWaits.pauseNanos(pause, deadline, leaseMillis), TimeUnit.NANOSECONDS, executor)
 			.execute(() -> poll(claim, deadline, executor, pause, turn));
 	}
 
@@ -75,8 +90,9 @@ final class JdbcKindWaits {
 			turn.complete(null);
 			return;
 		}
-		long longest = (state.arrival() != null && state.ahead() == 0) ? LONGEST_HEAD_PAUSE_NANOS : LONGEST_PAUSE_NANOS;
-		schedule(claim, deadline, executor, Math.min(pause * 2, longest), turn);
+		long longest = (state.arrival() != null && state.ahead() == 0) ? this.longestHeadPauseNanos
+				: this.longestPauseNanos;
+		schedule(claim, deadline, executor, Math.min(pause * 2, longest), state.remainingMillis(), turn);
 	}
 
 }

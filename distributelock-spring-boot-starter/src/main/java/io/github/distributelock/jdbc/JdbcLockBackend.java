@@ -407,9 +407,13 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		return this.waits.await(claim, lastAttempt, deadline);
 	}
 
-	/** Paces polling, and the checks of notified waits, for tests. */
+	/**
+	 * Paces polling (the plain waits' and the other kinds'), and the checks of notified
+	 * waits, for tests.
+	 */
 	void pace(Duration firstPause, Duration longestPause, Duration checkEvery) {
 		this.waits.pace(firstPause, longestPause, checkEvery);
+		this.kindWaits.pace(firstPause, longestPause);
 	}
 
 	/** The record of the shard list in this backend's database. */

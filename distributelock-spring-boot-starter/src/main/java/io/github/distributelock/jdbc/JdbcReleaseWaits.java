@@ -122,17 +122,26 @@ final class JdbcReleaseWaits {
 				released.complete(null);
 			}
 			else {
-				long jittered = pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
 				long next = Math.min(pause * 2, this.longestPauseNanos);
-				// Not past the lease just read, plus a millisecond: a lease cut to
-				// the rest of a minimum hold notifies nobody.
-				long untilFree = TimeUnit.MILLISECONDS.toNanos(remaining + 1);
-				Executor delayed = CompletableFuture.delayedExecutor(
-						Math.min(jittered, Math.min(deadline.remainingNanos(), untilFree)), TimeUnit.NANOSECONDS,
-						executor(claim));
+				Executor delayed = CompletableFuture.delayedExecutor(pauseNanos(pause, deadline, remaining),
+						TimeUnit.NANOSECONDS, executor(claim));
 				delayed.execute(() -> poll(claim, deadline, next, released));
 			}
 		});
+	}
+
+	/**
+	 * The pause of a waiter before its next poll: {@code backOffNanos} with jitter (half
+	 * to all of it, so that waiters of several instances spread out), but not past the
+	 * deadline, nor past the holder's lease the last poll read, plus a millisecond so
+	 * that the database has ended it: a lease cut to the rest of a minimum hold ends
+	 * without a release, and nothing else tells the waiter.
+	 * @param leaseMillis the holder's lease the last poll read, or {@code null} if none
+	 */
+	static long pauseNanos(long backOffNanos, Deadline deadline, @Nullable Long leaseMillis) {
+		long jittered = backOffNanos / 2 + ThreadLocalRandom.current().nextLong(backOffNanos / 2 + 1);
+		long untilFree = (leaseMillis != null) ? TimeUnit.MILLISECONDS.toNanos(leaseMillis + 1) : Long.MAX_VALUE;
+		return Math.min(jittered, Math.min(deadline.remainingNanos(), untilFree));
 	}
 
 	private <T> CompletableFuture<T> run(Claim claim, java.util.function.Supplier<T> statement) {

@@ -4,27 +4,37 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.CountingLockBackend;
+import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend.Claim;
+import io.github.distributelock.core.LockKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A waiter that polls the lock table (every database but PostgreSQL with notifications)
- * never pauses past the holder's lease it read last, as docs/backends/jdbc.md says: a
- * lease cut to the rest of a minimum hold hands the key over when the hold ends, not at
- * the waiter's next poll. The polls are paced 10 to 20 s apart here, so that only the
- * lease read can explain a hand-off at the end of the hold.
+ * A waiter that polls the lock table (every database but PostgreSQL with notifications,
+ * and waiters of the other kinds everywhere) never pauses past the holder's lease it read
+ * last, as docs/backends/jdbc.md says: a lease cut to the rest of a minimum hold hands
+ * the key over when the hold ends, not at the waiter's next poll. The polls are paced 10
+ * to 20 s apart here, so that only the lease read can explain a hand-off at the end of
+ * the hold.
  */
 class JdbcLockBackendPollingWaitTests {
+
+	private static final Duration HOLD = Duration.ofMillis(4_800);
 
 	@RegisterExtension
 	final Closeables closeables = new Closeables();
@@ -55,6 +65,47 @@ class JdbcLockBackendPollingWaitTests {
 		// The hold ends 6 s after the acquisition; the first poll is at once, the next
 		// 10 to 20 s later.
 		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acquired)).isBetween(5_000L, 8_000L);
+	}
+
+	/**
+	 * The wait of a fair, read or permit waiter between two attempts ends when the lease
+	 * its poll read ends, as a plain waiter's does. The engine's waits of these kinds
+	 * last 3 s at most, so this drives the backend's wait itself, with a deadline far
+	 * off: the lease, cut to 4.8 s as a minimum hold's end cuts it, ends between the
+	 * first poll (2 to 4 s after the wait began) and the second (4 to 8 s after the
+	 * first).
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "fair", "read", "permits" })
+	void aWaiterOfAnotherKindEndsItsWaitWhenTheLeaseItReadEndsNotAtItsNextPoll(String kind) throws Exception {
+		HikariDataSource pool = this.closeables.add(new HikariDataSource());
+		pool.setJdbcUrl("jdbc:h2:mem:polling-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		pool.setUsername("sa");
+		JdbcLockBackend backend = this.closeables.add(new JdbcLockBackend(pool));
+		backend.createSchema();
+		backend.pace(Duration.ofSeconds(4), Duration.ofSeconds(20), Duration.ofSeconds(20));
+		String key = "polling.kind." + kind;
+		LockKind held = switch (kind) {
+			case "fair" -> LockKind.FAIR;
+			case "read" -> LockKind.WRITE;
+			default -> LockKind.permits(1);
+		};
+		Claim holder = new Claim(key, "holder", null, held);
+		Claim waiter = new Claim(key, "waiter", null, (held == LockKind.WRITE) ? LockKind.READ : held);
+		assertThat(get(backend.tryAcquire(holder, Duration.ofMinutes(1))).acquired()).isTrue();
+		AcquireResult refused = get(backend.tryAcquire(waiter, Duration.ofMinutes(1)));
+		assertThat(refused.acquired()).isFalse();
+		// What the end of a minimum hold does: the rest of the hold becomes the lease.
+		assertThat(get(backend.renew(holder, HOLD))).isTrue();
+		long cut = System.nanoTime();
+		get(backend.awaitRelease(waiter, refused, Deadline.after(Duration.ofMinutes(2))));
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cut)).isBetween(HOLD.toMillis() - 500,
+				HOLD.toMillis() + 700);
+		assertThat(get(backend.tryAcquire(waiter, Duration.ofMinutes(1))).acquired()).isTrue();
+	}
+
+	private static <T> T get(CompletionStage<T> stage) throws Exception {
+		return stage.toCompletableFuture().get(1, TimeUnit.MINUTES);
 	}
 
 }
