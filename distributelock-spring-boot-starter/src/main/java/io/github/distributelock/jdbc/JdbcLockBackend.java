@@ -6,9 +6,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -45,7 +42,7 @@ import org.springframework.jdbc.BadSqlGrammarException;
  * (the blocking API) and otherwise on a pool of {@value #STATEMENT_THREADS} threads of
  * this backend (the non-blocking API, the watchdog's renewals, background retries, and
  * every statement on H2, whose waits for a row lock an interrupt of the caller's thread
- * would end).
+ * would end), where renewals and releases go ahead of attempts and polls.
  * <p>
  * A release keeps the row, marked free, for the {@linkplain #releasedRowRetention()
  * retention}: every later acquisition of the key then takes the row over under its row
@@ -116,9 +113,9 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 
 	/**
 	 * Runs the statements of callers that must not block (the non-blocking API, the
-	 * watchdog, background retries): bounded, as every statement holds a connection.
+	 * watchdog, background retries, waiters' polls), renewals and releases first.
 	 */
-	private final ThreadPoolExecutor statements;
+	private final JdbcStatementPool statements;
 
 	private final JdbcReleaseWaits waits;
 
@@ -225,17 +222,11 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 		JdbcLockDialect lockDialect = named ? JdbcLockDialect.named(dialect) : JdbcLockDialect.detect(dataSource);
 		this.repository = new JdbcLockRepository(dataSource, lockDialect, tableName);
 		this.purge = new ReleasedRowPurge(this.repository, releasedRowRetention);
-		this.statements = new ThreadPoolExecutor(STATEMENT_THREADS, STATEMENT_THREADS, 30, TimeUnit.SECONDS,
-				new LinkedBlockingQueue<>(), (task) -> {
-					Thread thread = new Thread(task, "distributelock-jdbc");
-					thread.setDaemon(true);
-					return thread;
-				});
-		this.statements.allowCoreThreadTimeOut(true);
+		this.statements = new JdbcStatementPool(STATEMENT_THREADS);
 		this.onCallerThreads = !lockDialect.endsLockWaitsOnInterrupt();
 		this.releaseChannel = (releaseNotifications && this.repository.notifiesReleases())
 				? PostgresReleaseListener.channel(this.repository.tableName()) : null;
-		this.waits = new JdbcReleaseWaits(this.repository, this.statements,
+		this.waits = new JdbcReleaseWaits(this.repository, this.statements.ordinary(),
 				(this.releaseChannel != null && PostgresLockDialect.hasDriver())
 						? new PostgresReleaseListener(this.repository.dataSource(), this.repository.tableName())
 						: null);
@@ -365,9 +356,9 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	@Override
 	public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
 		if (claim.kind().type() != LockKind.Type.EXCLUSIVE || JdbcKindMarkers.isReserved(claim.owner())) {
-			return run(claim, () -> this.kinds.renew(claim, leaseMillis(lease)));
+			return runAhead(claim, () -> this.kinds.renew(claim, leaseMillis(lease)));
 		}
-		return run(claim, () -> this.repository.renew(claim.key(), claim.owner(), leaseMillis(lease)));
+		return runAhead(claim, () -> this.repository.renew(claim.key(), claim.owner(), leaseMillis(lease)));
 	}
 
 	@Override
@@ -382,7 +373,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 			return CompletableFuture.completedFuture(false);
 		}
 		String channel = this.releaseChannel;
-		return run(claim, () -> {
+		return runAhead(claim, () -> {
 			boolean released = (channel != null) ? this.repository.releaseNotifying(key, claim.owner(), channel)
 					: this.repository.release(key, claim.owner());
 			this.purge.afterRelease(key);
@@ -402,7 +393,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
 		if (claim.kind().type() != LockKind.Type.EXCLUSIVE) {
 			return this.kindWaits.awaitTurn(claim, deadline,
-					(claim.callerExecutor() != null) ? claim.callerExecutor() : this.statements);
+					(claim.callerExecutor() != null) ? claim.callerExecutor() : this.statements.ordinary());
 		}
 		return this.waits.await(claim, lastAttempt, deadline);
 	}
@@ -462,8 +453,19 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * bounded pool otherwise.
 	 */
 	private <T> CompletableFuture<T> run(Claim claim, Supplier<T> statement) {
-		Executor executor = (claim.callerExecutor() != null && this.onCallerThreads) ? claim.callerExecutor()
-				: this.statements;
+		return run(claim, statement, this.statements.ordinary());
+	}
+
+	/**
+	 * Runs a renewal or a release as {@link #run} does, ahead of the attempts and polls
+	 * queued in the pool: behind them, it could wait past the lease it renews.
+	 */
+	private <T> CompletableFuture<T> runAhead(Claim claim, Supplier<T> statement) {
+		return run(claim, statement, this.statements.ahead());
+	}
+
+	private <T> CompletableFuture<T> run(Claim claim, Supplier<T> statement, Executor pool) {
+		Executor executor = (claim.callerExecutor() != null && this.onCallerThreads) ? claim.callerExecutor() : pool;
 		return CompletableFuture.supplyAsync(statement, executor);
 	}
 
@@ -505,7 +507,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 				|| this.repository.dialect().unstorable(claim.owner()) != null) {
 			return CompletableFuture.completedFuture(false);
 		}
-		return run(claim, () -> {
+		return runAhead(claim, () -> {
 			boolean released = this.kinds.release(claim, this.releaseChannel);
 			this.purge.afterRelease(claim.key());
 			return released;
