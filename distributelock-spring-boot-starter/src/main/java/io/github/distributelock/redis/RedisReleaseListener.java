@@ -274,6 +274,9 @@ final class RedisReleaseListener implements AutoCloseable {
 		finally {
 			this.subscriptions.shutdownNow();
 			this.background.shutdownNow();
+			// Its timers are dropped with the thread: end the waits they would have
+			// ended.
+			this.deadlines.close();
 		}
 	}
 

@@ -61,4 +61,20 @@ class RedisReleaseListenerTimersTests {
 		assertThat(listener.pendingTimers()).as("timers once every wait was woken").isLessThanOrEqualTo(2);
 	}
 
+	/**
+	 * Closing drops the timer thread's timers: a wait pending then must end at once
+	 * rather than stay open until a message that may never come.
+	 */
+	@Test
+	void closingEndsThePendingWaits() throws Exception {
+		LettuceConnectionFactory factory = EmbeddedRedis.connectionFactory(redis.port(), Duration.ofSeconds(3));
+		this.closeables.add(factory::destroy);
+		RedisReleaseListener listener = new RedisReleaseListener(factory, new RedisAnswerThreads());
+		CompletableFuture<Void> wait = listener.await("distributelock:released:close.test",
+				Deadline.after(Duration.ofMinutes(1)), null, () -> CompletableFuture.completedFuture(Long.MAX_VALUE));
+		listener.close();
+		await().atMost(BOUND).until(wait::isDone);
+		assertThat(listener.pendingDeadlines()).isZero();
+	}
+
 }
