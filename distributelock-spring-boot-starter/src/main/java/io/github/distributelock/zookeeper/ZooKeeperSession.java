@@ -1,7 +1,10 @@
 package io.github.distributelock.zookeeper;
 
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -51,6 +54,14 @@ final class ZooKeeperSession {
 	 * which woke the timer thread at every hand-off under contention.
 	 */
 	private final WaitDeadlines deadlines = new WaitDeadlines(this.timeouts);
+
+	/**
+	 * The requests waiting on {@link #timeouts} for the connection: closing drops their
+	 * timers, which alone would end them while the client stays disconnected.
+	 */
+	private final Set<CompletableFuture<Void>> awaitingConnection = ConcurrentHashMap.newKeySet();
+
+	private volatile boolean closed;
 
 	ZooKeeperSession(CuratorFramework client, ZooKeeperLockPaths paths) {
 		this.client = client;
@@ -139,14 +150,31 @@ final class ZooKeeperSession {
 		};
 		this.client.getConnectionStateListenable().addListener(listener);
 		connected.whenComplete((done, failure) -> this.client.getConnectionStateListenable().removeListener(listener));
-		if (this.client.getZookeeperClient().isConnected()) {
-			this.timeouts.schedule(() -> connected.complete(null), RETRY_PAUSE_MILLIS, TimeUnit.MILLISECONDS);
+		this.awaitingConnection.add(connected);
+		connected.whenComplete((done, failure) -> this.awaitingConnection.remove(connected));
+		if (this.closed) {
+			// After the add: either close() ends this wait, or this sees closed.
+			connected.completeExceptionally(closedException());
+			return connected;
 		}
-		else {
-			this.timeouts.schedule(() -> connected.completeExceptionally(new KeeperException.ConnectionLossException()),
-					this.client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS);
+		try {
+			if (this.client.getZookeeperClient().isConnected()) {
+				this.timeouts.schedule(() -> connected.complete(null), RETRY_PAUSE_MILLIS, TimeUnit.MILLISECONDS);
+			}
+			else {
+				this.timeouts.schedule(
+						() -> connected.completeExceptionally(new KeeperException.ConnectionLossException()),
+						this.client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS);
+			}
+		}
+		catch (RejectedExecutionException ex) {
+			connected.completeExceptionally(closedException());
 		}
 		return connected;
+	}
+
+	private static IllegalStateException closedException() {
+		return new IllegalStateException("The ZooKeeper lock backend is closed");
 	}
 
 	/**
@@ -186,8 +214,12 @@ final class ZooKeeperSession {
 	}
 
 	void close() {
+		this.closed = true;
 		this.timeouts.shutdownNow();
 		this.deadlines.close();
+		// Their timers were dropped with the thread: a request retried after a dropped
+		// connection would wait for good while the client stays disconnected.
+		this.awaitingConnection.forEach((connected) -> connected.completeExceptionally(closedException()));
 	}
 
 }

@@ -1,0 +1,82 @@
+package io.github.distributelock.zookeeper;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import io.github.distributelock.Closeables;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A request retried after a dropped connection waits for the connection on the session's
+ * timer; closing the backend ends that wait, as it ends the waits for a release, instead
+ * of dropping its timer and leaving the request unanswered for good.
+ */
+class ZooKeeperSessionCloseTests {
+
+	/** Far beyond {@link #BOUND}: only the close can end the wait within the bound. */
+	private static final int CONNECTION_TIMEOUT_MILLIS = 60_000;
+
+	private static final Duration BOUND = Duration.ofSeconds(10);
+
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
+
+	private ZooKeeperSession session;
+
+	@BeforeEach
+	void openSessionThatNeverConnects() throws Exception {
+		// A port nobody listens on: the client never connects.
+		int port;
+		try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			port = free.getLocalPort();
+		}
+		CuratorFramework client = CuratorFrameworkFactory.builder()
+			.connectString("127.0.0.1:" + port)
+			.connectionTimeoutMs(CONNECTION_TIMEOUT_MILLIS)
+			.sessionTimeoutMs(CONNECTION_TIMEOUT_MILLIS)
+			.retryPolicy(new RetryOneTime(100))
+			.build();
+		client.start();
+		this.closeables.add(client::close);
+		this.session = new ZooKeeperSession(client, new ZooKeeperLockPaths("/close-test"));
+		this.closeables.add(this.session::close);
+	}
+
+	@Test
+	void closingEndsARequestWaitingForTheConnection() {
+		CompletableFuture<Boolean> retried = this.session.retriedOnReconnection(ZooKeeperSessionCloseTests::lost);
+		assertThat(retried).as("waiting for the connection").isNotDone();
+
+		this.session.close();
+
+		await().atMost(BOUND).until(retried::isDone);
+		assertThat(retried).isCompletedExceptionally();
+		assertThat(retried.handle((result, failure) -> failure).join()).hasMessageContaining("closed");
+	}
+
+	@Test
+	void aRequestRetriedAfterTheCloseFailsAtOnce() {
+		this.session.close();
+
+		CompletableFuture<Boolean> retried = this.session.retriedOnReconnection(ZooKeeperSessionCloseTests::lost);
+
+		assertThat(retried).isCompletedExceptionally();
+		assertThat(retried.handle((result, failure) -> failure).join()).hasMessageContaining("closed");
+	}
+
+	private static CompletableFuture<Boolean> lost() {
+		return CompletableFuture.failedFuture(new KeeperException.ConnectionLossException());
+	}
+
+}
