@@ -65,7 +65,8 @@ final class JdbcKindWaits {
 	private void schedule(Claim claim, Deadline deadline, Executor executor, long pause, @Nullable Long leaseMillis,
 			CompletableFuture<Void> turn) {
 		CompletableFuture
-			.delayedExecutor(JdbcReleaseWaits.pauseNanos(pause, deadline, leaseMillis), TimeUnit.NANOSECONDS, executor)
+			.delayedExecutor(JdbcReleaseWaits.pauseNanos(pause, deadline, leaseMillis), TimeUnit.NANOSECONDS,
+					JdbcReleaseWaits.endingOnRefusal(executor, claim, turn))
 			.execute(() -> poll(claim, deadline, executor, pause, turn));
 	}
 

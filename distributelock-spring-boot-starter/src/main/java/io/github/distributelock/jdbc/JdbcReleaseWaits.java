@@ -3,12 +3,15 @@ package io.github.distributelock.jdbc;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend.Claim;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * version) is seen within that time. No thread waits between polls.
  */
 final class JdbcReleaseWaits {
+
+	private static final Log logger = LogFactory.getLog(JdbcReleaseWaits.class);
 
 	private final JdbcLockRepository repository;
 
@@ -69,7 +74,7 @@ final class JdbcReleaseWaits {
 
 	private void awaitNotification(PostgresReleaseListener listening, Claim claim, long since, Deadline deadline,
 			CompletableFuture<Void> released) {
-		Executor executor = executor(claim);
+		Executor executor = guarded(claim, released);
 		// Run off the listener's thread, which only receives.
 		Runnable wake = () -> executor.execute(() -> released.complete(null));
 		if (!listening.register(claim.key(), since, wake)) {
@@ -87,7 +92,7 @@ final class JdbcReleaseWaits {
 	 */
 	private void check(Claim claim, Deadline deadline, CompletableFuture<Void> released, long leaseNanos) {
 		long pause = Math.min(Math.min(this.checkEveryNanos, deadline.remainingNanos()), leaseNanos);
-		CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS, executor(claim)).execute(() -> {
+		CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS, guarded(claim, released)).execute(() -> {
 			if (released.isDone()) {
 				return;
 			}
@@ -95,7 +100,7 @@ final class JdbcReleaseWaits {
 				released.complete(null);
 				return;
 			}
-			run(claim, () -> this.repository.remainingLeaseMillis(claim.key())).whenComplete((remaining, failure) -> {
+			leaseLeft(claim, released).whenComplete((remaining, failure) -> {
 				if (failure != null) {
 					released.completeExceptionally(failure);
 				}
@@ -114,7 +119,7 @@ final class JdbcReleaseWaits {
 		if (released.isDone()) {
 			return;
 		}
-		run(claim, () -> this.repository.remainingLeaseMillis(claim.key())).whenComplete((remaining, failure) -> {
+		leaseLeft(claim, released).whenComplete((remaining, failure) -> {
 			if (failure != null) {
 				released.completeExceptionally(failure);
 			}
@@ -124,7 +129,7 @@ final class JdbcReleaseWaits {
 			else {
 				long next = Math.min(pause * 2, this.longestPauseNanos);
 				Executor delayed = CompletableFuture.delayedExecutor(pauseNanos(pause, deadline, remaining),
-						TimeUnit.NANOSECONDS, executor(claim));
+						TimeUnit.NANOSECONDS, guarded(claim, released));
 				delayed.execute(() -> poll(claim, deadline, next, released));
 			}
 		});
@@ -144,8 +149,36 @@ final class JdbcReleaseWaits {
 		return Math.min(jittered, Math.min(deadline.remainingNanos(), untilFree));
 	}
 
-	private <T> CompletableFuture<T> run(Claim claim, java.util.function.Supplier<T> statement) {
-		return CompletableFuture.supplyAsync(statement, executor(claim));
+	/** Reads the holder's lease for {@code wait} (a poll, or a notified wait's check). */
+	private CompletableFuture<@Nullable Long> leaseLeft(Claim claim, CompletableFuture<Void> wait) {
+		return CompletableFuture.supplyAsync(() -> this.repository.remainingLeaseMillis(claim.key()),
+				guarded(claim, wait));
+	}
+
+	/** Where the statements of {@code wait} run: see {@link #endingOnRefusal}. */
+	private Executor guarded(Claim claim, CompletableFuture<Void> wait) {
+		return endingOnRefusal(executor(claim), claim, wait);
+	}
+
+	/**
+	 * {@code executor}, where a task refused ends {@code wait} instead: the backend's
+	 * pool refuses every task once it is closed, and a refused poll, thrown on the thread
+	 * of a timer, would leave the wait open for good. The waiter's next attempt tells
+	 * that the backend is closed.
+	 */
+	static Executor endingOnRefusal(Executor executor, Claim claim, CompletableFuture<Void> wait) {
+		return (task) -> {
+			try {
+				executor.execute(task);
+			}
+			catch (RejectedExecutionException ex) {
+				if (logger.isDebugEnabled()) {
+					logger.debug("Ended the wait for lock '" + claim.key() + "': its statements are refused ("
+							+ ex.getMessage() + "); the backend is closed");
+				}
+				wait.complete(null);
+			}
+		};
 	}
 
 	private Executor executor(Claim claim) {
