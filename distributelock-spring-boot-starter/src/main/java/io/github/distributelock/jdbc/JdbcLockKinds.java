@@ -227,16 +227,27 @@ final class JdbcLockKinds {
 		if (channel == null || this.sql.releaseNotify == null) {
 			return inTransaction(claim, "release", (session) -> release(session, claim.kind()));
 		}
-		return tables(() -> this.repository.onConnectionMarking("release a " + claim.kind().tag() + " lock",
-				(connection, marked) -> {
-					Session session = new Session(connection, claim.key(), claim.owner());
-					boolean released = release(session, claim.kind());
-					LockStatement notify = marked ? this.sql.releaseNotifyWaited : this.sql.releaseNotify;
-					if (released && notify != null) {
-						session.with("channel", channel).query(notify, (row) -> Boolean.TRUE);
-					}
-					return released;
-				}));
+		String task = "release a " + claim.kind().tag() + " lock";
+		return tables(() -> this.repository.onConnectionMarking(task, (connection, marked) -> {
+			Session session = new Session(connection, claim.key(), claim.owner());
+			boolean released;
+			try {
+				released = release(session, claim.kind());
+			}
+			catch (SQLException ex) {
+				if (WaitedMarks.undefinedColumn(ex)) {
+					// A column of the kinds' tables: these statements never read waited,
+					// whose absence alone switches the table to notifying every release.
+					throw new BadSqlGrammarException(task, "kinds release", ex);
+				}
+				throw ex;
+			}
+			LockStatement notify = marked ? this.sql.releaseNotifyWaited : this.sql.releaseNotify;
+			if (released && notify != null) {
+				session.with("channel", channel).query(notify, (row) -> Boolean.TRUE);
+			}
+			return released;
+		}));
 	}
 
 	private boolean release(Session session, LockKind kind) throws SQLException {

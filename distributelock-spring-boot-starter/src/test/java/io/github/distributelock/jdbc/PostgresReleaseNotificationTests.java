@@ -23,7 +23,9 @@ import io.github.distributelock.LockRequest;
 import io.github.distributelock.LogLines;
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.core.LockKind;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -217,6 +219,40 @@ class PostgresReleaseNotificationTests {
 			.queryForObject("SELECT COUNT(*) FROM " + table + " WHERE lock_key = ? AND expires_at > CURRENT_TIMESTAMP",
 					Integer.class, key))
 			.isZero();
+	}
+
+	/**
+	 * A release of another kind that fails on a column of the kinds' own tables (here
+	 * renamed while the lock is held) is not taken for a lock table without the waited
+	 * column: that switched every later plain release to notify every time, and logged a
+	 * WARN that told the user to add a column that is there.
+	 */
+	@Test
+	void kindReleaseFailingOnAnotherColumnKeepsTheWaitedMarks(CapturedOutput output) throws Exception {
+		String table = "renamed_kinds_" + System.nanoTime();
+		JdbcLockBackend backend = backend(database.newDataSource(), table);
+		backend.createSchema();
+		Claim fair = new Claim("fair.renamed." + System.nanoTime(), "holder", null, LockKind.FAIR);
+		assertThat(backend.tryAcquire(fair, Duration.ofMinutes(1))
+			.toCompletableFuture()
+			.get(1, TimeUnit.MINUTES)
+			.acquired()).isTrue();
+		database.jdbcTemplate().execute("ALTER TABLE " + table + "_q RENAME COLUMN owner TO renamed");
+		try {
+			assertThat(backend.release(fair).toCompletableFuture()).failsWithin(Duration.ofMinutes(1))
+				.withThrowableThat()
+				.withMessageContaining("do not match what this version expects");
+		}
+		finally {
+			database.jdbcTemplate().execute("ALTER TABLE " + table + "_q RENAME COLUMN renamed TO owner");
+		}
+		assertThat(LogLines.containing(output, "has no column waited")).isEmpty();
+		String key = "unwaited.after.renamed." + System.nanoTime();
+		try (HikariDataSource listening = database.newDataSource(); Connection connection = listening.getConnection()) {
+			listen(connection, table);
+			newLock(backend).tryAcquire(key, Duration.ZERO, null).orElseThrow().close();
+			assertThat(notifiedKeysUntilSentinel(connection, table)).doesNotContain(key);
+		}
 	}
 
 	@Test
