@@ -2,6 +2,7 @@ package io.github.distributelock.jdbc;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,6 +32,9 @@ final class JdbcStatementPool {
 					Thread thread = new Thread(task, "distributelock-jdbc");
 					thread.setDaemon(true);
 					return thread;
+				}, (task, pool) -> {
+					// The default names the pool and the queued task, not the cause.
+					throw new RejectedExecutionException("The JDBC lock backend is closed");
 				});
 		this.threads.allowCoreThreadTimeOut(true);
 	}

@@ -12,11 +12,13 @@ import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -35,11 +37,7 @@ class JdbcLockBackendCloseTests {
 	@ParameterizedTest
 	@ValueSource(strings = { "plain", "fair" })
 	void closingEndsAWaitThatPolls(String kind) throws Exception {
-		HikariDataSource pool = this.closeables.add(new HikariDataSource());
-		pool.setJdbcUrl("jdbc:h2:mem:close-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
-		pool.setUsername("sa");
-		JdbcLockBackend backend = this.closeables.add(new JdbcLockBackend(pool));
-		backend.createSchema();
+		JdbcLockBackend backend = newBackend();
 		backend.pace(Duration.ofMillis(200), Duration.ofMillis(200), Duration.ofMillis(200));
 		LockKind held = kind.equals("plain") ? LockKind.EXCLUSIVE : LockKind.FAIR;
 		String key = "close." + kind;
@@ -56,6 +54,26 @@ class JdbcLockBackendCloseTests {
 
 		await().atMost(BOUND).until(waiting::isDone);
 		assertThat(waiting).isNotCompletedExceptionally();
+	}
+
+	@Test
+	void aStatementAfterTheCloseSaysTheBackendIsClosed() throws Exception {
+		JdbcLockBackend backend = newBackend();
+		backend.close();
+
+		Claim claim = new Claim("after.close", "owner", null, LockKind.EXCLUSIVE);
+		assertThatThrownBy(() -> get(backend.tryAcquire(claim, Duration.ofMinutes(1))))
+			.hasMessageContaining("The JDBC lock backend is closed")
+			.hasMessageNotContaining("Queued");
+	}
+
+	private JdbcLockBackend newBackend() {
+		HikariDataSource pool = this.closeables.add(new HikariDataSource());
+		pool.setJdbcUrl("jdbc:h2:mem:close-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		pool.setUsername("sa");
+		JdbcLockBackend backend = this.closeables.add(new JdbcLockBackend(pool));
+		backend.createSchema();
+		return backend;
 	}
 
 	private static <T> T get(CompletionStage<T> stage) throws Exception {
