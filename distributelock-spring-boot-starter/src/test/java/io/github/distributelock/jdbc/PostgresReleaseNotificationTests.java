@@ -255,6 +255,27 @@ class PostgresReleaseNotificationTests {
 		}
 	}
 
+	/**
+	 * A plain attempt refused by a fair holder marks the key's row, and that holder's
+	 * release notifies; the next fair holder, for whom nobody waited, notifies nobody.
+	 */
+	@Test
+	void fairReleaseNobodyWaitedForAfterAMarkedOneNotifiesNobody() throws Exception {
+		String key = "fair.marked.once." + System.nanoTime();
+		JdbcLockBackend backend = backend(database.newDataSource());
+		DefaultDistributeLock lock = newLock(backend);
+		DefaultDistributeLock other = newLock(backend(database.newDataSource()));
+		try (HikariDataSource listening = database.newDataSource(); Connection connection = listening.getConnection()) {
+			listen(connection, JdbcLockBackend.DEFAULT_TABLE_NAME);
+			LockHandle first = lock.tryAcquire(LockRequest.of(key).withFair(true)).orElseThrow();
+			assertThat(other.tryAcquire(key, Duration.ZERO, null)).as("a plain attempt, refused").isEmpty();
+			first.close();
+			assertThat(notifiedKeysUntilSentinel(connection, JdbcLockBackend.DEFAULT_TABLE_NAME)).containsOnlyOnce(key);
+			lock.tryAcquire(LockRequest.of(key).withFair(true)).orElseThrow().close();
+			assertThat(notifiedKeysUntilSentinel(connection, JdbcLockBackend.DEFAULT_TABLE_NAME)).doesNotContain(key);
+		}
+	}
+
 	@Test
 	void releaseThatNobodyWaitedForNotifiesNobody() throws Exception {
 		String key = "unwaited." + System.nanoTime();
