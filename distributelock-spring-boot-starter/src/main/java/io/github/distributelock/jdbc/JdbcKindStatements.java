@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.distributelock.core.LockKind;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
@@ -170,7 +171,8 @@ final class JdbcKindStatements {
 			List<KeyState> row = query(state,
 					(rs) -> new KeyState(rs.getString("holder"), nullableLong(rs, "remaining_ms"),
 							nullableLong(rs, "arrival"), rs.getLong("ahead"), rs.getLong("waiting"),
-							rs.getLong("writers"), rs.getLong("holders"), rs.getLong("permits")));
+							rs.getLong("writers"), rs.getLong("holders"), rs.getLong("permits"),
+							nullableLong(rs, "next_permit_ms")));
 			if (row.isEmpty()) {
 				throw new IllegalStateException("The state of the key returned no row");
 			}
@@ -208,9 +210,24 @@ final class JdbcKindStatements {
 	 * @param writers how many other live waiters want the write lock
 	 * @param holders how many live readers and writers hold the key
 	 * @param permits how many live permit holders hold the key
+	 * @param nextPermitMillis how long the soonest lease of the live permit holders still
+	 * runs, or {@code null} if none
 	 */
 	record KeyState(@Nullable String holder, @Nullable Long remainingMillis, @Nullable Long arrival, long ahead,
-			long waiting, long writers, long holders, long permits) {
+			long waiting, long writers, long holders, long permits, @Nullable Long nextPermitMillis) {
+
+		/**
+		 * How long until a lease ends that may let a claim of {@code kind} in: for
+		 * permits the soonest of the holders', as the key's row lasts as long as the
+		 * longest; for the other kinds the row's; {@code null} if no lease runs.
+		 */
+		@Nullable Long untilFreeMillis(LockKind kind) {
+			if (kind.type() != LockKind.Type.PERMITS || this.nextPermitMillis == null) {
+				return this.remainingMillis;
+			}
+			return (this.remainingMillis != null) ? Math.min(this.nextPermitMillis, this.remainingMillis)
+					: this.nextPermitMillis;
+		}
 
 		/** Whether this owner heads the queue, or would head it once queued. */
 		boolean first() {

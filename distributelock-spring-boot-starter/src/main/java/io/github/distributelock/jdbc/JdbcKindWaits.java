@@ -18,10 +18,10 @@ import org.jspecify.annotations.Nullable;
  * deadline passes. A table has no notification, so the polls are paced by an exponential
  * back-off with jitter from 5 ms to 200 ms, or to 50 ms for the head of the queue, whose
  * turn comes next; a pause never runs past the holder's lease the last poll read, as a
- * plain waiter's does ({@link JdbcReleaseWaits#pauseNanos}). A poll never finds a turn
- * that the attempt would refuse for long: the attempt runs the same rule under the key's
- * row lock, so a poll and an attempt disagree only while another operation is changing
- * the key.
+ * plain waiter's does ({@link JdbcReleaseWaits#pauseNanos}), for permits the soonest
+ * lease of the holders, when the next permit frees. A poll never finds a turn that the
+ * attempt would refuse for long: the attempt runs the same rule under the key's row lock,
+ * so a poll and an attempt disagree only while another operation is changing the key.
  */
 final class JdbcKindWaits {
 
@@ -60,7 +60,7 @@ final class JdbcKindWaits {
 
 	/**
 	 * Polls after a pause, which ends at the latest when the lease the last poll read
-	 * ends, as a plain waiter's does.
+	 * ends (for permits, the first of the holders' to end), as a plain waiter's does.
 	 */
 	private void schedule(Claim claim, Deadline deadline, Executor executor, long pause, @Nullable Long leaseMillis,
 			CompletableFuture<Void> turn) {
@@ -93,7 +93,7 @@ final class JdbcKindWaits {
 		}
 		long longest = (state.arrival() != null && state.ahead() == 0) ? this.longestHeadPauseNanos
 				: this.longestPauseNanos;
-		schedule(claim, deadline, executor, Math.min(pause * 2, longest), state.remainingMillis(), turn);
+		schedule(claim, deadline, executor, Math.min(pause * 2, longest), state.untilFreeMillis(claim.kind()), turn);
 	}
 
 }

@@ -37,6 +37,9 @@ class JdbcLockBackendPollingWaitTests {
 	private static final Duration HOLD = Duration.ofMillis(4_800);
 
 	@RegisterExtension
+	static final JdbcTestDatabaseExtension databases = new JdbcTestDatabaseExtension();
+
+	@RegisterExtension
 	final Closeables closeables = new Closeables();
 
 	@Test
@@ -102,6 +105,38 @@ class JdbcLockBackendPollingWaitTests {
 		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cut)).isBetween(HOLD.toMillis() - 500,
 				HOLD.toMillis() + 700);
 		assertThat(get(backend.tryAcquire(waiter, Duration.ofMinutes(1))).acquired()).isTrue();
+	}
+
+	/**
+	 * A permit waiter's poll reads when the next permit frees: the soonest lease among
+	 * the key's holders, not the key's row, which lasts as long as the longest. Two
+	 * holders of 2 permits hold leases of a minute, and one's is cut to 4.8 s; the polls
+	 * are 2 to 4 s, then 4 to 8 s apart, so the wait can end near 4.8 s only by that
+	 * lease.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "h2", "postgresql" })
+	void aPermitWaiterTakesThePermitWhenTheSoonestLeaseOfItsHoldersEnds(String dialect) throws Exception {
+		JdbcTestDatabase database = databases.get(dialect);
+		JdbcLockBackend backend = this.closeables
+			.add(new JdbcLockBackend(this.closeables.add(database.newDataSource())));
+		backend.pace(Duration.ofSeconds(4), Duration.ofSeconds(20), Duration.ofSeconds(20));
+		String key = "polling.soonest-permit." + System.nanoTime();
+		Claim cut = new Claim(key, "cut", null, LockKind.permits(2));
+		Claim kept = new Claim(key, "kept", null, LockKind.permits(2));
+		Claim waiter = new Claim(key, "waiter", null, LockKind.permits(2));
+		assertThat(get(backend.tryAcquire(cut, Duration.ofMinutes(1))).acquired()).isTrue();
+		assertThat(get(backend.tryAcquire(kept, Duration.ofMinutes(1))).acquired()).isTrue();
+		AcquireResult refused = get(backend.tryAcquire(waiter, Duration.ofMinutes(1)));
+		assertThat(refused.acquired()).isFalse();
+		assertThat(get(backend.renew(cut, HOLD))).isTrue();
+		long cutAt = System.nanoTime();
+		get(backend.awaitRelease(waiter, refused, Deadline.after(Duration.ofMinutes(2))));
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cutAt)).isBetween(HOLD.toMillis() - 500,
+				HOLD.toMillis() + 700);
+		assertThat(get(backend.tryAcquire(waiter, Duration.ofMinutes(1))).acquired()).isTrue();
+		assertThat(get(backend.release(kept))).isTrue();
+		assertThat(get(backend.release(waiter))).isTrue();
 	}
 
 	private static <T> T get(CompletionStage<T> stage) throws Exception {

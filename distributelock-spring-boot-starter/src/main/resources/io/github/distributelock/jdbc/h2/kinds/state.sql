@@ -3,9 +3,10 @@
 -- row (a plain or fair owner, or the marker of readers, a writer or permit holders) and its
 -- remaining lease; this owner's place in the queue and how many live waiters are ahead of it;
 -- the other live waiters, and the writers among them; the live readers and writer, and the live
--- permit holders. H2's CURRENT_TIMESTAMP is the start of the transaction, which may have
--- waited for the row lock: a lease that ran out meanwhile still counts here, and the waiter
--- finds it run out at its next poll.
+-- permit holders, with when the soonest of their leases ends: the next permit frees then, while
+-- the key's row lasts as long as the longest. H2's CURRENT_TIMESTAMP is the start of the
+-- transaction, which may have waited for the row lock: a lease that ran out meanwhile still
+-- counts here, and the waiter finds it run out at its next poll.
 SELECT
 	(SELECT owner FROM ${table} WHERE lock_key = :key AND expires_at > CURRENT_TIMESTAMP) AS holder,
 	(SELECT CAST(CEILING((EXTRACT(EPOCH FROM expires_at) - EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)) * 1000) AS BIGINT)
@@ -19,4 +20,6 @@ SELECT
 	(SELECT COUNT(*) FROM ${table}_q WHERE lock_key = :key AND owner <> :owner AND kind = 'write'
 		AND expires_at > CURRENT_TIMESTAMP) AS writers,
 	(SELECT COUNT(*) FROM ${table}_h WHERE lock_key = :key AND expires_at > CURRENT_TIMESTAMP) AS holders,
-	(SELECT COUNT(*) FROM ${table}_p WHERE lock_key = :key AND expires_at > CURRENT_TIMESTAMP) AS permits
+	(SELECT COUNT(*) FROM ${table}_p WHERE lock_key = :key AND expires_at > CURRENT_TIMESTAMP) AS permits,
+	(SELECT CAST(CEILING((EXTRACT(EPOCH FROM MIN(expires_at)) - EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)) * 1000) AS BIGINT)
+		FROM ${table}_p WHERE lock_key = :key AND expires_at > CURRENT_TIMESTAMP) AS next_permit_ms

@@ -3,7 +3,9 @@
 -- row (a plain or fair owner, or the marker of readers, a writer or permit holders) and its
 -- remaining lease; this owner's place in the queue and how many live waiters are ahead of it;
 -- the other live waiters, and the writers among them; the live readers and writer, and the live
--- permit holders. UTC_TIMESTAMP(6) is the time this statement started.
+-- permit holders, with when the soonest of their leases ends: the next permit frees then, while
+-- the key's row lasts as long as the longest. UTC_TIMESTAMP(6) is the time this statement
+-- started.
 SELECT
 	(SELECT owner FROM ${table} WHERE lock_key = :key AND expires_at > UTC_TIMESTAMP(6)) AS holder,
 	(SELECT CAST(CEIL(TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) / 1000) AS SIGNED)
@@ -17,4 +19,6 @@ SELECT
 	(SELECT COUNT(*) FROM ${table}_q WHERE lock_key = :key AND owner <> :owner AND kind = 'write'
 		AND expires_at > UTC_TIMESTAMP(6)) AS writers,
 	(SELECT COUNT(*) FROM ${table}_h WHERE lock_key = :key AND expires_at > UTC_TIMESTAMP(6)) AS holders,
-	(SELECT COUNT(*) FROM ${table}_p WHERE lock_key = :key AND expires_at > UTC_TIMESTAMP(6)) AS permits
+	(SELECT COUNT(*) FROM ${table}_p WHERE lock_key = :key AND expires_at > UTC_TIMESTAMP(6)) AS permits,
+	(SELECT CAST(CEIL(TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), MIN(expires_at)) / 1000) AS SIGNED)
+		FROM ${table}_p WHERE lock_key = :key AND expires_at > UTC_TIMESTAMP(6)) AS next_permit_ms
