@@ -123,7 +123,7 @@ final class JdbcKindStatements {
 		}
 
 		/** Sets a value for the statements that follow. */
-		Session with(String name, Object value) {
+		Session with(String name, @Nullable Object value) {
 			this.values.put(name, value);
 			return this;
 		}

@@ -1,6 +1,7 @@
 package io.github.distributelock.jdbc;
 
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -215,9 +216,9 @@ final class JdbcLockKinds {
 
 	/**
 	 * Releases a holder of the claim's kind, or takes a waiting claim out of the queue.
-	 * @param channel where a release that frees the key notifies (PostgreSQL), as a plain
-	 * release does: plain waiters of the key may wait for that notification; or
-	 * {@code null} if releases notify nobody
+	 * @param channel where a release that frees the key, or shortens its lease, notifies
+	 * (PostgreSQL), as a plain release does: plain waiters of the key may wait for that
+	 * notification; or {@code null} if releases notify nobody
 	 */
 	boolean release(Claim claim, @Nullable String channel) {
 		if (JdbcKindMarkers.isReserved(claim.owner()) || claim.kind().type() == LockKind.Type.EXCLUSIVE) {
@@ -252,11 +253,17 @@ final class JdbcLockKinds {
 
 	private boolean release(Session session, LockKind kind) throws SQLException {
 		if (kind.type() == LockKind.Type.FAIR) {
+			// Frees the key's row: the notification needs no lease to compare.
+			session.with("held_until", null);
 			boolean released = session.update(this.sql.wordRelease) == 1;
 			session.update(this.sql.waiterLeave);
 			return released;
 		}
-		session.query(this.sql.wordLock, (row) -> Boolean.TRUE);
+		// The row's lease before this release: one that shortens it notifies as one that
+		// frees it does, or a plain waiter would learn of the shorter lease only at its
+		// next check (up to a second later), after the lease may have ended.
+		List<Timestamp> heldUntil = session.query(this.sql.wordLock, (row) -> row.getTimestamp("expires_at"));
+		session.with("held_until", heldUntil.isEmpty() ? null : heldUntil.get(0));
 		boolean permit = kind.type() == LockKind.Type.PERMITS;
 		boolean released = session.updateAll(permit ? this.sql.permitRelease : this.sql.holderRelease) == 1;
 		if (kind.type() == LockKind.Type.WRITE) {

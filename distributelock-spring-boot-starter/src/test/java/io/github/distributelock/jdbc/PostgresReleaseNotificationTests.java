@@ -200,6 +200,74 @@ class PostgresReleaseNotificationTests {
 	}
 
 	/**
+	 * A reader or permit holder that leaves while another still holds the key shortens
+	 * the key's row to the lease left, without freeing it, and notifies: a plain waiter,
+	 * whose wait ends with the lease its attempt read (two minutes) and whose checks come
+	 * a minute apart, takes the key when the shorter lease ends, not at its next check.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "read", "permits" })
+	void plainWaiterIsWokenByAReleaseThatShortensTheLeaseOfTheKey(String kind) throws Exception {
+		String key = "shortened." + kind + "." + System.nanoTime();
+		JdbcLockBackend holders = backend(database.newDataSource());
+		JdbcLockBackend waiterBackend = backend(database.newDataSource());
+		waiterBackend.pace(SLOW, SLOW, SLOW);
+		PostgresReleaseListener listener = listening(waiterBackend);
+		CountingLockBackend counting = CountingLockBackend.of(waiterBackend);
+		DefaultDistributeLock waiter = newLock(counting);
+		LockKind held = kind.equals("read") ? LockKind.READ : LockKind.permits(2);
+		Claim shorter = new Claim(key, "shorter", null, held);
+		Claim longer = new Claim(key, "longer", null, held);
+		Duration shorterLease = Duration.ofSeconds(8);
+		assertThat(holders.tryAcquire(shorter, shorterLease).toCompletableFuture().get(1, TimeUnit.MINUTES).acquired())
+			.isTrue();
+		long shorterEnds = System.nanoTime() + shorterLease.toNanos();
+		assertThat(holders.tryAcquire(longer, Duration.ofMinutes(2))
+			.toCompletableFuture()
+			.get(1, TimeUnit.MINUTES)
+			.acquired()).isTrue();
+		CompletableFuture<Optional<LockHandle>> waiting = waiter
+			.tryAcquireAsync(LockRequest.of(key).withWaitTime(Duration.ofMinutes(2)));
+		assertThat(counting.waiting.await(20, TimeUnit.SECONDS)).isTrue();
+		long wakeUps = listener.wakeUps();
+		assertThat(holders.release(longer).toCompletableFuture().get(1, TimeUnit.MINUTES)).isTrue();
+		assertThat(waiting.get(3, TimeUnit.MINUTES)).hasValueSatisfying(LockHandle::close);
+		// Without the notification: at the waiter's check, about a minute later.
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - shorterEnds)).isBetween(-1_000L, 5_000L);
+		assertThat(listener.wakeUps()).isGreaterThan(wakeUps);
+	}
+
+	/**
+	 * A reader that leaves without the longest lease leaves the key's row as it was: no
+	 * plain waiter has anything new to read, so nothing notifies, until the last reader
+	 * leaves.
+	 */
+	@Test
+	void readerReleaseThatLeavesTheLeaseOfTheKeyAsItWasNotifiesNobody() throws Exception {
+		String key = "unshortened." + System.nanoTime();
+		JdbcLockBackend backend = backend(database.newDataSource());
+		Claim shorter = new Claim(key, "shorter", null, LockKind.READ);
+		Claim longer = new Claim(key, "longer", null, LockKind.READ);
+		assertThat(backend.tryAcquire(shorter, Duration.ofMinutes(1))
+			.toCompletableFuture()
+			.get(1, TimeUnit.MINUTES)
+			.acquired()).isTrue();
+		assertThat(backend.tryAcquire(longer, Duration.ofMinutes(2))
+			.toCompletableFuture()
+			.get(1, TimeUnit.MINUTES)
+			.acquired()).isTrue();
+		// A refused plain attempt marks the row as waited for.
+		assertThat(newLock(backend).tryAcquire(key, Duration.ZERO, null)).isEmpty();
+		try (HikariDataSource listening = database.newDataSource(); Connection connection = listening.getConnection()) {
+			listen(connection, JdbcLockBackend.DEFAULT_TABLE_NAME);
+			assertThat(backend.release(shorter).toCompletableFuture().get(1, TimeUnit.MINUTES)).isTrue();
+			assertThat(notifiedKeysUntilSentinel(connection, JdbcLockBackend.DEFAULT_TABLE_NAME)).doesNotContain(key);
+			assertThat(backend.release(longer).toCompletableFuture().get(1, TimeUnit.MINUTES)).isTrue();
+			assertThat(notifiedKeysUntilSentinel(connection, JdbcLockBackend.DEFAULT_TABLE_NAME)).contains(key);
+		}
+	}
+
+	/**
 	 * On a lock table without the waited column, the release of another kind notifies
 	 * every time, as plain releases do there, instead of failing on the missing column.
 	 */
