@@ -360,6 +360,15 @@ public class DistributeLockProperties {
 		private Duration releasedRowRetention = JdbcLockBackend.Defaults.RELEASED_ROW_RETENTION;
 
 		/**
+		 * The longest one lock statement may run (rounded up to whole seconds, 0 for no
+		 * bound): a statement the database keeps waiting longer, such as for the row lock
+		 * of a transaction whose client stalled, fails, and the lock call goes on as
+		 * after any store error instead of hanging. Not applied on H2, whose own
+		 * LOCK_TIMEOUT ends such waits.
+		 */
+		private Duration statementTimeout = JdbcLockBackend.Defaults.STATEMENT_TIMEOUT;
+
+		/**
 		 * Whether, on PostgreSQL, a release notifies the waiters of other instances
 		 * (NOTIFY) and waiters are woken by one LISTEN connection per instance, borrowed
 		 * from the DataSource while the instance has waiters, instead of polling. Other
@@ -415,6 +424,14 @@ public class DistributeLockProperties {
 
 		public void setReleasedRowRetention(Duration releasedRowRetention) {
 			this.releasedRowRetention = releasedRowRetention;
+		}
+
+		public Duration getStatementTimeout() {
+			return this.statementTimeout;
+		}
+
+		public void setStatementTimeout(Duration statementTimeout) {
+			this.statementTimeout = statementTimeout;
 		}
 
 		public boolean isReleaseNotifications() {

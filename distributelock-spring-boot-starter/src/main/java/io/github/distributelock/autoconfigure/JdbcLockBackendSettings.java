@@ -23,6 +23,8 @@ public final class JdbcLockBackendSettings {
 
 	private Duration releasedRowRetention;
 
+	private Duration statementTimeout;
+
 	private boolean releaseNotifications;
 
 	private final DistributeLockProperties.Jdbc properties;
@@ -32,6 +34,7 @@ public final class JdbcLockBackendSettings {
 		this.tableName = properties.getTableName();
 		this.dialect = properties.getDialect();
 		this.releasedRowRetention = properties.getReleasedRowRetention();
+		this.statementTimeout = properties.getStatementTimeout();
 		this.releaseNotifications = properties.isReleaseNotifications();
 	}
 
@@ -89,6 +92,24 @@ public final class JdbcLockBackendSettings {
 	}
 
 	/**
+	 * The longest one lock statement may run, or zero for no bound.
+	 * @return the statement timeout
+	 */
+	public Duration getStatementTimeout() {
+		return this.statementTimeout;
+	}
+
+	/**
+	 * Sets the longest one lock statement may run (see
+	 * {@link JdbcLockBackend#setStatementTimeout(Duration)}).
+	 * @param statementTimeout the timeout, rounded up to whole seconds, or zero for no
+	 * bound
+	 */
+	public void setStatementTimeout(Duration statementTimeout) {
+		this.statementTimeout = statementTimeout;
+	}
+
+	/**
 	 * Whether a release on PostgreSQL notifies the waiters of every instance
 	 * ({@code NOTIFY}), which then wake at once instead of at their next poll.
 	 * @return whether releases notify
@@ -112,6 +133,8 @@ public final class JdbcLockBackendSettings {
 		CustomizedSettings.addIfChanged(changes, "dialect", this.properties.getDialect(), this.dialect);
 		CustomizedSettings.addIfChanged(changes, "releasedRowRetention", this.properties.getReleasedRowRetention(),
 				this.releasedRowRetention);
+		CustomizedSettings.addIfChanged(changes, "statementTimeout", this.properties.getStatementTimeout(),
+				this.statementTimeout);
 		CustomizedSettings.addIfChanged(changes, "releaseNotifications", this.properties.isReleaseNotifications(),
 				this.releaseNotifications);
 		return changes;

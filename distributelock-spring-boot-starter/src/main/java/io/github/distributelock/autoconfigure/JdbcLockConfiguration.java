@@ -97,6 +97,13 @@ class JdbcLockConfiguration {
 					"Set distributelock.jdbc.released-row-retention to how long the rows of released locks are "
 							+ "kept, longer than any lock statement can stall in the database, such as 1m.");
 		}
+		Duration statementTimeout = settings.getStatementTimeout();
+		if (statementTimeout.isNegative()) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.jdbc.statement-timeout must not be negative, but is " + statementTimeout + ".",
+					"Set distributelock.jdbc.statement-timeout to the longest one lock statement may run, such as "
+							+ "10s, or to 0 for no bound.");
+		}
 		String dialect = settings.getDialect();
 		if (dialect != null && !dialect.isBlank()
 				&& !JdbcLockBackend.supportedDialects().containsKey(dialect.trim().toLowerCase(Locale.ROOT))) {
@@ -109,8 +116,10 @@ class JdbcLockConfiguration {
 						.toList()) + ", or remove it so that the dialect is " + "detected from the database.");
 		}
 		try {
-			return new JdbcLockBackend(dataSource, settings.getTableName(), dialect, Clock.systemUTC(), retention,
-					settings.isReleaseNotifications());
+			JdbcLockBackend backend = new JdbcLockBackend(dataSource, settings.getTableName(), dialect,
+					Clock.systemUTC(), retention, settings.isReleaseNotifications());
+			backend.setStatementTimeout(statementTimeout);
+			return backend;
 		}
 		catch (LockDialectMismatchException ex) {
 			throw new DistributeLockConfigurationException(ex.getMessage() + ".",

@@ -12,8 +12,6 @@ import java.util.Map;
 import io.github.distributelock.core.LockKind;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
-
 /**
  * The statements of the fair, read/write and permit locks of one dialect, read once from
  * {@code io/github/distributelock/jdbc/<dialect>/kinds/*.sql}, and the way one operation
@@ -112,11 +110,14 @@ final class JdbcKindStatements {
 	 */
 	static final class Session {
 
+		private final JdbcLockRepository repository;
+
 		private final Connection connection;
 
 		private final Map<String, Object> values = new HashMap<>();
 
-		Session(Connection connection, String key, String owner) {
+		Session(JdbcLockRepository repository, Connection connection, String key, String owner) {
+			this.repository = repository;
 			this.connection = connection;
 			this.values.put("key", key);
 			this.values.put("owner", owner);
@@ -180,15 +181,7 @@ final class JdbcKindStatements {
 		}
 
 		private PreparedStatement prepare(LockStatement statement) throws SQLException {
-			PreparedStatement ps = this.connection.prepareStatement(statement.sql());
-			try {
-				new ArgumentPreparedStatementSetter(statement.arguments(this.values)).setValues(ps);
-				return ps;
-			}
-			catch (SQLException | RuntimeException ex) {
-				ps.close();
-				throw ex;
-			}
+			return this.repository.prepare(this.connection, statement, this.values);
 		}
 
 		private static @Nullable Long nullableLong(ResultSet resultSet, String column) throws SQLException {

@@ -278,6 +278,39 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	}
 
 	/**
+	 * Bounds each lock statement: one that the database keeps waiting longer, such as for
+	 * the row lock of a transaction whose client stalled or lost its network, fails with
+	 * a timeout, and the call that sent it goes on as after any store error (an
+	 * acquisition attempts again until its wait time ends, a release is retried in the
+	 * background) instead of hanging as long as that transaction lives: without a bound
+	 * that is as long as the database waits for a row lock (on PostgreSQL, by default,
+	 * until the transaction ends; on MariaDB and MySQL, 50 s). A call can still overrun
+	 * its wait time by up to this timeout. The default is
+	 * {@link Defaults#STATEMENT_TIMEOUT}.
+	 * <p>
+	 * Applied with {@link java.sql.Statement#setQueryTimeout}, so rounded up to whole
+	 * seconds. Not on H2, whose statement timeout is a setting of the session that would
+	 * stay on the application's pooled connection; H2 ends a wait for a row lock at its
+	 * {@code LOCK_TIMEOUT}.
+	 * @param timeout the longest a lock statement may run, or zero for as long as the
+	 * database lets it
+	 * @throws IllegalArgumentException if the timeout is negative
+	 * @since 1.0.0
+	 */
+	public void setStatementTimeout(Duration timeout) {
+		this.repository.statementTimeout(timeout);
+	}
+
+	/**
+	 * The longest one lock statement may run, in whole seconds.
+	 * @return the statement timeout, zero if statements are not bounded
+	 * @see #setStatementTimeout(Duration)
+	 */
+	public Duration statementTimeout() {
+		return this.repository.statementTimeout();
+	}
+
+	/**
 	 * Deletes the rows of locks released, or left to expire, longer ago than the
 	 * {@linkplain #releasedRowRetention() retention}. Releases call it once per retention
 	 * period; call it yourself to empty the table sooner.
@@ -538,6 +571,13 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 
 		/** How long a released row is kept by default. */
 		public static final Duration RELEASED_ROW_RETENTION = Duration.ofMinutes(1);
+
+		/**
+		 * How long one lock statement may run by default: far longer than any of them
+		 * takes on a database that answers, far shorter than a stalled transaction can
+		 * keep a row locked.
+		 */
+		public static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(10);
 
 		private Defaults() {
 		}

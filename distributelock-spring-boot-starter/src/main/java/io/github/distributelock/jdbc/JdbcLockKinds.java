@@ -230,7 +230,7 @@ final class JdbcLockKinds {
 		}
 		String task = "release a " + claim.kind().tag() + " lock";
 		return tables(() -> this.repository.onConnectionMarking(task, (connection, marked) -> {
-			Session session = new Session(connection, claim.key(), claim.owner());
+			Session session = new Session(this.repository, connection, claim.key(), claim.owner());
 			boolean released;
 			try {
 				released = release(session, claim.kind());
@@ -279,7 +279,8 @@ final class JdbcLockKinds {
 	/** Reads the key as a waiter's poll sees it, in one statement, locking nothing. */
 	KeyState state(Claim claim) {
 		return tables(() -> this.repository.onConnection(this.sql.state.name(), false,
-				(connection) -> new Session(connection, claim.key(), claim.owner()).state(this.sql.state)));
+				(connection) -> new Session(this.repository, connection, claim.key(), claim.owner())
+					.state(this.sql.state)));
 	}
 
 	/**
@@ -298,7 +299,7 @@ final class JdbcLockKinds {
 
 	private <T> T inTransaction(Claim claim, String operation, SessionWork<T> work) {
 		return tables(() -> this.repository.onConnection(operation + " a " + claim.kind().tag() + " lock", true,
-				(connection) -> work.run(new Session(connection, claim.key(), claim.owner()))));
+				(connection) -> work.run(new Session(this.repository, connection, claim.key(), claim.owner()))));
 	}
 
 	/**

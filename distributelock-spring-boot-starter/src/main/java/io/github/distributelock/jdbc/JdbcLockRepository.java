@@ -5,6 +5,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -18,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.UncategorizedSQLException;
@@ -41,6 +44,9 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
 final class JdbcLockRepository {
 
 	private static final Log logger = LogFactory.getLog(JdbcLockRepository.class);
+
+	/** The SQL state of a statement cancelled on request, as by its timeout. */
+	private static final String QUERY_CANCELED = "57014";
 
 	private final DataSource dataSource;
 
@@ -75,6 +81,12 @@ final class JdbcLockRepository {
 	/** The purge of the queue, holder and permit tables of the other kinds of lock. */
 	private final List<LockStatement> purgeKinds;
 
+	/**
+	 * How long one lock statement may run, in whole seconds as JDBC counts them, or 0 for
+	 * as long as the database lets it.
+	 */
+	private volatile int statementTimeoutSeconds = timeoutSeconds(JdbcLockBackend.Defaults.STATEMENT_TIMEOUT);
+
 	JdbcLockRepository(DataSource dataSource, JdbcLockDialect dialect, String tableName) {
 		this.dataSource = (dataSource instanceof TransactionAwareDataSourceProxy proxy) ? proxy.getTargetDataSource()
 				: dataSource;
@@ -100,6 +112,26 @@ final class JdbcLockRepository {
 
 	JdbcLockDialect dialect() {
 		return this.dialect;
+	}
+
+	/**
+	 * Bounds each lock statement by {@code timeout}, rounded up to whole seconds, or not
+	 * at all when it is zero.
+	 */
+	void statementTimeout(Duration timeout) {
+		this.statementTimeoutSeconds = timeoutSeconds(timeout);
+	}
+
+	Duration statementTimeout() {
+		return Duration.ofSeconds(this.statementTimeoutSeconds);
+	}
+
+	private static int timeoutSeconds(Duration timeout) {
+		if (timeout.isNegative()) {
+			throw new IllegalArgumentException("The statement timeout must not be negative, but is " + timeout);
+		}
+		long seconds = timeout.getSeconds() + ((timeout.getNano() > 0) ? 1 : 0);
+		return (int) Math.min(seconds, Integer.MAX_VALUE);
 	}
 
 	String tableName() {
@@ -148,14 +180,14 @@ final class JdbcLockRepository {
 		return attempt(connection, statements, key, owner, leaseMillis);
 	}
 
-	private static @Nullable Attempt committedAttempt(Connection connection, List<LockStatement> statements, String key,
+	private @Nullable Attempt committedAttempt(Connection connection, List<LockStatement> statements, String key,
 			String owner, long leaseMillis) throws SQLException {
 		return committed(connection, statements.size() > 1,
 				() -> attempt(connection, statements, key, owner, leaseMillis));
 	}
 
-	private static @Nullable Attempt attempt(Connection connection, List<LockStatement> statements, String key,
-			String owner, long leaseMillis) throws SQLException {
+	private @Nullable Attempt attempt(Connection connection, List<LockStatement> statements, String key, String owner,
+			long leaseMillis) throws SQLException {
 		Map<String, Object> values = Map.of("key", key, "owner", owner, "lease_ms", leaseMillis);
 		for (LockStatement statement : statements.subList(0, statements.size() - 1)) {
 			try (PreparedStatement ps = prepare(connection, statement, values)) {
@@ -234,7 +266,7 @@ final class JdbcLockRepository {
 	}
 
 	/** Runs a release that returns a row when it freed the lock, and commits it. */
-	private static boolean released(Connection connection, LockStatement statement, Map<String, Object> values)
+	private boolean released(Connection connection, LockStatement statement, Map<String, Object> values)
 			throws SQLException {
 		return committed(connection, false, () -> {
 			try (PreparedStatement ps = prepare(connection, statement, values); ResultSet rs = ps.executeQuery()) {
@@ -375,10 +407,18 @@ final class JdbcLockRepository {
 		}));
 	}
 
-	private static PreparedStatement prepare(Connection connection, LockStatement statement, Map<String, ?> values)
+	/**
+	 * Prepares a lock statement with its arguments and, where the dialect bounds
+	 * statements, the statement timeout.
+	 */
+	PreparedStatement prepare(Connection connection, LockStatement statement, Map<String, ?> values)
 			throws SQLException {
 		PreparedStatement ps = connection.prepareStatement(statement.sql());
 		try {
+			int timeoutSeconds = this.statementTimeoutSeconds;
+			if (timeoutSeconds > 0 && this.dialect.hasPerStatementTimeout()) {
+				ps.setQueryTimeout(timeoutSeconds);
+			}
 			new ArgumentPreparedStatementSetter(statement.arguments(values)).setValues(ps);
 			return ps;
 		}
@@ -431,9 +471,24 @@ final class JdbcLockRepository {
 			return work.run(connection);
 		}
 		catch (SQLException ex) {
+			if (timedOut(ex)) {
+				throw new QueryTimeoutException("A lock statement ran longer than the statement timeout of "
+						+ this.statementTimeoutSeconds + " s (distributelock.jdbc.statement-timeout) and was "
+						+ "cancelled: the database kept it waiting, such as for the row lock of a transaction whose "
+						+ "client stalled", ex);
+			}
 			RuntimeException translated = this.exceptionTranslator.translate(task, null, ex);
 			throw (translated != null) ? translated : new UncategorizedSQLException(task, null, ex);
 		}
+	}
+
+	/**
+	 * Whether the statement was ended by its timeout: PostgreSQL's driver cancels it, and
+	 * the server answers as to any cancel request.
+	 */
+	private boolean timedOut(SQLException failure) {
+		return this.statementTimeoutSeconds > 0 && this.dialect.hasPerStatementTimeout()
+				&& (failure instanceof SQLTimeoutException || QUERY_CANCELED.equals(failure.getSQLState()));
 	}
 
 	private static void rollback(Connection connection, Exception failure) {

@@ -144,6 +144,25 @@ class JdbcLockAutoConfigurationTests {
 	}
 
 	@Test
+	void statementTimeoutIsTenSecondsByDefaultAndConfigurable() {
+		this.contextRunner.run((context) -> assertThat(context.getBean(JdbcLockBackend.class).statementTimeout())
+			.isEqualTo(Duration.ofSeconds(10)));
+		this.contextRunner.withPropertyValues("distributelock.jdbc.statement-timeout=2500ms")
+			.run((context) -> assertThat(context.getBean(JdbcLockBackend.class).statementTimeout())
+				.as("rounded up to whole seconds, as JDBC counts them")
+				.isEqualTo(Duration.ofSeconds(3)));
+		this.contextRunner.withPropertyValues("distributelock.jdbc.statement-timeout=0")
+			.run((context) -> assertThat(context.getBean(JdbcLockBackend.class).statementTimeout()).isZero());
+	}
+
+	@Test
+	void negativeStatementTimeoutFailsAtStartup() {
+		this.contextRunner.withPropertyValues("distributelock.jdbc.statement-timeout=-1s")
+			.run((context) -> assertFailure(context, "distributelock.jdbc.statement-timeout must not be negative",
+					"such as 10s, or to 0 for no bound"));
+	}
+
+	@Test
 	void unknownDialectFailsAtStartup() {
 		this.contextRunner.withPropertyValues("distributelock.jdbc.dialect=oracle")
 			.run((context) -> assertFailure(context,
