@@ -30,16 +30,6 @@ final class H2LockDialect extends JdbcLockDialect {
 		return true;
 	}
 
-	/**
-	 * H2 keeps a statement's timeout as a setting of the session ({@code QUERY_TIMEOUT}),
-	 * which would then bound the application's own statements on that pooled connection;
-	 * its wait for a row lock ends by itself at the database's {@code LOCK_TIMEOUT}.
-	 */
-	@Override
-	boolean hasPerStatementTimeout() {
-		return false;
-	}
-
 	@Override
 	boolean matches(String productName, String productVersion) {
 		return "H2".equalsIgnoreCase(productName);

@@ -132,7 +132,7 @@ final class JdbcKindStatements {
 		/** Runs a statement that changes rows. */
 		int update(LockStatement statement) throws SQLException {
 			try (PreparedStatement ps = prepare(statement)) {
-				return ps.executeUpdate();
+				return this.repository.timed(ps, PreparedStatement::executeUpdate);
 			}
 		}
 
@@ -149,7 +149,8 @@ final class JdbcKindStatements {
 		/** Runs a query and reads each row. */
 		<T> List<T> query(LockStatement statement, JdbcLockRepository.RowReader<T> reader) throws SQLException {
 			List<T> rows = new ArrayList<>();
-			try (PreparedStatement ps = prepare(statement); ResultSet rs = ps.executeQuery()) {
+			try (PreparedStatement ps = prepare(statement);
+					ResultSet rs = this.repository.timed(ps, PreparedStatement::executeQuery)) {
 				while (rs.next()) {
 					rows.add(reader.read(rs));
 				}

@@ -288,10 +288,8 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * its wait time by up to this timeout. The default is
 	 * {@link Defaults#STATEMENT_TIMEOUT}.
 	 * <p>
-	 * Applied with {@link java.sql.Statement#setQueryTimeout}, so rounded up to whole
-	 * seconds. Not on H2, whose statement timeout is a setting of the session that would
-	 * stay on the application's pooled connection; H2 ends a wait for a row lock at its
-	 * {@code LOCK_TIMEOUT}.
+	 * Rounded up to whole seconds, as JDBC's statement timeouts are; at the timeout the
+	 * statement is {@linkplain java.sql.Statement#cancel() cancelled}.
 	 * @param timeout the longest a lock statement may run, or zero for as long as the
 	 * database lets it
 	 * @throws IllegalArgumentException if the timeout is negative

@@ -77,15 +77,6 @@ abstract class JdbcLockDialect {
 		return false;
 	}
 
-	/**
-	 * Whether the driver's {@link java.sql.Statement#setQueryTimeout statement timeout}
-	 * bounds only the statement it is set on: where it is a setting of the session, it
-	 * would stay on the application's pooled connection after the lock's statement.
-	 */
-	boolean hasPerStatementTimeout() {
-		return true;
-	}
-
 	static String supportedNames() {
 		return DIALECTS.stream().map(JdbcLockDialect::name).collect(Collectors.joining(", "));
 	}

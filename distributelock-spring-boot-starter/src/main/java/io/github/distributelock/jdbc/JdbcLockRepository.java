@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -45,9 +44,6 @@ final class JdbcLockRepository {
 
 	private static final Log logger = LogFactory.getLog(JdbcLockRepository.class);
 
-	/** The SQL state of a statement cancelled on request, as by its timeout. */
-	private static final String QUERY_CANCELED = "57014";
-
 	private final DataSource dataSource;
 
 	private final SQLExceptionTranslator exceptionTranslator;
@@ -81,11 +77,8 @@ final class JdbcLockRepository {
 	/** The purge of the queue, holder and permit tables of the other kinds of lock. */
 	private final List<LockStatement> purgeKinds;
 
-	/**
-	 * How long one lock statement may run, in whole seconds as JDBC counts them, or 0 for
-	 * as long as the database lets it.
-	 */
-	private volatile int statementTimeoutSeconds = timeoutSeconds(JdbcLockBackend.Defaults.STATEMENT_TIMEOUT);
+	/** Cancels a statement that runs past the statement timeout. */
+	private final JdbcStatementTimeouts timeouts = new JdbcStatementTimeouts();
 
 	JdbcLockRepository(DataSource dataSource, JdbcLockDialect dialect, String tableName) {
 		this.dataSource = (dataSource instanceof TransactionAwareDataSourceProxy proxy) ? proxy.getTargetDataSource()
@@ -119,19 +112,11 @@ final class JdbcLockRepository {
 	 * at all when it is zero.
 	 */
 	void statementTimeout(Duration timeout) {
-		this.statementTimeoutSeconds = timeoutSeconds(timeout);
+		this.timeouts.timeout(timeout);
 	}
 
 	Duration statementTimeout() {
-		return Duration.ofSeconds(this.statementTimeoutSeconds);
-	}
-
-	private static int timeoutSeconds(Duration timeout) {
-		if (timeout.isNegative()) {
-			throw new IllegalArgumentException("The statement timeout must not be negative, but is " + timeout);
-		}
-		long seconds = timeout.getSeconds() + ((timeout.getNano() > 0) ? 1 : 0);
-		return (int) Math.min(seconds, Integer.MAX_VALUE);
+		return this.timeouts.timeout();
 	}
 
 	String tableName() {
@@ -191,11 +176,11 @@ final class JdbcLockRepository {
 		Map<String, Object> values = Map.of("key", key, "owner", owner, "lease_ms", leaseMillis);
 		for (LockStatement statement : statements.subList(0, statements.size() - 1)) {
 			try (PreparedStatement ps = prepare(connection, statement, values)) {
-				ps.executeUpdate();
+				this.timeouts.run(ps, PreparedStatement::executeUpdate);
 			}
 		}
 		try (PreparedStatement ps = prepare(connection, statements.get(statements.size() - 1), values);
-				ResultSet rs = ps.executeQuery()) {
+				ResultSet rs = this.timeouts.run(ps, PreparedStatement::executeQuery)) {
 			return rs.next() ? new Attempt(nullableLong(rs, "fencing_token"), nullableLong(rs, "remaining_ms")) : null;
 		}
 	}
@@ -269,7 +254,8 @@ final class JdbcLockRepository {
 	private boolean released(Connection connection, LockStatement statement, Map<String, Object> values)
 			throws SQLException {
 		return committed(connection, false, () -> {
-			try (PreparedStatement ps = prepare(connection, statement, values); ResultSet rs = ps.executeQuery()) {
+			try (PreparedStatement ps = prepare(connection, statement, values);
+					ResultSet rs = this.timeouts.run(ps, PreparedStatement::executeQuery)) {
 				return rs.next();
 			}
 		});
@@ -381,10 +367,11 @@ final class JdbcLockRepository {
 		return onOwnConnection(last.name(), (connection) -> committed(connection, statements.size() > 1, () -> {
 			for (LockStatement statement : statements.subList(0, statements.size() - 1)) {
 				try (PreparedStatement ps = prepare(connection, statement, values)) {
-					ps.executeUpdate();
+					this.timeouts.run(ps, PreparedStatement::executeUpdate);
 				}
 			}
-			try (PreparedStatement ps = prepare(connection, last, values); ResultSet rs = ps.executeQuery()) {
+			try (PreparedStatement ps = prepare(connection, last, values);
+					ResultSet rs = this.timeouts.run(ps, PreparedStatement::executeQuery)) {
 				return rs.next() ? reader.read(rs) : null;
 			}
 		}));
@@ -402,23 +389,23 @@ final class JdbcLockRepository {
 	private <T> T execute(LockStatement statement, Map<String, ?> values, StatementWork<T> work) {
 		return onOwnConnection(statement.name(), (connection) -> committed(connection, false, () -> {
 			try (PreparedStatement ps = prepare(connection, statement, values)) {
-				return work.run(ps);
+				return this.timeouts.run(ps, work::run);
 			}
 		}));
 	}
 
 	/**
-	 * Prepares a lock statement with its arguments and, where the dialect bounds
-	 * statements, the statement timeout.
+	 * Runs a prepared lock statement, cancelled if it runs past the statement timeout.
 	 */
+	<T> T timed(PreparedStatement statement, JdbcStatementTimeouts.StatementWork<T> work) throws SQLException {
+		return this.timeouts.run(statement, work);
+	}
+
+	/** Prepares a lock statement with its arguments. */
 	PreparedStatement prepare(Connection connection, LockStatement statement, Map<String, ?> values)
 			throws SQLException {
 		PreparedStatement ps = connection.prepareStatement(statement.sql());
 		try {
-			int timeoutSeconds = this.statementTimeoutSeconds;
-			if (timeoutSeconds > 0 && this.dialect.hasPerStatementTimeout()) {
-				ps.setQueryTimeout(timeoutSeconds);
-			}
 			new ArgumentPreparedStatementSetter(statement.arguments(values)).setValues(ps);
 			return ps;
 		}
@@ -471,24 +458,15 @@ final class JdbcLockRepository {
 			return work.run(connection);
 		}
 		catch (SQLException ex) {
-			if (timedOut(ex)) {
+			if (ex instanceof JdbcStatementTimeouts.TimedOut timedOut) {
 				throw new QueryTimeoutException("A lock statement ran longer than the statement timeout of "
-						+ this.statementTimeoutSeconds + " s (distributelock.jdbc.statement-timeout) and was "
+						+ timedOut.timeout().toSeconds() + " s (distributelock.jdbc.statement-timeout) and was "
 						+ "cancelled: the database kept it waiting, such as for the row lock of a transaction whose "
-						+ "client stalled", ex);
+						+ "client stalled", ex.getCause());
 			}
 			RuntimeException translated = this.exceptionTranslator.translate(task, null, ex);
 			throw (translated != null) ? translated : new UncategorizedSQLException(task, null, ex);
 		}
-	}
-
-	/**
-	 * Whether the statement was ended by its timeout: PostgreSQL's driver cancels it, and
-	 * the server answers as to any cancel request.
-	 */
-	private boolean timedOut(SQLException failure) {
-		return this.statementTimeoutSeconds > 0 && this.dialect.hasPerStatementTimeout()
-				&& (failure instanceof SQLTimeoutException || QUERY_CANCELED.equals(failure.getSQLState()));
 	}
 
 	private static void rollback(Connection connection, Exception failure) {

@@ -23,8 +23,7 @@ import static org.awaitility.Awaitility.await;
  * transaction whose client stalled (a pause, a lost network: the database keeps such a
  * transaction until it hears the client is gone) fails after the statement timeout, as
  * after any store error, instead of hanging as long as that transaction lives: on
- * PostgreSQL, by default, until it ends; on MariaDB and MySQL, 50 s. On H2, where the
- * timeout is not applied, the database's own {@code LOCK_TIMEOUT} ends the wait.
+ * PostgreSQL, by default, until it ends; on MariaDB and MySQL, 50 s.
  */
 class JdbcLockBackendStatementTimeoutTests {
 
@@ -52,21 +51,14 @@ class JdbcLockBackendStatementTimeoutTests {
 				FutureTask<Optional<LockHandle>> call = new FutureTask<>(
 						() -> lock.tryAcquire(key, Duration.ofMillis(500), null));
 				new Thread(call, "caller-blocked-by-a-stalled-transaction").start();
-				if (database.dialect().equals("h2")) {
-					// H2 ends the wait at its LOCK_TIMEOUT and answers the attempt as a
-					// key held by another.
-					assertThat(call.get(HANG_SECONDS, TimeUnit.SECONDS)).isEmpty();
-				}
-				else {
-					assertThatExceptionOfType(ExecutionException.class)
-						.isThrownBy(() -> call.get(HANG_SECONDS, TimeUnit.SECONDS))
-						.havingCause()
-						.isInstanceOf(DistributeLockException.class)
-						.withMessageContaining(key)
-						.havingCause()
-						.isInstanceOf(QueryTimeoutException.class)
-						.withMessageContaining("statement timeout of 1 s (distributelock.jdbc.statement-timeout)");
-				}
+				assertThatExceptionOfType(ExecutionException.class)
+					.isThrownBy(() -> call.get(HANG_SECONDS, TimeUnit.SECONDS))
+					.havingCause()
+					.isInstanceOf(DistributeLockException.class)
+					.withMessageContaining(key)
+					.havingCause()
+					.isInstanceOf(QueryTimeoutException.class)
+					.withMessageContaining("statement timeout of 1 s (distributelock.jdbc.statement-timeout)");
 				stalled.rollback();
 			}
 			// The attempt that failed is given back in the background once the row is
