@@ -30,6 +30,17 @@ final class H2LockDialect extends JdbcLockDialect {
 		return true;
 	}
 
+	/**
+	 * H2 ends a wait for a row lock at its {@code LOCK_TIMEOUT} (2 s by default), and
+	 * answers it as a lock held by another; a cancel does not end that wait, and its
+	 * statement timeout is a setting of the session, which would stay on the
+	 * application's pooled connection.
+	 */
+	@Override
+	StatementBound statementBound() {
+		return StatementBound.NONE;
+	}
+
 	@Override
 	boolean matches(String productName, String productVersion) {
 		return "H2".equalsIgnoreCase(productName);

@@ -288,8 +288,11 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * its wait time by up to this timeout. The default is
 	 * {@link Defaults#STATEMENT_TIMEOUT}.
 	 * <p>
-	 * Rounded up to whole seconds, as JDBC's statement timeouts are; at the timeout the
-	 * statement is {@linkplain java.sql.Statement#cancel() cancelled}.
+	 * Rounded up to whole seconds, as JDBC's statement timeouts are. On PostgreSQL the
+	 * statement is {@linkplain java.sql.Statement#cancel() cancelled} at the timeout; on
+	 * MariaDB and MySQL the driver's {@link java.sql.Statement#setQueryTimeout} ends it.
+	 * Not applied on H2, which ends a wait for a row lock at its own {@code LOCK_TIMEOUT}
+	 * (2 s by default) and answers it as a lock held by another.
 	 * @param timeout the longest a lock statement may run, or zero for as long as the
 	 * database lets it
 	 * @throws IllegalArgumentException if the timeout is negative

@@ -77,6 +77,14 @@ abstract class JdbcLockDialect {
 		return false;
 	}
 
+	/**
+	 * How the statement timeout bounds a lock statement on this database: by default with
+	 * the driver's {@link java.sql.Statement#setQueryTimeout}.
+	 */
+	StatementBound statementBound() {
+		return StatementBound.QUERY_TIMEOUT;
+	}
+
 	static String supportedNames() {
 		return DIALECTS.stream().map(JdbcLockDialect::name).collect(Collectors.joining(", "));
 	}
@@ -191,6 +199,29 @@ abstract class JdbcLockDialect {
 		public String toString() {
 			return (this.name + " " + this.version).strip();
 		}
+
+	}
+
+	/** How the statement timeout bounds a lock statement. */
+	enum StatementBound {
+
+		/**
+		 * Cancelled ({@link java.sql.Statement#cancel()}) from one timer for the earliest
+		 * deadline: for a driver that cancels only a statement in progress, and makes the
+		 * statement's thread wait for a cancel in flight, so that no cancel reaches the
+		 * connection's next statement.
+		 */
+		CANCEL,
+
+		/**
+		 * The driver's {@link java.sql.Statement#setQueryTimeout}: where a cancel from
+		 * outside is a {@code KILL QUERY} on another connection, which could reach the
+		 * connection's next statement if the lock statement ended meanwhile.
+		 */
+		QUERY_TIMEOUT,
+
+		/** Not bounded by the statement timeout: the database's own lock timeout is. */
+		NONE
 
 	}
 

@@ -77,8 +77,8 @@ final class JdbcLockRepository {
 	/** The purge of the queue, holder and permit tables of the other kinds of lock. */
 	private final List<LockStatement> purgeKinds;
 
-	/** Cancels a statement that runs past the statement timeout. */
-	private final JdbcStatementTimeouts timeouts = new JdbcStatementTimeouts();
+	/** Ends a statement that runs past the statement timeout. */
+	private final JdbcStatementTimeouts timeouts;
 
 	JdbcLockRepository(DataSource dataSource, JdbcLockDialect dialect, String tableName) {
 		this.dataSource = (dataSource instanceof TransactionAwareDataSourceProxy proxy) ? proxy.getTargetDataSource()
@@ -87,6 +87,7 @@ final class JdbcLockRepository {
 		// connection through DataSourceUtils.
 		this.exceptionTranslator = new SQLErrorCodeSQLExceptionTranslator(dialect.productName());
 		this.dialect = dialect;
+		this.timeouts = new JdbcStatementTimeouts(dialect.statementBound());
 		this.tableName = LockStatement.validTableName(tableName);
 		this.acquire = LockStatement.loadAll(dialect, "acquire.sql", tableName);
 		this.acquireTask = this.acquire.stream().map(LockStatement::sql).collect(Collectors.joining(";\n"));
@@ -406,6 +407,7 @@ final class JdbcLockRepository {
 			throws SQLException {
 		PreparedStatement ps = connection.prepareStatement(statement.sql());
 		try {
+			this.timeouts.prepare(ps);
 			new ArgumentPreparedStatementSetter(statement.arguments(values)).setValues(ps);
 			return ps;
 		}
@@ -462,7 +464,7 @@ final class JdbcLockRepository {
 				throw new QueryTimeoutException("A lock statement ran longer than the statement timeout of "
 						+ timedOut.timeout().toSeconds() + " s (distributelock.jdbc.statement-timeout) and was "
 						+ "cancelled: the database kept it waiting, such as for the row lock of a transaction whose "
-						+ "client stalled", ex.getCause());
+						+ "client stalled", ex);
 			}
 			RuntimeException translated = this.exceptionTranslator.translate(task, null, ex);
 			throw (translated != null) ? translated : new UncategorizedSQLException(task, null, ex);

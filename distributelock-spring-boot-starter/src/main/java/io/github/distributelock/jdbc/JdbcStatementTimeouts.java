@@ -5,55 +5,87 @@ import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.WaitDeadlines;
+import io.github.distributelock.jdbc.JdbcLockDialect.StatementBound;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Cancels a lock statement that runs longer than the statement timeout, as a database
- * kept waiting for the row lock of a transaction whose client stalled would otherwise
- * keep it: on PostgreSQL, by default, until that transaction ends.
+ * Ends a lock statement that runs longer than the statement timeout, as a database kept
+ * waiting for the row lock of a transaction whose client stalled would otherwise keep it:
+ * on PostgreSQL, by default, until that transaction ends; on MariaDB and MySQL, 50 s.
  * <p>
- * One timer for the earliest deadline ({@link WaitDeadlines}), which a statement that
- * ends in time sets no timer for, and {@link PreparedStatement#cancel()} at the deadline:
- * the drivers' own {@code setQueryTimeout} schedules and cancels a timer task per
- * statement (which put a PostgreSQL {@code tryLock} at 140 to 250 us instead of 85 us
- * here), and on H2 is a setting of the session that would stay on the application's
- * pooled connection.
+ * How depends on the database ({@link StatementBound}). On PostgreSQL one timer for the
+ * earliest deadline ({@link WaitDeadlines}), which a statement that ends in time sets no
+ * timer for, and a {@link PreparedStatement#cancel()} at the deadline: the driver's own
+ * {@code setQueryTimeout} schedules and cancels a timer task per statement, which put a
+ * PostgreSQL {@code tryLock} at 140 to 250 us instead of 85 us here. On MariaDB and MySQL
+ * the driver's {@code setQueryTimeout}, as a cancel from outside is a {@code KILL QUERY}
+ * that could reach the connection's next statement. H2 ends the wait at its own lock
+ * timeout.
  */
 final class JdbcStatementTimeouts {
 
 	private static final Log logger = LogFactory.getLog(JdbcStatementTimeouts.class);
 
-	/**
-	 * Serves deadlines up to this far away: the timer's thread outlives every pending
-	 * one.
-	 */
+	/** The SQL state of a PostgreSQL statement ended by a cancel request. */
+	private static final String QUERY_CANCELED = "57014";
+
+	/** The timer's thread stays at least this long after its last deadline. */
 	private static final Duration SHORTEST_KEEP_ALIVE = Duration.ofMinutes(1);
 
+	/** Longer timeouts keep the timer's thread no longer than this. */
+	private static final Duration LONGEST_KEEP_ALIVE = Duration.ofDays(1);
+
 	/**
-	 * The thread that cancels; started by the first deadline, and gone after a longer
-	 * idle time than any statement may run, so that a backend left unclosed keeps no
-	 * thread, and one closed still bounds its statements in flight.
+	 * The longest timeout given to a driver: MySQL's counts it in milliseconds in an
+	 * {@code int}, and a longer one failed every statement ("Negative delay").
 	 */
-	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (task) -> {
-		Thread thread = new Thread(task, "distributelock-jdbc-statement-timeouts");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private static final long LONGEST_QUERY_TIMEOUT_SECONDS = Integer.MAX_VALUE / 1000;
+
+	/** How many cancel requests go out at once; each opens a connection of its own. */
+	private static final int CANCELLING_THREADS = 4;
+
+	private final StatementBound bound;
+
+	/**
+	 * Sets the deadlines; started by the first, and gone after a longer idle time than
+	 * any statement may run, so that a backend left unclosed keeps no thread, and one
+	 * closed still bounds its statements in flight.
+	 */
+	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+			(task) -> daemon(task, "distributelock-jdbc-statement-timeouts"));
+
+	/**
+	 * Sends the cancel requests, off the timer's thread: a cancel opens a connection, and
+	 * the timer must not wait for one to serve the next deadline.
+	 */
+	private final ThreadPoolExecutor cancelling = new ThreadPoolExecutor(CANCELLING_THREADS, CANCELLING_THREADS, 30,
+			TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> daemon(task, "distributelock-jdbc-cancel"));
 
 	private final WaitDeadlines deadlines = new WaitDeadlines(this.timer);
 
 	private volatile Duration timeout = Duration.ZERO;
 
-	JdbcStatementTimeouts() {
-		timeout(JdbcLockBackend.Defaults.STATEMENT_TIMEOUT);
+	JdbcStatementTimeouts(StatementBound bound) {
+		this.bound = bound;
 		this.timer.allowCoreThreadTimeOut(true);
+		this.cancelling.allowCoreThreadTimeOut(true);
+		timeout(JdbcLockBackend.Defaults.STATEMENT_TIMEOUT);
+	}
+
+	private static Thread daemon(Runnable task, String name) {
+		Thread thread = new Thread(task, name);
+		thread.setDaemon(true);
+		return thread;
 	}
 
 	/**
@@ -64,13 +96,12 @@ final class JdbcStatementTimeouts {
 		if (timeout.isNegative()) {
 			throw new IllegalArgumentException("The statement timeout must not be negative, but is " + timeout);
 		}
-		long seconds = timeout.getSeconds() + ((timeout.getNano() > 0) ? 1 : 0);
-		Duration rounded = Duration.ofSeconds(seconds);
-		// An idle timer thread leaves after its keep-alive even with a timer set: it must
-		// not leave before the latest deadline it may have to serve.
-		Duration keepAlive = ((rounded.compareTo(SHORTEST_KEEP_ALIVE) > 0) ? rounded : SHORTEST_KEEP_ALIVE)
-			.plusSeconds(1);
-		this.timer.setKeepAliveTime(keepAlive.toNanos(), TimeUnit.NANOSECONDS);
+		Duration rounded = Duration.ofSeconds(timeout.getSeconds() + ((timeout.getNano() > 0) ? 1 : 0));
+		// An idle timer thread leaves after its keep-alive, and a timer set later than
+		// that would wait for the next deadline to start one again.
+		Duration keepAlive = (rounded.compareTo(SHORTEST_KEEP_ALIVE) < 0) ? SHORTEST_KEEP_ALIVE
+				: (rounded.compareTo(LONGEST_KEEP_ALIVE) > 0) ? LONGEST_KEEP_ALIVE : rounded;
+		this.timer.setKeepAliveTime(keepAlive.plusSeconds(1).toNanos(), TimeUnit.NANOSECONDS);
 		this.timeout = rounded;
 	}
 
@@ -78,23 +109,38 @@ final class JdbcStatementTimeouts {
 		return this.timeout;
 	}
 
+	/** Sets the driver's timeout on a statement, where the driver bounds it. */
+	void prepare(PreparedStatement statement) throws SQLException {
+		Duration timeout = this.timeout;
+		if (this.bound == StatementBound.QUERY_TIMEOUT && !timeout.isZero()) {
+			statement.setQueryTimeout((int) Math.min(timeout.getSeconds(), LONGEST_QUERY_TIMEOUT_SECONDS));
+		}
+	}
+
 	/**
-	 * Runs {@code work} on {@code statement}, which is cancelled if it runs past the
-	 * timeout.
-	 * @throws TimedOut if the statement failed after it was cancelled for its timeout
+	 * Runs {@code work} on {@code statement}, ended if it runs past the timeout.
+	 * @throws TimedOut if the statement failed because it ran past its timeout
 	 */
 	<T> T run(PreparedStatement statement, StatementWork<T> work) throws SQLException {
 		Duration timeout = this.timeout;
-		if (timeout.isZero()) {
+		if (timeout.isZero() || this.bound == StatementBound.NONE) {
 			return work.run(statement);
 		}
-		Watch watch = new Watch(statement);
+		if (this.bound == StatementBound.QUERY_TIMEOUT) {
+			try {
+				return work.run(statement);
+			}
+			catch (SQLTimeoutException ex) {
+				throw new TimedOut(timeout, ex);
+			}
+		}
+		Watch watch = new Watch(statement, this.cancelling);
 		this.deadlines.expireAt(watch, Deadline.after(timeout));
 		try {
 			return work.run(statement);
 		}
 		catch (SQLException ex) {
-			if (watch.cancelled) {
+			if (watch.cancelled && QUERY_CANCELED.equals(ex.getSQLState())) {
 				throw new TimedOut(timeout, ex);
 			}
 			throw ex;
@@ -114,12 +160,15 @@ final class JdbcStatementTimeouts {
 
 		private final PreparedStatement statement;
 
+		private final ThreadPoolExecutor cancelling;
+
 		private volatile boolean ended;
 
 		private volatile boolean cancelled;
 
-		Watch(PreparedStatement statement) {
+		Watch(PreparedStatement statement, ThreadPoolExecutor cancelling) {
 			this.statement = statement;
+			this.cancelling = cancelling;
 		}
 
 		void end() {
@@ -133,17 +182,22 @@ final class JdbcStatementTimeouts {
 				return false;
 			}
 			if (!this.ended) {
-				cancel();
+				this.cancelled = true;
+				try {
+					this.cancelling.execute(this::cancel);
+				}
+				catch (RejectedExecutionException ex) {
+					logger.warn("Could not cancel a lock statement that ran past its timeout", ex);
+				}
 			}
 			return true;
 		}
 
 		/**
-		 * Cancels the statement; one that has just ended is left as it is by the drivers,
-		 * which cancel only a statement in progress.
+		 * Cancels the statement; pgjdbc leaves one that has just ended as it is, and
+		 * makes the statement's thread wait for a cancel in flight.
 		 */
 		private void cancel() {
-			this.cancelled = true;
 			try {
 				this.statement.cancel();
 			}
@@ -162,7 +216,7 @@ final class JdbcStatementTimeouts {
 
 	}
 
-	/** A statement that failed after it was cancelled for running past its timeout. */
+	/** A statement that failed because it ran past its timeout. */
 	static final class TimedOut extends SQLTimeoutException {
 
 		private final Duration timeout;

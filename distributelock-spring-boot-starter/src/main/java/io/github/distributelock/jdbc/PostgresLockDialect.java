@@ -47,4 +47,14 @@ final class PostgresLockDialect extends JdbcLockDialect {
 		return (text.indexOf('\u0000') >= 0) ? "PostgreSQL cannot store the NUL character (U+0000) in text" : null;
 	}
 
+	/**
+	 * pgjdbc cancels a statement only while it runs, and the statement's thread waits for
+	 * a cancel in flight before it goes on; its own {@code setQueryTimeout} schedules a
+	 * timer task per statement, which measurably slows every lock call.
+	 */
+	@Override
+	StatementBound statementBound() {
+		return StatementBound.CANCEL;
+	}
+
 }
