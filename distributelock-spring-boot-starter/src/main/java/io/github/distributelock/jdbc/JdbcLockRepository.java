@@ -387,10 +387,10 @@ final class JdbcLockRepository {
 		});
 	}
 
-	private <T> T execute(LockStatement statement, Map<String, ?> values, StatementWork<T> work) {
+	private <T> T execute(LockStatement statement, Map<String, ?> values, JdbcStatementTimeouts.StatementWork<T> work) {
 		return onOwnConnection(statement.name(), (connection) -> committed(connection, false, () -> {
 			try (PreparedStatement ps = prepare(connection, statement, values)) {
-				return this.timeouts.run(ps, work::run);
+				return this.timeouts.run(ps, work);
 			}
 		}));
 	}
@@ -502,13 +502,6 @@ final class JdbcLockRepository {
 	private interface Work<T> {
 
 		T run() throws SQLException;
-
-	}
-
-	@FunctionalInterface
-	private interface StatementWork<T> {
-
-		T run(PreparedStatement statement) throws SQLException;
 
 	}
 

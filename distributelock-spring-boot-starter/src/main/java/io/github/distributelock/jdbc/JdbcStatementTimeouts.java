@@ -39,12 +39,6 @@ final class JdbcStatementTimeouts {
 	/** The SQL state of a PostgreSQL statement ended by a cancel request. */
 	private static final String QUERY_CANCELED = "57014";
 
-	/** The timer's thread stays at least this long after its last deadline. */
-	private static final Duration SHORTEST_KEEP_ALIVE = Duration.ofMinutes(1);
-
-	/** Longer timeouts keep the timer's thread no longer than this. */
-	private static final Duration LONGEST_KEEP_ALIVE = Duration.ofDays(1);
-
 	/**
 	 * The longest timeout given to a driver: MySQL's counts it in milliseconds in an
 	 * {@code int}, and a longer one failed every statement ("Negative delay").
@@ -57,9 +51,10 @@ final class JdbcStatementTimeouts {
 	private final StatementBound bound;
 
 	/**
-	 * Sets the deadlines; started by the first, and gone after a longer idle time than
-	 * any statement may run, so that a backend left unclosed keeps no thread, and one
-	 * closed still bounds its statements in flight.
+	 * Sets the deadlines. Its thread starts with the first and leaves after a minute
+	 * without any (a pool never retires its last thread while a timer is set), so that a
+	 * backend left unclosed keeps no thread, and one closed still bounds its statements
+	 * in flight.
 	 */
 	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
 			(task) -> daemon(task, "distributelock-jdbc-statement-timeouts"));
@@ -77,6 +72,7 @@ final class JdbcStatementTimeouts {
 
 	JdbcStatementTimeouts(StatementBound bound) {
 		this.bound = bound;
+		this.timer.setKeepAliveTime(1, TimeUnit.MINUTES);
 		this.timer.allowCoreThreadTimeOut(true);
 		this.cancelling.allowCoreThreadTimeOut(true);
 		timeout(JdbcLockBackend.Defaults.STATEMENT_TIMEOUT);
@@ -96,13 +92,7 @@ final class JdbcStatementTimeouts {
 		if (timeout.isNegative()) {
 			throw new IllegalArgumentException("The statement timeout must not be negative, but is " + timeout);
 		}
-		Duration rounded = Duration.ofSeconds(timeout.getSeconds() + ((timeout.getNano() > 0) ? 1 : 0));
-		// An idle timer thread leaves after its keep-alive, and a timer set later than
-		// that would wait for the next deadline to start one again.
-		Duration keepAlive = (rounded.compareTo(SHORTEST_KEEP_ALIVE) < 0) ? SHORTEST_KEEP_ALIVE
-				: (rounded.compareTo(LONGEST_KEEP_ALIVE) > 0) ? LONGEST_KEEP_ALIVE : rounded;
-		this.timer.setKeepAliveTime(keepAlive.plusSeconds(1).toNanos(), TimeUnit.NANOSECONDS);
-		this.timeout = rounded;
+		this.timeout = Duration.ofSeconds(timeout.getSeconds() + ((timeout.getNano() > 0) ? 1 : 0));
 	}
 
 	Duration timeout() {

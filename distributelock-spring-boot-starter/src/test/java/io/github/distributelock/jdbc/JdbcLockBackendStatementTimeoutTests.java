@@ -84,7 +84,8 @@ class JdbcLockBackendStatementTimeoutTests {
 			assertThat(backend.statementTimeout()).isEqualTo(JdbcLockBackend.Defaults.STATEMENT_TIMEOUT);
 			backend.setStatementTimeout(Duration.ofMillis(1500));
 			assertThat(backend.statementTimeout()).isEqualTo(Duration.ofSeconds(2));
-			// Longer than a timer's keep-alive or an int of seconds can say.
+			// Longer than an int of seconds can say, and than MySQL's driver can count in
+			// milliseconds.
 			backend.setStatementTimeout(Duration.ofDays(365L * 100));
 			assertThat(backend.statementTimeout()).isEqualTo(Duration.ofDays(365L * 100));
 			String key = "long-statement-timeout." + System.nanoTime();
