@@ -363,7 +363,8 @@ public class DistributeLockProperties {
 		 * The longest one lock statement may run (rounded up to whole seconds, 0 for no
 		 * bound): a statement the database keeps waiting longer, such as for the row lock
 		 * of a transaction whose client stalled, fails, and the lock call goes on as
-		 * after any store error instead of hanging. Not applied on H2, whose own
+		 * after any store error instead of hanging. Keep it well below the released-row
+		 * retention (0 or longer is logged as a warning). Not applied on H2, whose own
 		 * LOCK_TIMEOUT ends such waits.
 		 */
 		private Duration statementTimeout = JdbcLockBackend.Defaults.STATEMENT_TIMEOUT;

@@ -293,6 +293,11 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * MariaDB and MySQL the driver's {@link java.sql.Statement#setQueryTimeout} ends it.
 	 * Not applied on H2, which ends a wait for a row lock at its own {@code LOCK_TIMEOUT}
 	 * (2 s by default) and answers it as a lock held by another.
+	 * <p>
+	 * Logs a warning if statements are bounded on this database and the timeout is zero
+	 * or not shorter than the {@linkplain #releasedRowRetention() released-row
+	 * retention}: fencing tokens stay in the order of acquisition only if no statement
+	 * can stall for a whole retention.
 	 * @param timeout the longest a lock statement may run, or zero for as long as the
 	 * database lets it
 	 * @throws IllegalArgumentException if the timeout is negative
@@ -300,6 +305,30 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 */
 	public void setStatementTimeout(Duration timeout) {
 		this.repository.statementTimeout(timeout);
+		warnIfStatementsCanOutstayTheRetention();
+	}
+
+	private void warnIfStatementsCanOutstayTheRetention() {
+		if (this.repository.dialect().statementBound() == JdbcLockDialect.StatementBound.NONE) {
+			// H2 ends every wait for a row lock at its own lock timeout, 2 s by default.
+			return;
+		}
+		Duration timeout = statementTimeout();
+		Duration retention = releasedRowRetention();
+		if (timeout.isZero() || timeout.compareTo(retention) >= 0) {
+			logger.warn("The JDBC lock statement timeout (distributelock.jdbc.statement-timeout) is "
+					+ (timeout.isZero() ? "0, no bound," : seconds(timeout) + ",")
+					+ " not shorter than the released-row retention (distributelock.jdbc.released-row-retention) of "
+					+ (retention.toMillis() % 1000 == 0 ? seconds(retention) : retention.toMillis() + " ms")
+					+ " on table " + tableName() + ": a lock statement stalled in the database for a whole retention "
+					+ "could take a key with a fencing token lower than one already handed out. Set the statement "
+					+ "timeout well below the retention (the defaults are " + seconds(Defaults.STATEMENT_TIMEOUT)
+					+ " and " + seconds(Defaults.RELEASED_ROW_RETENTION) + "), or lengthen the retention.");
+		}
+	}
+
+	private static String seconds(Duration duration) {
+		return duration.toSeconds() + " s";
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.distributelock.jdbc;
 
 import java.sql.Connection;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -12,6 +13,10 @@ import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.DefaultDistributeLock;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.dao.QueryTimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,6 +32,7 @@ import static org.awaitility.Awaitility.await;
  * PostgreSQL, by default, until it ends; on MariaDB and MySQL, 50 s. H2 is bounded by its
  * own lock timeout instead.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class JdbcLockBackendStatementTimeoutTests {
 
 	private static final Duration STATEMENT_TIMEOUT = Duration.ofSeconds(1);
@@ -93,6 +99,33 @@ class JdbcLockBackendStatementTimeoutTests {
 			assertThat(Backends.release(backend, key, "owner")).isTrue();
 			assertThatIllegalArgumentException().isThrownBy(() -> backend.setStatementTimeout(Duration.ofMillis(-1)))
 				.withMessageContaining("statement timeout must not be negative");
+		}
+	}
+
+	/**
+	 * Fencing tokens stay in the order of acquisition only if no statement can stall for
+	 * a whole released-row retention (docs/backends/jdbc.md), which a timeout of 0 or one
+	 * not shorter than the retention allows.
+	 */
+	@OnEachDatabase
+	void statementTimeoutThatLetsAStatementOutstayTheReleasedRowRetentionIsWarnedOf(JdbcTestDatabase database,
+			CapturedOutput output) {
+		String warning = "not shorter than the released-row retention (distributelock.jdbc.released-row-retention)";
+		try (HikariDataSource pool = database.newDataSource();
+				JdbcLockBackend backend = new JdbcLockBackend(pool, JdbcLockBackend.DEFAULT_TABLE_NAME, null,
+						Clock.systemUTC(), Duration.ofSeconds(5))) {
+			backend.setStatementTimeout(Duration.ofSeconds(4));
+			assertThat(output.getAll()).doesNotContain(warning);
+			backend.setStatementTimeout(Duration.ofSeconds(5));
+			if (database.dialect().equals("h2")) {
+				// H2 ends every wait for a row lock at its own lock timeout (2 s).
+				backend.setStatementTimeout(Duration.ZERO);
+				assertThat(output.getAll()).doesNotContain(warning);
+				return;
+			}
+			assertThat(output.getAll()).contains("statement-timeout) is 5 s, " + warning + " of 5 s");
+			backend.setStatementTimeout(Duration.ZERO);
+			assertThat(output.getAll()).contains("statement-timeout) is 0, no bound, " + warning + " of 5 s");
 		}
 	}
 
