@@ -1,11 +1,12 @@
 package io.github.distributelock.jdbc;
 
+import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
-import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The threads of a JDBC backend that run the statements of callers that must not block:
@@ -15,19 +16,46 @@ import java.util.concurrent.atomic.AtomicLong;
  * polls; a renewal in line behind them all could wait past the lease it renews (a 300 ms
  * lease was lost behind the polls of 4,000 waiters on H2), and a release kept its key
  * from the next holder as long.
+ * <p>
+ * Going ahead is bounded: after {@value #MOST_AHEAD_IN_A_ROW} renewals and releases in a
+ * row while an attempt or poll waits, the oldest of those runs next. Without the bound,
+ * the renewals of tens of thousands of held locks with short leases, or the releases of
+ * them all at close, could keep every attempt and poll waiting for as long as they kept
+ * coming. With it, a renewal waits at most one statement longer per
+ * {@value #MOST_AHEAD_IN_A_ROW} ahead of it.
  */
 final class JdbcStatementPool {
 
+	/**
+	 * How many renewals and releases run one after the other while an attempt or poll
+	 * waits.
+	 */
+	static final int MOST_AHEAD_IN_A_ROW = 16;
+
 	private final ThreadPoolExecutor threads;
 
-	private final AtomicLong arrivals = new AtomicLong();
+	/**
+	 * Guards the two queues below. The executor is handed one turn per queued statement,
+	 * and each turn takes the statement to run only when a thread is free, so the choice
+	 * is made with everything that waits at that moment in view.
+	 */
+	private final ReentrantLock lock = new ReentrantLock();
 
-	private final Executor ordinary = (task) -> execute(task, false);
+	private final ArrayDeque<Runnable> aheadQueue = new ArrayDeque<>();
 
-	private final Executor ahead = (task) -> execute(task, true);
+	private final ArrayDeque<Runnable> ordinaryQueue = new ArrayDeque<>();
+
+	/**
+	 * Renewals and releases taken one after the other while an attempt or poll waited.
+	 */
+	private int aheadInARow;
+
+	private final Executor ordinary = (task) -> execute(task, this.ordinaryQueue);
+
+	private final Executor ahead = (task) -> execute(task, this.aheadQueue);
 
 	JdbcStatementPool(int threads) {
-		this.threads = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new PriorityBlockingQueue<>(),
+		this.threads = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
 				(task) -> {
 					Thread thread = new Thread(task, "distributelock-jdbc");
 					thread.setDaemon(true);
@@ -44,7 +72,10 @@ final class JdbcStatementPool {
 		return this.ordinary;
 	}
 
-	/** Runs renewals and releases ahead of the attempts and polls still queued. */
+	/**
+	 * Runs renewals and releases ahead of the attempts and polls still queued, up to
+	 * {@value #MOST_AHEAD_IN_A_ROW} in a row.
+	 */
 	Executor ahead() {
 		return this.ahead;
 	}
@@ -54,29 +85,44 @@ final class JdbcStatementPool {
 		this.threads.shutdown();
 	}
 
-	private void execute(Runnable task, boolean ahead) {
-		this.threads.execute(new Queued(task, ahead, this.arrivals.getAndIncrement()));
+	private void execute(Runnable task, ArrayDeque<Runnable> queue) {
+		this.lock.lock();
+		try {
+			queue.addLast(task);
+			try {
+				this.threads.execute(this::runNext);
+			}
+			catch (RejectedExecutionException ex) {
+				// No turn will take it: the lock held since it was added means it is
+				// still the last.
+				queue.removeLast();
+				throw ex;
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
-	/**
-	 * A statement in the queue: renewals and releases first, each group in the order of
-	 * arrival.
-	 */
-	private record Queued(Runnable task, boolean ahead, long arrival) implements Runnable, Comparable<Queued> {
+	private void runNext() {
+		next().run();
+	}
 
-		@Override
-		public void run() {
-			this.task.run();
-		}
-
-		@Override
-		public int compareTo(Queued other) {
-			if (this.ahead != other.ahead) {
-				return this.ahead ? -1 : 1;
+	/** The statement for a turn: there is one, as each queued statement made a turn. */
+	private Runnable next() {
+		this.lock.lock();
+		try {
+			boolean ordinaryWaits = !this.ordinaryQueue.isEmpty();
+			if (ordinaryWaits && (this.aheadQueue.isEmpty() || this.aheadInARow >= MOST_AHEAD_IN_A_ROW)) {
+				this.aheadInARow = 0;
+				return this.ordinaryQueue.removeFirst();
 			}
-			return Long.compare(this.arrival, other.arrival);
+			this.aheadInARow = ordinaryWaits ? this.aheadInARow + 1 : 0;
+			return this.aheadQueue.removeFirst();
 		}
-
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 }
