@@ -42,11 +42,7 @@ final class ZooKeeperSession {
 	private final ZooKeeperLockPaths paths;
 
 	/** Ends the waits whose deadline came before a release, and pauses retries. */
-	private final ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1, (task) -> {
-		Thread thread = new Thread(task, "distributelock-zookeeper-timeouts");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private final ScheduledThreadPoolExecutor timeouts = timer();
 
 	/**
 	 * Nearly every wait ends by a watch long before its deadline (a fair waiter's slice,
@@ -173,6 +169,18 @@ final class ZooKeeperSession {
 		return connected;
 	}
 
+	private static ScheduledThreadPoolExecutor timer() {
+		ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "distributelock-zookeeper-timeouts");
+			thread.setDaemon(true);
+			return thread;
+		});
+		// Closing drops the timers set: they would keep the thread, and the waits they
+		// reach, until the latest of them ran.
+		timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		return timer;
+	}
+
 	private static IllegalStateException closedException() {
 		return new IllegalStateException("The ZooKeeper lock backend is closed");
 	}
@@ -215,9 +223,12 @@ final class ZooKeeperSession {
 
 	void close() {
 		this.closed = true;
-		this.timeouts.shutdownNow();
+		// Not shutdownNow(): the timer thread may be running a waiter's continuation (the
+		// engine's next step for it, maybe a release that must reach the store), which an
+		// interrupt could break. The timers set for later are dropped all the same.
+		this.timeouts.shutdown();
 		this.deadlines.close();
-		// Their timers were dropped with the thread: a request retried after a dropped
+		// Their timers were dropped at the shutdown: a request retried after a dropped
 		// connection would wait for good while the client stays disconnected.
 		this.awaitingConnection.forEach((connected) -> connected.completeExceptionally(closedException()));
 	}

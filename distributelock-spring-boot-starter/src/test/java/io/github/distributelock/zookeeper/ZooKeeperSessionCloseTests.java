@@ -4,8 +4,11 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.Closeables;
+import io.github.distributelock.core.Deadline;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -20,7 +23,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * A request retried after a dropped connection waits for the connection on the session's
  * timer; closing the backend ends that wait, as it ends the waits for a release, instead
- * of dropping its timer and leaving the request unanswered for good.
+ * of dropping its timer and leaving the request unanswered for good. What runs on that
+ * timer when the backend closes (the engine's work for a waiter whose wait ended, maybe a
+ * release that must reach the store) runs to its end, not interrupted.
  */
 class ZooKeeperSessionCloseTests {
 
@@ -73,6 +78,48 @@ class ZooKeeperSessionCloseTests {
 
 		assertThat(retried).isCompletedExceptionally();
 		assertThat(retried.handle((result, failure) -> failure).join()).hasMessageContaining("closed");
+	}
+
+	@Test
+	void closingLetsTheWorkOfAnEndedWaitFinishWithoutAnInterrupt() throws Exception {
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch closeReturned = new CountDownLatch(1);
+		CompletableFuture<String> ranOn = new CompletableFuture<>();
+		CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+		CompletableFuture<Void> wait = new CompletableFuture<>();
+		// What the engine runs for the waiter when the timer ends its wait, still running
+		// while the backend closes.
+		wait.thenRun(() -> {
+			ranOn.complete(Thread.currentThread().getName());
+			running.countDown();
+			try {
+				closeReturned.await(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+				interrupted.complete(Thread.currentThread().isInterrupted());
+			}
+			catch (InterruptedException ex) {
+				interrupted.complete(true);
+			}
+		});
+		this.session.deadlines().expireAt(wait, Deadline.after(Duration.ofMillis(1)));
+		assertThat(running.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		assertThat(ranOn.join()).isEqualTo("distributelock-zookeeper-timeouts");
+
+		this.session.close();
+		closeReturned.countDown();
+
+		assertThat(interrupted.get(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("interrupted").isFalse();
+	}
+
+	@Test
+	void closingDropsTheTimersSetForLater() {
+		CompletableFuture<Void> wait = new CompletableFuture<>();
+		this.session.deadlines().expireAt(wait, Deadline.after(Duration.ofHours(1)));
+		assertThat(this.session.pendingTimers()).isEqualTo(1);
+
+		this.session.close();
+
+		assertThat(this.session.pendingTimers()).isZero();
+		assertThat(wait).isDone();
 	}
 
 	private static CompletableFuture<Boolean> lost() {
