@@ -11,6 +11,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.client.ConnectStringParser;
 import org.apache.zookeeper.data.ACL;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -45,6 +46,7 @@ class ZooKeeperLockConfiguration {
 					"Set distributelock.zookeeper.connect-string to the host:port pairs of the ZooKeeper ensemble, "
 							+ "such as zk1:2181,zk2:2181,zk3:2181, or define a CuratorFramework bean.");
 		}
+		checkConnectString(connectString);
 		if (zookeeper.getMaxRetries() < 0) {
 			throw new DistributeLockConfigurationException(
 					"distributelock.zookeeper.max-retries is " + zookeeper.getMaxRetries() + ", below 0.",
@@ -83,6 +85,30 @@ class ZooKeeperLockConfiguration {
 			throw new DistributeLockConfigurationException(
 					"distributelock.zookeeper.root is invalid. " + ex.getMessage() + ".",
 					"Set distributelock.zookeeper.root to an absolute path without a trailing slash, such as /locks.");
+		}
+	}
+
+	/**
+	 * Refuses a connect string that the ZooKeeper client cannot be created from: Curator
+	 * only logs that failure when it starts, and every lock call then fails with a bare
+	 * {@code SystemError}.
+	 */
+	private static void checkConnectString(String connectString) {
+		String problem;
+		try {
+			problem = new ConnectStringParser(connectString).getServerAddresses().isEmpty() ? "it names no server"
+					: null;
+		}
+		catch (IllegalArgumentException ex) {
+			problem = ex.toString();
+		}
+		if (problem != null) {
+			throw new DistributeLockConfigurationException(
+					"distributelock.zookeeper.connect-string is '" + connectString + "', which ZooKeeper cannot use: "
+							+ problem + ".",
+					"Set distributelock.zookeeper.connect-string to comma-separated host:port pairs, optionally "
+							+ "followed by a chroot path without a trailing slash, such as zk1:2181,zk2:2181,zk3:2181 "
+							+ "or zk1:2181,zk2:2181/app.");
 		}
 	}
 

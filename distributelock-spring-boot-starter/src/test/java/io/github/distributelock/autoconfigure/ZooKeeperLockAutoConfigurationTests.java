@@ -165,6 +165,29 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	@Test
+	void connectStringZooKeeperCannotParseFailsAtStartupNamingThePropertyAndItsForm() {
+		// Each started before, and every lock call then failed with "KeeperErrorCode =
+		// SystemError": the client cannot be created from such a connect string.
+		for (String connectString : List.of("localhost:notaport", "localhost:99999", ",",
+				server.getConnectString() + "/app/")) {
+			this.contextRunner.withPropertyValues("distributelock.zookeeper.connect-string=" + connectString)
+				.run((context) -> {
+					FailureAnalysis analysis = failureAnalysis(context);
+					assertThat(analysis.getDescription()).as(connectString)
+						.startsWith("distributelock.zookeeper.connect-string is '" + connectString
+								+ "', which ZooKeeper cannot use: ");
+					assertThat(analysis.getAction()).as(connectString)
+						.isEqualTo("Set distributelock.zookeeper.connect-string to comma-separated host:port pairs, "
+								+ "optionally followed by a chroot path without a trailing slash, such as "
+								+ "zk1:2181,zk2:2181,zk3:2181 or zk1:2181,zk2:2181/app.");
+				});
+		}
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString() + "/")
+			.run((context) -> assertThat(context).as("an empty chroot is no chroot").hasNotFailed());
+	}
+
+	@Test
 	void digestWithAnEmptyPartFailsAndNamesThePropertyWithoutThePassword() {
 		for (String digest : List.of("app:", ":secret", "app")) {
 			this.contextRunner
