@@ -45,6 +45,8 @@ public final class DistributeLockAutoConfiguration {
 
 	private static final Duration SHORTEST_WATCHDOG_LEASE = Duration.ofMillis(100);
 
+	private static final Duration LONGEST_WATCHDOG_LEASE = DefaultDistributeLock.LONGEST_WATCHDOG_LEASE;
+
 	@Bean
 	@ConditionalOnMissingBean(DistributeLock.class)
 	DefaultDistributeLock distributeLock(LockBackend backend, DistributeLockProperties properties,
@@ -64,6 +66,15 @@ public final class DistributeLockAutoConfiguration {
 	 * trip, a turn of the scheduler and whatever pause the JVM makes in between.
 	 */
 	static Duration watchdogLease(Duration lease) {
+		if (lease.compareTo(LONGEST_WATCHDOG_LEASE) > 0) {
+			long days = LONGEST_WATCHDOG_LEASE.toDays();
+			throw new DistributeLockConfigurationException(
+					"distributelock.watchdog-lease is " + lease
+							+ ", longer than the lock service can count in nanoseconds (" + days + " days, about "
+							+ days / 365 + " years).",
+					"Set distributelock.watchdog-lease to at most " + days + "d (30s by default, which is also how "
+							+ "long a crashed instance's locks stay held), or remove it.");
+		}
 		PositiveDuration.require("distributelock.watchdog-lease", lease,
 				"a lock's lease in the store must last at least 1 ms", "30s");
 		if (lease.compareTo(SHORTEST_WATCHDOG_LEASE) < 0) {

@@ -36,6 +36,12 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	public static final Duration DEFAULT_WATCHDOG_LEASE = Duration.ofSeconds(30);
 
 	/**
+	 * The longest lease the watchdog can renew, {@link Long#MAX_VALUE} nanoseconds (about
+	 * 292 years).
+	 */
+	public static final Duration LONGEST_WATCHDOG_LEASE = Duration.ofNanos(Long.MAX_VALUE);
+
+	/**
 	 * Why a lock service closed by {@link #close()} shuts down, as its exceptions say.
 	 */
 	static final String CLOSED_DIRECTLY = "DefaultDistributeLock.close() was called";
@@ -84,7 +90,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	 * Creates a lock.
 	 * @param backend the store
 	 * @param watchdogLease the lease of locks taken without a fixed lease, renewed every
-	 * third of it
+	 * third of it; at least 1 ms, at most {@link #LONGEST_WATCHDOG_LEASE}
 	 * @param throwOnLost whether a release throws
 	 * {@link io.github.distributelock.LockLostException} when the lock had been lost
 	 * @param events told of every acquisition, for metrics and traces
@@ -93,8 +99,11 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	 */
 	public DefaultDistributeLock(LockBackend backend, Duration watchdogLease, boolean throwOnLost,
 			LockEventListener events, @Nullable ScheduledExecutorService scheduler) {
-		if (watchdogLease.isNegative() || watchdogLease.toMillis() < 1) {
-			throw new IllegalArgumentException("watchdogLease must be at least 1 ms, was " + watchdogLease);
+		if (watchdogLease.isNegative() || watchdogLease.compareTo(Duration.ofMillis(1)) < 0
+				|| watchdogLease.compareTo(LONGEST_WATCHDOG_LEASE) > 0) {
+			// The watchdog counts its period in nanoseconds.
+			throw new IllegalArgumentException("watchdogLease must be at least 1 ms and at most "
+					+ LONGEST_WATCHDOG_LEASE.toDays() + " days, was " + watchdogLease);
 		}
 		this.ownsScheduler = (scheduler == null);
 		this.scheduler = (scheduler != null) ? scheduler : createScheduler();

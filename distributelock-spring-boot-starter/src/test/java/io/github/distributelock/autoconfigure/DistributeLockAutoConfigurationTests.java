@@ -292,6 +292,28 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Test
+	void watchdogLeaseLongerThanNanosecondsCountFailsAtStartupNamingTheLimit() {
+		// It started before, and the first lock without a fixed lease failed with an
+		// ArithmeticException from the watchdog's period in nanoseconds.
+		this.contextRunner.withPropertyValues("distributelock.type=redis", "distributelock.watchdog-lease=106752d")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.watchdog-lease is PT2562048H, longer "
+						+ "than the lock service can count in nanoseconds (106751 days, about 292 years).");
+				assertThat(analysis.getAction()).isEqualTo("Set distributelock.watchdog-lease to at most 106751d "
+						+ "(30s by default, which is also how long a crashed instance's locks stay held), or remove it.");
+			});
+		this.contextRunner.withPropertyValues("distributelock.type=redis", "distributelock.watchdog-lease=106751d")
+			.run((context) -> {
+				try (LockHandle handle = context.getBean(DistributeLock.class)
+					.tryAcquire("watchdog.longest", Duration.ZERO, null)
+					.orElseThrow()) {
+					assertThat(handle.isHeld()).isTrue();
+				}
+			});
+	}
+
+	@Test
 	void fenceIdleTimeoutThatIsNotPositiveFailsAtStartupNamingTheProperty() {
 		this.contextRunner
 			.withPropertyValues("distributelock.type=redis", "distributelock.redis.fence-idle-timeout=-5s")
