@@ -1,6 +1,7 @@
 package io.github.distributelock;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -21,6 +22,9 @@ import org.jspecify.annotations.Nullable;
  * @since 1.0.0
  */
 public final class LockRequest {
+
+	/** The longest fixed lease, as the stores take it in milliseconds. */
+	private static final Duration LONGEST_LEASE = Duration.ofMillis(Long.MAX_VALUE);
 
 	private final String key;
 
@@ -189,13 +193,19 @@ public final class LockRequest {
 	 * @param leaseTime the fixed lease, at least 1 ms, or {@code null} for a lease
 	 * renewed by the watchdog until the handle is closed
 	 * @return the new request
-	 * @throws IllegalArgumentException if the lease is under 1 ms, or shorter than the
-	 * minimum hold, or than that of a part of a multi-key request that sets no lease
+	 * @throws IllegalArgumentException if the lease is under 1 ms or over
+	 * {@link Long#MAX_VALUE} ms, or shorter than the minimum hold, or than that of a part
+	 * of a multi-key request that sets no lease
 	 */
 	public LockRequest withLeaseTime(@Nullable Duration leaseTime) {
-		if (leaseTime != null && (leaseTime.isNegative() || leaseTime.toMillis() < 1)) {
+		if (leaseTime != null && leaseTime.compareTo(Duration.ofMillis(1)) < 0) {
 			throw new IllegalArgumentException("leaseTime must be at least 1 ms, was " + leaseTime
 					+ "; pass null for a lease renewed by the watchdog");
+		}
+		// The stores take the lease in milliseconds.
+		if (leaseTime != null && leaseTime.truncatedTo(ChronoUnit.MILLIS).compareTo(LONGEST_LEASE) > 0) {
+			throw new IllegalArgumentException("leaseTime must be at most Long.MAX_VALUE ms (" + LONGEST_LEASE
+					+ "), was " + leaseTime + "; pass null for a lease renewed by the watchdog");
 		}
 		checkMinimumHoldFits(this.minimumHold, leaseTime);
 		checkPartsFit(this.parts, this.minimumHold, leaseTime);

@@ -1,6 +1,7 @@
 package io.github.distributelock;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -51,6 +52,17 @@ class LockRequestTests {
 			.withMessageStartingWith("minimumHold (PT1M) must not be longer than the fixed leaseTime (PT10S)");
 		assertThat(LockRequest.of("k").withMinimumHold(Duration.ofMinutes(1)).withLeaseTime(null).minimumHold())
 			.isEqualTo(Duration.ofMinutes(1));
+	}
+
+	@Test
+	void aLeaseLongerThanTheStoresCanCountIsRefusedNamingTheLongest() {
+		// ChronoUnit.FOREVER's duration failed with "ArithmeticException: long overflow".
+		Duration forever = ChronoUnit.FOREVER.getDuration();
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("k").withLeaseTime(forever))
+			.withMessage("leaseTime must be at most Long.MAX_VALUE ms (PT2562047788015H12M55.807S), was " + forever
+					+ "; pass null for a lease renewed by the watchdog");
+		Duration longest = Duration.ofMillis(Long.MAX_VALUE);
+		assertThat(LockRequest.of("k").withLeaseTime(longest).leaseTime()).isEqualTo(longest);
 	}
 
 	@Test
