@@ -95,8 +95,8 @@ public final class LockRequest {
 	 * the ones taken are released and none is held.
 	 * @param parts a request per key, at least one, no key twice
 	 * @return the combined request, whose {@link #key()} joins the keys with commas
-	 * @throws IllegalArgumentException if there is no part, a part is itself combined or
-	 * carries an owner value, or a key comes twice
+	 * @throws IllegalArgumentException if there is no part, a part is null, is itself
+	 * combined or carries an owner value, or a key comes twice
 	 */
 	public static LockRequest all(LockRequest... parts) {
 		if (parts == null || parts.length == 0) {
@@ -107,7 +107,12 @@ public final class LockRequest {
 		// sized once.
 		Set<String> keys = new HashSet<>(parts.length * 2);
 		StringBuilder joined = new StringBuilder(parts.length * 16);
-		for (LockRequest part : parts) {
+		for (int i = 0; i < parts.length; i++) {
+			LockRequest part = parts[i];
+			if (part == null) {
+				throw new IllegalArgumentException("Part " + (i + 1) + " of a multi-key request is null; pass "
+						+ "LockRequest.of(key) for each key to take");
+			}
 			if (part.isMultiKey()) {
 				throw new IllegalArgumentException(
 						"A multi-key request cannot contain another one (" + part.key() + "); list its keys directly");

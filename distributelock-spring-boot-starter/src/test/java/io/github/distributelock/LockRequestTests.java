@@ -66,6 +66,13 @@ class LockRequestTests {
 	}
 
 	@Test
+	void aNullPartOfAMultiKeyRequestIsRefusedNamingItsPlace() {
+		// It failed with a NullPointerException from inside LockRequest.all.
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.all(LockRequest.of("a"), null))
+			.withMessage("Part 2 of a multi-key request is null; pass LockRequest.of(key) for each key to take");
+	}
+
+	@Test
 	void aPartOfAMultiKeyRequestWithAnOwnerOfItsOwnIsRefusedAndTheCombinedRequestCarriesIt() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> LockRequest.all(LockRequest.of("a").withOwner("owner-1"), LockRequest.of("b")))
