@@ -128,6 +128,11 @@ public class LockKeyResolver {
 		String[] sources = lockable.fields();
 		Expression[] fields = new Expression[sources.length];
 		for (int i = 0; i < sources.length; i++) {
+			if (sources[i].isBlank()) {
+				throw new InvalidLockableException(method, "fields[" + i + "] is blank",
+						"Remove it, or name what to append to the key, such as a property path \"product.id\" or "
+								+ "a SpEL expression \"#p0\"");
+			}
 			fields[i] = compileField(method, sources[i].trim(), indexByName);
 		}
 		String failMessage = lockable.failMsg().isEmpty() ? this.defaultFailMessage : lockable.failMsg();

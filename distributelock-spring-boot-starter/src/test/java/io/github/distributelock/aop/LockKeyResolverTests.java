@@ -160,6 +160,17 @@ class LockKeyResolverTests {
 	}
 
 	@Test
+	void blankFieldFailsAtDefinitionWithTheMethodAndItsPlace() {
+		for (String method : List.of("emptyField", "blankField")) {
+			assertThatExceptionOfType(InvalidLockableException.class)
+				.isThrownBy(() -> definition(BadService.class, method, Product.class))
+				.withMessageContaining(method)
+				.withMessageContaining("fields[1] is blank")
+				.withMessageContaining("Remove it, or name what to append");
+		}
+	}
+
+	@Test
 	void compilesEachMethodOnce() {
 		LockDefinition first = definition("createOrder", Product.class, String.class);
 		assertThat(definition("createOrder", Product.class, String.class)).isSameAs(first);
@@ -313,6 +324,14 @@ class LockKeyResolverTests {
 
 		@Lockable(key = "k", fields = "#product.id +")
 		void unparsable(Product product) {
+		}
+
+		@Lockable(key = "k", fields = { "product.id", "" })
+		void emptyField(Product product) {
+		}
+
+		@Lockable(key = "k", fields = { "product.id", "  " })
+		void blankField(Product product) {
 		}
 
 		@Lockable(key = "k", waitTimeMs = -1)
