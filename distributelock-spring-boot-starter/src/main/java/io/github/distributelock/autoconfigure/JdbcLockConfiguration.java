@@ -1,5 +1,6 @@
 package io.github.distributelock.autoconfigure;
 
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -160,12 +161,26 @@ class JdbcLockConfiguration {
 			backend.createSchema();
 		}
 		catch (DataAccessException ex) {
+			String createItYourself = "create the table yourself (docs/backends/jdbc.md has the DDL) and set "
+					+ "distributelock.jdbc.initialize-schema=never.";
 			throw new DistributeLockConfigurationException(
 					"Could not create the lock table " + backend.tableName() + ": " + ex.getMostSpecificCause(),
-					"Make sure the database is reachable when the application starts, or create the table "
-							+ "yourself (docs/backends/jdbc.md has the DDL) and set "
-							+ "distributelock.jdbc.initialize-schema=never.");
+					refusedStatement(ex.getMostSpecificCause())
+							? "The database refused the statement that creates it: set distributelock.jdbc.table-name "
+									+ "to a name it accepts (not a reserved word such as select or order, in a "
+									+ "schema that exists), or " + createItYourself
+							: "Make sure the database is reachable when the application starts, or "
+									+ createItYourself);
 		}
+	}
+
+	/**
+	 * Whether the database refused the statement itself (SQLSTATE class 42: a syntax
+	 * error, such as a reserved word for a table name, or an access rule), rather than
+	 * failing to run it.
+	 */
+	private static boolean refusedStatement(Throwable cause) {
+		return cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("42");
 	}
 
 	static boolean shouldCreateSchema(DistributeLockProperties.SchemaInitializationMode mode, DataSource dataSource) {

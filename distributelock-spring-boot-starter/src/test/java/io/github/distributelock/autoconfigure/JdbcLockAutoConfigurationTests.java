@@ -130,6 +130,16 @@ class JdbcLockAutoConfigurationTests {
 	}
 
 	@Test
+	void tableNameTheDatabaseRefusesFailsAtStartupSayingToChooseAnother() {
+		// The action said to make the database reachable, which it was.
+		this.contextRunner.withPropertyValues("distributelock.jdbc.table-name=select")
+			.run((context) -> assertFailure(context, "Could not create the lock table select: ",
+					"The database refused the statement that creates it: set distributelock.jdbc.table-name to a "
+							+ "name it accepts (not a reserved word such as select or order, in a schema that "
+							+ "exists), or create the table yourself"));
+	}
+
+	@Test
 	void releasedRowRetentionIsConfigurable() {
 		this.contextRunner.withPropertyValues("distributelock.jdbc.released-row-retention=5m")
 			.run((context) -> assertThat(context.getBean(JdbcLockBackend.class).releasedRowRetention())
