@@ -124,6 +124,8 @@ public interface DistributeLock {
 	 * @param lockValue the owner passed to {@code tryLock}
 	 * @return {@code true} if this value held the lock and it is now released,
 	 * {@code false} if it was not (or no longer) held by this value
+	 * @throws IllegalArgumentException if the key is null or blank, or the value null or
+	 * empty
 	 * @throws DistributeLockException if the store fails
 	 * @throws IllegalStateException if called on a thread of the store's client that
 	 * delivers the lock's answers for a value this instance does not hold (a lock it

@@ -263,7 +263,8 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 
 	@Override
 	public boolean releaseLock(String lockKey, String lockValue) {
-		LockRequest.of(lockKey);
+		// Checked as tryLock checks them, before the store sees them.
+		LockRequest.of(lockKey).withOwner(lockValue);
 		if (this.lifecycle.isClosed()) {
 			// close() released what this instance held; the store may be gone already.
 			logger.debug("Not releasing lock '" + lockKey + "': the lock service is shut down");

@@ -208,4 +208,20 @@ class BadInputFaultTests {
 		}
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "redis", "zookeeper", "h2", "postgresql" })
+	void releaseWithoutAnOwnerValueIsRefusedAndLeavesTheHoldersLock(String backend) throws Exception {
+		// A null value reached the store and failed there, with a NullPointerException
+		// wrapped in a DistributeLockException on ZooKeeper.
+		DefaultDistributeLock lock = lock(backend);
+		String key = "release.no-owner." + System.nanoTime();
+		assertThat(lock.tryLock(key, "owner-a", 0, 30_000)).isTrue();
+		for (String missing : new String[] { null, "" }) {
+			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> lock.releaseLock(key, missing))
+				.withMessage("lockValue must not be null or empty: it is the owner of the lock");
+		}
+		assertThat(lockedInStore(backend)).contains(key);
+		assertThat(lock.releaseLock(key, "owner-a")).isTrue();
+	}
+
 }
