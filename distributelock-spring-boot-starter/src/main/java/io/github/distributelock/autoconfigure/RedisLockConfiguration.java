@@ -65,7 +65,8 @@ class RedisLockConfiguration {
 		}
 		PositiveDuration.require("distributelock.redis.fence-idle-timeout", settings.getFenceIdleTimeout(),
 				"the fencing counter of a key would expire as soon as it is written", "1m");
-		if (settings.getMinReplicasToAck() > 0) {
+		// Null only from a customizer; the backend takes it even when it does not wait.
+		if (settings.getMinReplicasToAck() > 0 || settings.getReplicaAckTimeout() == null) {
 			PositiveDuration.require("distributelock.redis.replica-ack-timeout", settings.getReplicaAckTimeout(),
 					"with min-replicas-to-ack, a WAIT without a timeout would block for ever when the replicas do "
 							+ "not answer",

@@ -156,6 +156,31 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Test
+	void nullDurationsSetByARedisCustomizerFailAtStartupNamingThePropertyAndTheCustomizer() {
+		// A NullPointerException failed the start, naming neither.
+		this.contextRunner.withPropertyValues("distributelock.type=redis")
+			.withBean(RedisLockBackendCustomizer.class, () -> (settings) -> settings.setFenceIdleTimeout(null))
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.redis.fence-idle-timeout is null. A "
+						+ "RedisLockBackendCustomizer bean set fenceIdleTimeout to null after the properties were read.");
+				assertThat(analysis.getAction()).isEqualTo("Correct the RedisLockBackendCustomizer bean, or: Set "
+						+ "distributelock.redis.fence-idle-timeout to a positive duration (1m by default), or remove it.");
+			});
+		this.contextRunner.withPropertyValues("distributelock.type=redis")
+			.withBean(RedisLockBackendCustomizer.class, () -> (settings) -> settings.setReplicaAckTimeout(null))
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.redis.replica-ack-timeout is null. A "
+						+ "RedisLockBackendCustomizer bean set replicaAckTimeout to null after the properties were "
+						+ "read.");
+				assertThat(analysis.getAction()).isEqualTo("Correct the RedisLockBackendCustomizer bean, or: Set "
+						+ "distributelock.redis.replica-ack-timeout to a positive duration, or remove it for its "
+						+ "default.");
+			});
+	}
+
+	@Test
 	void lockableDefaultsComeFromTheProperties() {
 		this.contextRunner
 			.withPropertyValues("distributelock.type=redis", "distributelock.fail-message=Busy|4242",
