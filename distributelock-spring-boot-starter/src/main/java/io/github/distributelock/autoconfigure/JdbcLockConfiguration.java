@@ -92,7 +92,7 @@ class JdbcLockConfiguration {
 
 	private static JdbcLockBackend checkedBackend(DataSource dataSource, JdbcLockBackendSettings settings) {
 		Duration retention = settings.getReleasedRowRetention();
-		if (retention.isNegative() || retention.isZero()) {
+		if (retention == null || retention.isNegative() || retention.isZero()) {
 			throw new DistributeLockConfigurationException(
 					"distributelock.jdbc.released-row-retention must be positive, but is " + retention + ".",
 					"Set distributelock.jdbc.released-row-retention to how long the rows of released locks are "

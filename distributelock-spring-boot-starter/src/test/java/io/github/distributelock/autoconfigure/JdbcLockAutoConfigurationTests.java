@@ -101,6 +101,17 @@ class JdbcLockAutoConfigurationTests {
 	}
 
 	@Test
+	void nullRetentionSetByACustomizerFailsAtStartupNamingThePropertyAndTheCustomizer() {
+		// A NullPointerException failed the start, naming neither.
+		this.contextRunner
+			.withBean(JdbcLockBackendCustomizer.class, () -> (settings) -> settings.setReleasedRowRetention(null))
+			.run((context) -> assertFailure(context,
+					"distributelock.jdbc.released-row-retention must be positive, but is null. A "
+							+ "JdbcLockBackendCustomizer bean set releasedRowRetention to null",
+					"Correct the JdbcLockBackendCustomizer bean"));
+	}
+
+	@Test
 	void initializeSchemaNeverLeavesTheTableUncreated() {
 		this.contextRunner.withPropertyValues("distributelock.jdbc.initialize-schema=never").run((context) -> {
 			assertThat(context).hasSingleBean(JdbcLockBackend.class);
