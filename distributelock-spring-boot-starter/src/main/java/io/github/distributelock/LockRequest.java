@@ -136,10 +136,15 @@ public final class LockRequest {
 	 * A copy in the given mode: exclusive, or one of a read/write pair on the key.
 	 * @param mode the mode
 	 * @return the new request
+	 * @throws IllegalArgumentException if the mode is null, or not exclusive on a
+	 * multi-key request, whose parts each have their own
 	 */
 	public LockRequest withMode(LockMode mode) {
 		if (mode == null) {
 			throw new IllegalArgumentException("mode must not be null; use LockMode.EXCLUSIVE for a plain lock");
+		}
+		if (mode != LockMode.EXCLUSIVE) {
+			refuseKindOfMultiKey("mode " + mode);
 		}
 		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, mode, this.fair,
 				this.permits, this.parts, this.minimumHold, this.skipWhenBusy);
@@ -150,8 +155,13 @@ public final class LockRequest {
 	 * it; a waiter that gives up or crashes leaves the queue.
 	 * @param fair whether waiters are served in arrival order
 	 * @return the new request
+	 * @throws IllegalArgumentException if {@code fair} is set on a multi-key request,
+	 * whose parts each have their own kind
 	 */
 	public LockRequest withFair(boolean fair) {
+		if (fair) {
+			refuseKindOfMultiKey("fair");
+		}
 		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, fair,
 				this.permits, this.parts, this.minimumHold, this.skipWhenBusy);
 	}
@@ -162,13 +172,15 @@ public final class LockRequest {
 	 * fencing token; a holder that crashes gives its permit back when its lease ends).
 	 * @param permits how many holders the key allows, at least 1
 	 * @return the new request
-	 * @throws IllegalArgumentException if {@code permits} is below 1
+	 * @throws IllegalArgumentException if {@code permits} is below 1, or set on a
+	 * multi-key request, whose parts each have their own kind
 	 */
 	public LockRequest withPermits(int permits) {
 		if (permits < 1) {
 			throw new IllegalArgumentException(
 					"permits must be at least 1 (how many holders the key allows at once), was " + permits);
 		}
+		refuseKindOfMultiKey("permits " + permits);
 		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, this.fair,
 				permits, this.parts, this.minimumHold, this.skipWhenBusy);
 	}
@@ -302,6 +314,18 @@ public final class LockRequest {
 	public LockRequest withSkipWhenBusy(boolean skipWhenBusy) {
 		return new LockRequest(this.key, this.name, this.waitTime, this.leaseTime, this.owner, this.mode, this.fair,
 				this.permits, this.parts, this.minimumHold, skipWhenBusy);
+	}
+
+	/**
+	 * Refuses a kind set on a multi-key request, which would be ignored: each part is
+	 * taken with its own.
+	 */
+	private void refuseKindOfMultiKey(String kind) {
+		if (isMultiKey()) {
+			throw new IllegalArgumentException("The multi-key request " + this.key + " cannot take " + kind
+					+ "; each key of a multi-key request is taken with its own kind: set it on the parts, such as "
+					+ "LockRequest.all(LockRequest.of(\"a\").withMode(LockMode.READ), ...)");
+		}
 	}
 
 	/**

@@ -73,6 +73,22 @@ class LockRequestTests {
 	}
 
 	@Test
+	void aKindSetOnTheCombinedRequestIsRefusedSayingToSetItOnEachPart() {
+		// Accepted before, and ignored: each part is taken with its own kind, so the
+		// keys were locked exclusively.
+		LockRequest both = LockRequest.all(LockRequest.of("a"), LockRequest.of("b"));
+		String fix = "; each key of a multi-key request is taken with its own kind: set it on the parts, such as "
+				+ "LockRequest.all(LockRequest.of(\"a\").withMode(LockMode.READ), ...)";
+		assertThatIllegalArgumentException().isThrownBy(() -> both.withMode(LockMode.READ))
+			.withMessage("The multi-key request a,b cannot take mode READ" + fix);
+		assertThatIllegalArgumentException().isThrownBy(() -> both.withFair(true))
+			.withMessage("The multi-key request a,b cannot take fair" + fix);
+		assertThatIllegalArgumentException().isThrownBy(() -> both.withPermits(2))
+			.withMessage("The multi-key request a,b cannot take permits 2" + fix);
+		assertThat(both.withMode(LockMode.EXCLUSIVE).withFair(false)).isEqualTo(both);
+	}
+
+	@Test
 	void aPartOfAMultiKeyRequestWithAnOwnerOfItsOwnIsRefusedAndTheCombinedRequestCarriesIt() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> LockRequest.all(LockRequest.of("a").withOwner("owner-1"), LockRequest.of("b")))
