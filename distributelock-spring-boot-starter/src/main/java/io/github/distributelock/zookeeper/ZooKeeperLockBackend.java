@@ -18,9 +18,11 @@ import io.github.distributelock.core.SessionLockBackend;
 import io.github.distributelock.core.StoreClientThreads;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.apache.curator.CuratorZookeeperClient;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.client.ConnectStringParser;
 import org.apache.zookeeper.server.ZooKeeperThread;
 import org.jspecify.annotations.Nullable;
 
@@ -200,18 +202,35 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 	}
 
 	/**
-	 * Reads the root node's existence, which changes nothing.
+	 * Reads the root node's existence, and the chroot's if the connect string has one,
+	 * which changes nothing.
 	 */
 	@Override
 	public void probe() {
 		try {
 			this.client.checkExists().forPath(this.paths.root());
+			checkChroot();
 		}
 		catch (Exception ex) {
 			if (ex instanceof InterruptedException) {
 				Thread.currentThread().interrupt();
 			}
 			throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Refuses a chroot that does not exist: ZooKeeper does not create it, every node
+	 * created under it fails, and Curator's creation of the lock root's missing parents
+	 * retries without end. Read on the client's own handle, which the chroot applies to
+	 * and a Curator namespace (created on demand) does not.
+	 */
+	private void checkChroot() throws Exception {
+		CuratorZookeeperClient zooKeeperClient = this.client.getZookeeperClient();
+		String chroot = new ConnectStringParser(zooKeeperClient.getCurrentConnectionString()).getChrootPath();
+		if (chroot != null && zooKeeperClient.getZooKeeper().exists("/", false) == null) {
+			throw new IllegalStateException("the chroot " + chroot + " of the connect string does not exist, and "
+					+ "ZooKeeper does not create it; create it, or remove it from the connect string");
 		}
 	}
 

@@ -188,6 +188,26 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	@Test
+	void chrootThatDoesNotExistFailsTheStartupCheckNamingIt() {
+		// The check passed before, and lock calls then hung in Curator's endless
+		// attempts to create the lock root under a chroot ZooKeeper does not create.
+		this.contextRunner.withConfiguration(AutoConfigurations.of(DistributeLockStartupCheckAutoConfiguration.class))
+			.withPropertyValues(
+					"distributelock.zookeeper.connect-string=" + server.getConnectString() + "/no/such/chroot",
+					"distributelock.startup-check=fail")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).endsWith(" is unavailable at startup: the chroot "
+						+ "/no/such/chroot of the connect string does not exist, and ZooKeeper does not create it; "
+						+ "create it, or remove it from the connect string.");
+			});
+		this.contextRunner.withConfiguration(AutoConfigurations.of(DistributeLockStartupCheckAutoConfiguration.class))
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString() + "/",
+					"distributelock.startup-check=fail")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void digestWithAnEmptyPartFailsAndNamesThePropertyWithoutThePassword() {
 		for (String digest : List.of("app:", ":secret", "app")) {
 			this.contextRunner
