@@ -99,9 +99,9 @@ class JdbcLockConfiguration {
 							+ "kept, longer than any lock statement can stall in the database, such as 1m.");
 		}
 		Duration statementTimeout = settings.getStatementTimeout();
-		if (statementTimeout.isNegative()) {
+		if (statementTimeout == null || statementTimeout.isNegative()) {
 			throw new DistributeLockConfigurationException(
-					"distributelock.jdbc.statement-timeout must not be negative, but is " + statementTimeout + ".",
+					"distributelock.jdbc.statement-timeout must be zero or positive, but is " + statementTimeout + ".",
 					"Set distributelock.jdbc.statement-timeout to the longest one lock statement may run, such as "
 							+ "10s, or to 0 for no bound.");
 		}

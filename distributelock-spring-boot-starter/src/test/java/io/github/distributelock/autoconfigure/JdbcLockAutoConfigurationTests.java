@@ -112,6 +112,17 @@ class JdbcLockAutoConfigurationTests {
 	}
 
 	@Test
+	void nullStatementTimeoutSetByACustomizerFailsAtStartupNamingThePropertyAndTheCustomizer() {
+		// A NullPointerException failed the start, naming neither.
+		this.contextRunner
+			.withBean(JdbcLockBackendCustomizer.class, () -> (settings) -> settings.setStatementTimeout(null))
+			.run((context) -> assertFailure(context,
+					"distributelock.jdbc.statement-timeout must be zero or positive, but is null. A "
+							+ "JdbcLockBackendCustomizer bean set statementTimeout to null",
+					"Correct the JdbcLockBackendCustomizer bean"));
+	}
+
+	@Test
 	void initializeSchemaNeverLeavesTheTableUncreated() {
 		this.contextRunner.withPropertyValues("distributelock.jdbc.initialize-schema=never").run((context) -> {
 			assertThat(context).hasSingleBean(JdbcLockBackend.class);
@@ -179,7 +190,7 @@ class JdbcLockAutoConfigurationTests {
 	@Test
 	void negativeStatementTimeoutFailsAtStartup() {
 		this.contextRunner.withPropertyValues("distributelock.jdbc.statement-timeout=-1s")
-			.run((context) -> assertFailure(context, "distributelock.jdbc.statement-timeout must not be negative",
+			.run((context) -> assertFailure(context, "distributelock.jdbc.statement-timeout must be zero or positive",
 					"such as 10s, or to 0 for no bound"));
 	}
 
