@@ -220,10 +220,9 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 	}
 
 	/**
-	 * Refuses a chroot that does not exist: ZooKeeper does not create it, every node
-	 * created under it fails, and Curator's creation of the lock root's missing parents
-	 * retries without end. Read on the client's own handle, which the chroot applies to
-	 * and a Curator namespace (created on demand) does not.
+	 * Refuses a chroot that does not exist: ZooKeeper does not create it, and every lock
+	 * call would fail. Read on the client's own handle, which the chroot applies to and a
+	 * Curator namespace (created on demand) does not.
 	 */
 	private void checkChroot() throws Exception {
 		CuratorZookeeperClient zooKeeperClient = this.client.getZookeeperClient();
