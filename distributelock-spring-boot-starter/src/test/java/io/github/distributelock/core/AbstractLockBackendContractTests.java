@@ -163,6 +163,33 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 		assertThat(lock.lostLockCount()).isEqualTo(1);
 	}
 
+	/**
+	 * Spring Integration's {@code testReentrantLockAfterExpiration} and
+	 * {@code testOutOfDateLockTaken}: the thread whose fixed lease ran out asks for the
+	 * key again while another instance holds it. Joining the lost hold would let two
+	 * holders in; closing the stale handle must not free the other instance's lock.
+	 */
+	@Test
+	protected void aThreadWhoseFixedLeaseRanOutCannotReenterTheKeyAnotherInstanceTook() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		DefaultDistributeLock other = newLock();
+		LockHandle stale = lock.tryAcquire(key(), Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !isLockedInStore(key()));
+		LockHandle taken = other.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+		Optional<LockHandle> again = lock.tryAcquire(key(), Duration.ZERO, null);
+		again.ifPresent(LockHandle::close);
+		assertThat(again).as("a reentrant entry into a lock another instance holds").isEmpty();
+		stale.close();
+		assertThat(taken.isHeld()).isTrue();
+		assertThat(isLockedInStore(key())).isTrue();
+		assertThat(newLock().tryAcquire(key(), Duration.ZERO, null)).isEmpty();
+		taken.close();
+		try (LockHandle afresh = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
+			assertThat(afresh.fencingToken()).isGreaterThan(taken.fencingToken());
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
 	@Test
 	protected void forgottenFixedLeaseLockFreesTheKeyForThreadsOfTheSameInstance() throws Exception {
 		DefaultDistributeLock lock = newLock();

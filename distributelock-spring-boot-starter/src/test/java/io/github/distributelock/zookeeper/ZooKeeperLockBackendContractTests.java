@@ -2,6 +2,7 @@ package io.github.distributelock.zookeeper;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -117,6 +118,36 @@ class ZooKeeperLockBackendContractTests {
 			await().atMost(Duration.ofSeconds(10)).until(() -> !handle.isHeld());
 			handle.close();
 			assertThat(lock.lostLockCount()).isOne();
+		}
+
+		/**
+		 * A fixed lease is ignored: the hold is lost with the session instead, and the
+		 * thread that held it must not join the lost hold once another instance took the
+		 * key.
+		 */
+		@Test
+		@Override
+		protected void aThreadWhoseFixedLeaseRanOutCannotReenterTheKeyAnotherInstanceTook() throws Exception {
+			CuratorFramework holderClient = newClient();
+			DefaultDistributeLock lock = newLock(holderClient, false);
+			DefaultDistributeLock other = newLock();
+			LockHandle stale = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
+			zooKeeper.expireSession(holderClient);
+			LockHandle taken = other.tryAcquire(key(), Duration.ofSeconds(10), null).orElseThrow();
+			// Unlike a lease, the end of a session reaches the holder late: a reentrant
+			// entry before that joins the hold it believes it has, as Curator's does.
+			await().atMost(Duration.ofSeconds(10)).until(() -> !stale.isHeld());
+			Optional<LockHandle> again = lock.tryAcquire(key(), Duration.ZERO, null);
+			again.ifPresent(LockHandle::close);
+			assertThat(again).as("a reentrant entry into a lock another instance holds").isEmpty();
+			stale.close();
+			assertThat(taken.isHeld()).isTrue();
+			assertThat(isLockedInStore(key())).isTrue();
+			taken.close();
+			try (LockHandle afresh = lock.tryAcquire(key(), Duration.ofSeconds(10), null).orElseThrow()) {
+				assertThat(afresh.fencingToken()).isGreaterThan(taken.fencingToken());
+			}
+			assertThat(isLockedInStore(key())).isFalse();
 		}
 
 		/**
