@@ -719,6 +719,63 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	// Leases
+
+	/**
+	 * Redisson's lease tests of its kinds ({@code RedissonFairLockTest},
+	 * {@code RedissonReadWriteLockTest#testExpireRead} and {@code testExpireWrite},
+	 * {@code RedissonPermitExpirableSemaphoreTest#testExpire}): a holder whose fixed
+	 * lease ran out lets the next caller in, and closing its handle late frees nothing of
+	 * the next holder's.
+	 */
+	@Test
+	protected void aHolderWhoseFixedLeaseRanOutLetsTheNextInAndItsLateCloseFreesNothing() throws Exception {
+		Duration lease = Duration.ofMillis(300);
+		LockRequest fair = LockRequest.of(key() + ".fair").withFair(true);
+		LockRequest write = LockRequest.of(key() + ".write").withMode(LockMode.WRITE);
+		LockRequest read = LockRequest.of(key() + ".read").withMode(LockMode.READ);
+		LockRequest writeAfterRead = LockRequest.of(key() + ".read").withMode(LockMode.WRITE);
+		LockRequest permit = LockRequest.of(key() + ".permit").withPermits(1);
+		assertLateCloseFreesNothing(fair.withLeaseTime(lease), fair, fair);
+		assertLateCloseFreesNothing(write.withLeaseTime(lease), write, write);
+		assertLateCloseFreesNothing(read.withLeaseTime(lease), writeAfterRead, read);
+		assertLateCloseFreesNothing(permit.withLeaseTime(lease), permit, permit);
+	}
+
+	private void assertLateCloseFreesNothing(LockRequest stale, LockRequest next, LockRequest refused)
+			throws Exception {
+		DefaultDistributeLock lock = newLock();
+		LockHandle expiring = lock.tryAcquire(stale).orElseThrow();
+		LockHandle taken = newLock().tryAcquire(next.withWaitTime(WAIT)).orElseThrow();
+		assertThat(expiring.isHeld()).isFalse();
+		expiring.close();
+		assertThat(taken.isHeld()).as(next.key()).isTrue();
+		assertThat(newLock().tryAcquire(refused)).as(next.key()).isEmpty();
+		assertThat(lock.tryAcquire(refused)).as(next.key()).isEmpty();
+		taken.close();
+		assertThat(isLockedInStore(next.key())).as(next.key()).isFalse();
+	}
+
+	/**
+	 * A reader whose fixed lease ran out, closed late, leaves the other readers holding:
+	 * a writer still waits for them.
+	 */
+	@Test
+	protected void aReaderWhoseFixedLeaseRanOutLeavesTheOtherReadersHolding() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		LockRequest read = LockRequest.of(key()).withMode(LockMode.READ);
+		LockHandle expiring = lock.tryAcquire(read.withLeaseTime(Duration.ofMillis(300))).orElseThrow();
+		LockHandle reading = newLock().tryAcquire(read).orElseThrow();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !expiring.isHeld());
+		expiring.close();
+		assertThat(reading.isHeld()).isTrue();
+		LockRequest write = LockRequest.of(key()).withMode(LockMode.WRITE);
+		assertThat(newLock().tryAcquire(write.withWaitTime(Duration.ofMillis(500)))).isEmpty();
+		reading.close();
+		assertThat(newLock().tryAcquire(write)).hasValueSatisfying(LockHandle::close);
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
 	// Kinds
 
 	@Test
