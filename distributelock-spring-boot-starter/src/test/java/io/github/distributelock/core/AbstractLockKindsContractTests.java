@@ -632,6 +632,86 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * Curator's {@code TestInterProcessReadWriteLock#testDowngrading}, in the order
+	 * Curator allows: the writer takes the read lock, then closes the write lock first.
+	 * The read entry is still held, so no other writer may get in until it is closed.
+	 */
+	@Test
+	void aWriterThatReadsItsKeyAndClosesTheWriteFirstKeepsOutOtherWritersUntilTheReadIsClosed() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		LockRequest write = LockRequest.of(key()).withMode(LockMode.WRITE);
+		LockHandle writing = lock.tryAcquire(write).orElseThrow();
+		LockHandle reading = lock.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ)).orElseThrow();
+		writing.close();
+		assertThat(reading.isHeld()).isTrue();
+		assertThat(isLockedInStore(key())).isTrue();
+		assertThat(newLock().tryAcquire(write)).isEmpty();
+		assertThat(CompletableFuture.supplyAsync(() -> Locks.tryAcquire(lock, write), this.callers)
+			.get(10, TimeUnit.SECONDS)).isEmpty();
+		reading.close();
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(newLock().tryAcquire(write)).hasValueSatisfying(LockHandle::close);
+	}
+
+	/**
+	 * Curator's {@code TestInterProcessReadWriteLock#testThatDowngradingRespectsThreads}:
+	 * reentrancy is per thread, so another thread of the writer's instance neither reads
+	 * nor writes, and waits for the writer.
+	 */
+	@Test
+	void anotherThreadOfTheWritersInstanceNeitherReadsNorWritesUntilTheWriterCloses() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		LockRequest read = LockRequest.of(key()).withMode(LockMode.READ);
+		LockRequest write = LockRequest.of(key()).withMode(LockMode.WRITE);
+		LockHandle writing = lock.tryAcquire(write).orElseThrow();
+		assertThat(CompletableFuture.supplyAsync(() -> Locks.tryAcquire(lock, read), this.callers)
+			.get(10, TimeUnit.SECONDS)).isEmpty();
+		assertThat(CompletableFuture.supplyAsync(() -> Locks.tryAcquire(lock, write), this.callers)
+			.get(10, TimeUnit.SECONDS)).isEmpty();
+		CompletableFuture<Optional<LockHandle>> waitingReader = CompletableFuture
+			.supplyAsync(() -> Locks.tryAcquire(lock, read.withWaitTime(WAIT)), this.callers);
+		writing.close();
+		LockHandle reading = waitingReader.get(30, TimeUnit.SECONDS).orElseThrow();
+		assertThat(newLock().tryAcquire(read)).hasValueSatisfying(LockHandle::close);
+		reading.close();
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	/**
+	 * Curator's {@code TestInterProcessSemaphore#testThreads} within one instance: each
+	 * thread holds a permit of its own, a thread that re-enters still holds one, and a
+	 * permit closed by another thread than its holder's is given back.
+	 */
+	@Test
+	void threadsOfOneInstanceEachHoldAPermitAndAnyThreadMayGiveOneBack() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		LockRequest two = LockRequest.of(key()).withPermits(2);
+		LockHandle first = lock.tryAcquire(two).orElseThrow();
+		lock.tryAcquire(two).orElseThrow().close();
+		LockHandle second = onANewThread(lock, two).orElseThrow();
+		assertThat(second.fencingToken()).isNotEqualTo(first.fencingToken());
+		assertThat(onANewThread(lock, two)).isEmpty();
+		assertThat(newLock().tryAcquire(two)).isEmpty();
+		first.close();
+		assertThat(second.isHeld()).isTrue();
+		CompletableFuture.runAsync(second::close, this.callers).get(10, TimeUnit.SECONDS);
+		assertThat(isLockedInStore(key())).isFalse();
+		try (LockHandle one = newLock().tryAcquire(two).orElseThrow();
+				LockHandle other = newLock().tryAcquire(two).orElseThrow()) {
+			assertThat(one.isHeld() && other.isHeld()).isTrue();
+		}
+	}
+
+	/**
+	 * Takes {@code request} on a thread that holds nothing yet, unlike a pooled thread
+	 * whose earlier task may still hold the key.
+	 */
+	private static Optional<LockHandle> onANewThread(DefaultDistributeLock lock, LockRequest request) throws Exception {
+		return CompletableFuture.supplyAsync(() -> Locks.tryAcquire(lock, request), (task) -> new Thread(task).start())
+			.get(10, TimeUnit.SECONDS);
+	}
+
 	@Test
 	void writersAreExclusiveUnderAFuzzOfThreadsAndInstances() throws Exception {
 		assertExclusiveUnderFuzz(LockRequest.of(key()).withMode(LockMode.WRITE).withWaitTime(Duration.ofSeconds(60)));

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
 
 import static org.awaitility.Awaitility.await;
 
@@ -22,6 +23,20 @@ public final class Locks {
 	 */
 	public static void awaitWaitingAtGate(DefaultDistributeLock lock, String key, int callers) {
 		await().atMost(Duration.ofSeconds(10)).until(() -> lock.waitingAtGate(key) == callers);
+	}
+
+	/**
+	 * {@link DefaultDistributeLock#tryAcquire(LockRequest)}; an interrupt is kept on the
+	 * thread and thrown as an {@link IllegalStateException}.
+	 */
+	public static Optional<LockHandle> tryAcquire(DefaultDistributeLock lock, LockRequest request) {
+		try {
+			return lock.tryAcquire(request);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while acquiring '" + request.key() + "'", ex);
+		}
 	}
 
 	/**
