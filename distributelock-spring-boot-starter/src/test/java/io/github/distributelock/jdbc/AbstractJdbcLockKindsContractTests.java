@@ -28,6 +28,7 @@ import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockKind;
+import io.github.distributelock.core.Locks;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -37,6 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -202,6 +205,41 @@ abstract class AbstractJdbcLockKindsContractTests extends AbstractLockKindsContr
 			assertThat(written.isHeld() && permitted.isHeld()).isTrue();
 		}
 		assertThat(isLockedInStore(key()) || isLockedInStore(permits)).isFalse();
+	}
+
+	/**
+	 * Spring Integration's {@code JdbcLockRegistry} runs its statements in transactions
+	 * of their own for this: a lock of any kind, taken or released inside the caller's
+	 * transaction on the lock table's own pool, outlasts that transaction's rollback.
+	 */
+	@Test
+	void everyKindTakenOrReleasedInsideATransactionOutlastsItsRollback() throws Exception {
+		HikariDataSource dataSource = database().newDataSource();
+		DefaultDistributeLock lock = closeAfterTest(new DefaultDistributeLock(
+				trackBackend(new PooledBackend(dataSource, JdbcLockBackend.DEFAULT_RELEASED_ROW_RETENTION))));
+		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		JdbcTemplate inTransaction = new JdbcTemplate(dataSource);
+		List<LockRequest> kinds = List.of(LockRequest.of(key() + ".plain"),
+				LockRequest.of(key() + ".fair").withFair(true), LockRequest.of(key() + ".read").withMode(LockMode.READ),
+				LockRequest.of(key() + ".write").withMode(LockMode.WRITE),
+				LockRequest.of(key() + ".permits").withPermits(1));
+		for (LockRequest kind : kinds) {
+			LockHandle held = transactions.execute((status) -> {
+				inTransaction.queryForObject("SELECT 1", Integer.class);
+				status.setRollbackOnly();
+				return Locks.tryAcquire(lock, kind).orElseThrow();
+			});
+			assertThat(isLockedInStore(kind.key())).as(kind.key()).isTrue();
+			LockRequest excluded = (kind.mode() == LockMode.READ) ? kind.withMode(LockMode.WRITE) : kind;
+			assertThat(newLock().tryAcquire(excluded)).as(kind.key()).isEmpty();
+			transactions.executeWithoutResult((status) -> {
+				inTransaction.queryForObject("SELECT 1", Integer.class);
+				status.setRollbackOnly();
+				held.close();
+			});
+			assertThat(isLockedInStore(kind.key())).as(kind.key()).isFalse();
+			assertThat(newLock().tryAcquire(kind)).as(kind.key()).hasValueSatisfying(LockHandle::close);
+		}
 	}
 
 	/**
