@@ -856,6 +856,51 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * Redisson's {@code RedissonReadWriteLockTest#testReadLockExpirationRenewal}: the
+	 * watchdog keeps a reader (or a permit holder) past many short leases after the other
+	 * shared holder has left, and stops renewing it once it is closed.
+	 */
+	@Test
+	void theWatchdogKeepsASharedHolderAfterTheOtherLeavesAndStopsAtItsRelease() throws Exception {
+		LockRequest read = LockRequest.of(key() + ".read").withMode(LockMode.READ);
+		LockRequest permit = LockRequest.of(key() + ".permits").withPermits(2);
+		assertRenewedAfterTheOtherLeaves(read, LockRequest.of(read.key()).withMode(LockMode.WRITE));
+		assertRenewedAfterTheOtherLeaves(permit, permit);
+	}
+
+	private void assertRenewedAfterTheOtherLeaves(LockRequest shared, LockRequest excluded) throws Exception {
+		Duration shortLease = Duration.ofMillis(600);
+		CountingLockBackend backend = countingBackend();
+		DefaultDistributeLock staying = closeAfterTest(
+				new DefaultDistributeLock(backend, shortLease, false, LockEventListener.NONE, null));
+		DefaultDistributeLock leaving = closeAfterTest(
+				new DefaultDistributeLock(trackBackend(newBackend()), shortLease, false, LockEventListener.NONE, null));
+		LockHandle stays = staying.tryAcquire(shared).orElseThrow();
+		LockHandle leaves = leaving.tryAcquire(shared).orElseThrow();
+		leaves.close();
+		// The permit left is taken again, so that one more must be refused.
+		Optional<LockHandle> refilled = (shared.permits() > 1) ? newLock().tryAcquire(shared) : Optional.empty();
+		assertThat(refilled.isPresent()).isEqualTo(shared.permits() > 1);
+		await().during(Duration.ofSeconds(3))
+			.atMost(Duration.ofSeconds(6))
+			.pollInterval(Duration.ofMillis(300))
+			.until(() -> stays.isHeld() && isLockedInStore(shared.key()) && absent(newLock().tryAcquire(excluded)));
+		assertThat(staying.lostLockCount()).as(shared.key()).isZero();
+		stays.close();
+		refilled.ifPresent(LockHandle::close);
+		int renewalsAtRelease = backend.renewals.get();
+		await().during(Duration.ofMillis(1500))
+			.atMost(Duration.ofSeconds(3))
+			.until(() -> backend.renewals.get() == renewalsAtRelease);
+		assertThat(isLockedInStore(shared.key())).as(shared.key()).isFalse();
+	}
+
+	private static boolean absent(Optional<LockHandle> handle) {
+		handle.ifPresent(LockHandle::close);
+		return handle.isEmpty();
+	}
+
 	// Kinds
 
 	@Test
