@@ -197,6 +197,50 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		taken.close();
 	}
 
+	/**
+	 * Redisson's {@code RedissonFairLockTest#testTimeoutDrift} and Curator's interrupted
+	 * {@code acquire}: a fair, write or permit waiter interrupted while it waits gets
+	 * {@link InterruptedException}, takes nothing, and leaves the queue at once, so the
+	 * next caller (for a writer: a reader, whom a waiting writer keeps out) is not held
+	 * up until the interrupted waiter's entry would expire.
+	 */
+	@Test
+	void aWaiterInterruptedWhileItWaitsLeavesTheQueueAtOnceAndTakesNothing() throws Exception {
+		LockRequest fair = LockRequest.of(key() + ".fair").withFair(true);
+		LockRequest write = LockRequest.of(key() + ".write").withMode(LockMode.WRITE);
+		LockRequest permit = LockRequest.of(key() + ".permit").withPermits(1);
+		assertInterruptedWaiterLeaves(fair, fair);
+		assertInterruptedWaiterLeaves(write, LockRequest.of(write.key()).withMode(LockMode.READ));
+		assertInterruptedWaiterLeaves(permit, permit);
+	}
+
+	private void assertInterruptedWaiterLeaves(LockRequest kind, LockRequest next) throws Exception {
+		LockHandle held = newLock().tryAcquire(kind).orElseThrow();
+		CountingLockBackend waiterBackend = countingBackend();
+		DefaultDistributeLock waiter = closeAfterTest(new DefaultDistributeLock(waiterBackend));
+		AtomicReference<Thread> waiterThread = new AtomicReference<>();
+		Future<Object> waiting = this.callers.submit(() -> {
+			waiterThread.set(Thread.currentThread());
+			try {
+				return waiter.tryAcquire(kind.withWaitTime(WAIT));
+			}
+			catch (InterruptedException ex) {
+				return ex;
+			}
+		});
+		assertThat(waiterBackend.waiting.await(10, TimeUnit.SECONDS)).as(kind.key()).isTrue();
+		waiterThread.get().interrupt();
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).as(kind.key()).isInstanceOf(InterruptedException.class);
+		assertThat(waiter.heldLocks()).as(kind.key()).isEmpty();
+		CompletableFuture<Optional<LockHandle>> behind = newLock().tryAcquireAsync(next.withWaitTime(WAIT));
+		held.close();
+		// Far sooner than a waiter's entry would expire on its own.
+		LockHandle taken = behind.get(5, TimeUnit.SECONDS).orElseThrow();
+		taken.close();
+		assertThat(isLockedInStore(kind.key())).as(kind.key()).isFalse();
+		assertThat(waiter.tryAcquire(kind)).as(kind.key()).hasValueSatisfying(LockHandle::close);
+	}
+
 	@Test
 	void aFairLockAndAPlainLockOfTheSameKeyExcludeEachOther() throws Exception {
 		DefaultDistributeLock plain = newLock();
@@ -854,6 +898,54 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		reading.close();
 		assertThat(newLock().tryAcquire(write)).hasValueSatisfying(LockHandle::close);
 		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	/**
+	 * Redisson's {@code RedissonReadWriteLockTest#testReadLockLeaseTimeout} the other way
+	 * round: a later shared holder with a shorter fixed lease runs out, and the earlier
+	 * one, renewed by the watchdog, still keeps out writers, plain locks and a permit too
+	 * many.
+	 */
+	@Test
+	protected void aLaterSharedHolderWithAShorterLeaseRunsOutAndTheEarlierStillHolds() throws Exception {
+		LockRequest read = LockRequest.of(key() + ".read").withMode(LockMode.READ);
+		LockRequest permit = LockRequest.of(key() + ".permits").withPermits(2);
+		for (LockRequest shared : List.of(read, permit)) {
+			LockHandle earlier = newLock().tryAcquire(shared).orElseThrow();
+			LockHandle later = newLock().tryAcquire(shared.withLeaseTime(Duration.ofMillis(300))).orElseThrow();
+			await().atMost(Duration.ofSeconds(10)).until(() -> !later.isHeld());
+			// Past the later lease as the store times it too: its place is free again.
+			Optional<LockHandle> again = newLock().tryAcquire(shared.withWaitTime(Duration.ofSeconds(10)));
+			assertThat(again).as(shared.key()).isPresent();
+			again.get().close();
+			assertThat(earlier.isHeld()).as(shared.key()).isTrue();
+			assertThat(isLockedInStore(shared.key())).as(shared.key()).isTrue();
+			if (shared == permit) {
+				try (LockHandle last = newLock().tryAcquire(permit).orElseThrow()) {
+					assertNotTaken(permit);
+					assertNotTaken(LockRequest.of(shared.key()));
+				}
+			}
+			else {
+				assertNotTaken(read.withMode(LockMode.WRITE));
+				assertNotTaken(LockRequest.of(shared.key()));
+			}
+			later.close();
+			earlier.close();
+			assertThat(isLockedInStore(shared.key())).as(shared.key()).isFalse();
+		}
+	}
+
+	/** A request that must be refused, at once or once its short wait is over. */
+	private void assertNotTaken(LockRequest request) throws Exception {
+		try {
+			Optional<LockHandle> taken = newLock().tryAcquire(request.withWaitTime(Duration.ofMillis(300)));
+			taken.ifPresent(LockHandle::close);
+			assertThat(taken).as(request.key()).isEmpty();
+		}
+		catch (LockKindConflictException ex) {
+			assertThat(ex).hasMessageContaining(request.key());
+		}
 	}
 
 	/**
