@@ -198,11 +198,11 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 	}
 
 	/**
-	 * Redisson's {@code RedissonFairLockTest#testTimeoutDrift} and Curator's interrupted
-	 * {@code acquire}: a fair, write or permit waiter interrupted while it waits gets
-	 * {@link InterruptedException}, takes nothing, and leaves the queue at once, so the
-	 * next caller (for a writer: a reader, whom a waiting writer keeps out) is not held
-	 * up until the interrupted waiter's entry would expire.
+	 * Curator's {@code TestInterProcessSemaphore#testInterruptAcquire} (CURATOR-462), for
+	 * every kind that queues: a fair, write or permit waiter interrupted while it waits
+	 * gets {@link InterruptedException}, takes nothing, and leaves the queue at once, so
+	 * the next caller (for a writer: a reader, whom a waiting writer keeps out) is not
+	 * held up until the interrupted waiter's entry would expire.
 	 */
 	@Test
 	void aWaiterInterruptedWhileItWaitsLeavesTheQueueAtOnceAndTakesNothing() throws Exception {
@@ -677,25 +677,42 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 	}
 
 	/**
-	 * Curator's {@code TestInterProcessReadWriteLock#testDowngrading}, in the order
-	 * Curator allows: the writer takes the read lock, then closes the write lock first.
-	 * The read entry is still held, so no other writer may get in until it is closed.
+	 * Curator's {@code TestInterProcessReadWriteLock#testDowngrading} and
+	 * {@code testContendingDowngrading}: the writer takes the read lock, then closes the
+	 * write lock first, while writers of another instance and of another thread of its
+	 * own wait. The read entry is still held, so neither gets in until it is closed.
 	 */
 	@Test
 	void aWriterThatReadsItsKeyAndClosesTheWriteFirstKeepsOutOtherWritersUntilTheReadIsClosed() throws Exception {
-		DefaultDistributeLock lock = newLock();
+		CountingLockBackend lockBackend = countingBackend();
+		DefaultDistributeLock lock = closeAfterTest(new DefaultDistributeLock(lockBackend));
 		LockRequest write = LockRequest.of(key()).withMode(LockMode.WRITE);
 		LockHandle writing = lock.tryAcquire(write).orElseThrow();
+		CountingLockBackend otherBackend = countingBackend();
+		CompletableFuture<Optional<LockHandle>> otherWriter = closeAfterTest(new DefaultDistributeLock(otherBackend))
+			.tryAcquireAsync(write.withWaitTime(WAIT));
+		CompletableFuture<Optional<LockHandle>> sameInstanceWriter = CompletableFuture
+			.supplyAsync(() -> Locks.tryAcquire(lock, write.withWaitTime(WAIT)), this.callers);
+		assertThat(otherBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(lockBackend.waiting.await(10, TimeUnit.SECONDS)).isTrue();
 		LockHandle reading = lock.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ)).orElseThrow();
 		writing.close();
 		assertThat(reading.isHeld()).isTrue();
 		assertThat(isLockedInStore(key())).isTrue();
+		await().during(Duration.ofMillis(500))
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> !otherWriter.isDone() && !sameInstanceWriter.isDone());
 		assertThat(newLock().tryAcquire(write)).isEmpty();
-		assertThat(CompletableFuture.supplyAsync(() -> Locks.tryAcquire(lock, write), this.callers)
-			.get(10, TimeUnit.SECONDS)).isEmpty();
 		reading.close();
+		LockHandle first = CompletableFuture.anyOf(otherWriter, sameInstanceWriter)
+			.thenApply((taken) -> ((Optional<?>) taken).map(LockHandle.class::cast).orElseThrow())
+			.get(30, TimeUnit.SECONDS);
+		assertThat(otherWriter.isDone() && sameInstanceWriter.isDone()).isFalse();
+		first.close();
+		CompletableFuture.allOf(otherWriter, sameInstanceWriter).get(30, TimeUnit.SECONDS);
+		otherWriter.get().orElseThrow().close();
+		sameInstanceWriter.get().orElseThrow().close();
 		assertThat(isLockedInStore(key())).isFalse();
-		assertThat(newLock().tryAcquire(write)).hasValueSatisfying(LockHandle::close);
 	}
 
 	/**
