@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
@@ -212,6 +214,92 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertInterruptedWaiterLeaves(fair, fair);
 		assertInterruptedWaiterLeaves(write, LockRequest.of(write.key()).withMode(LockMode.READ));
 		assertInterruptedWaiterLeaves(permit, permit);
+	}
+
+	/**
+	 * Redisson's {@code RedissonLockTest#testLockIsNotRenewedAfterInterruptedTryLock} and
+	 * the contract's interrupts at any point of an acquisition, for every kind: callers
+	 * of two instances take and release a key while interrupts land anywhere, in the
+	 * store call and in a wait included. Holders never exceed the kind's limit, and
+	 * nothing is left: no holder in the store, and no queue entry that would keep a fresh
+	 * caller out.
+	 */
+	@Test
+	void interruptsAnywhereInCallsOfEveryKindLeaveNothingBehind() throws Exception {
+		assertInterruptsLeaveNothing(LockRequest.of(key() + ".fair").withFair(true), 1);
+		assertInterruptsLeaveNothing(LockRequest.of(key() + ".write").withMode(LockMode.WRITE), 1);
+		assertInterruptsLeaveNothing(LockRequest.of(key() + ".read").withMode(LockMode.READ), Integer.MAX_VALUE);
+		assertInterruptsLeaveNothing(LockRequest.of(key() + ".permits").withPermits(2), 2);
+	}
+
+	private void assertInterruptsLeaveNothing(LockRequest kind, int most) throws Exception {
+		DefaultDistributeLock[] instances = { newLock(), newLock() };
+		ExecutorService pool = Executors.newFixedThreadPool(4);
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger exceeded = new AtomicInteger();
+		AtomicInteger acquired = new AtomicInteger();
+		AtomicInteger interrupted = new AtomicInteger();
+		AtomicReference<Throwable> unexpected = new AtomicReference<>();
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		try {
+			for (int round = 0; round < 30 && System.nanoTime() - end < 0; round++) {
+				List<Future<?>> calls = new ArrayList<>();
+				for (int c = 0; c < 4; c++) {
+					DefaultDistributeLock lock = instances[c % 2];
+					calls.add(pool.submit(() -> {
+						for (int i = 0; i < 10; i++) {
+							try {
+								Optional<LockHandle> handle = lock.tryAcquire(kind.withWaitTime(Duration.ofSeconds(5)));
+								if (handle.isPresent()) {
+									try (LockHandle held = handle.get()) {
+										if (inside.incrementAndGet() > most) {
+											exceeded.incrementAndGet();
+										}
+										acquired.incrementAndGet();
+										inside.decrementAndGet();
+									}
+								}
+							}
+							catch (InterruptedException ex) {
+								interrupted.incrementAndGet();
+								return null;
+							}
+							catch (Throwable ex) {
+								unexpected.compareAndSet(null, ex);
+								return null;
+							}
+						}
+						return null;
+					}));
+				}
+				// Spreads the interrupts over the calls, store calls and waits included.
+				LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(3_000_000));
+				calls.get(ThreadLocalRandom.current().nextInt(calls.size())).cancel(true);
+				for (Future<?> call : calls) {
+					try {
+						call.get(60, TimeUnit.SECONDS);
+					}
+					catch (CancellationException ex) {
+						// The interrupted call: it ends on its own, checked below.
+					}
+				}
+			}
+		}
+		finally {
+			pool.shutdown();
+			assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+		}
+		assertThat(unexpected.get()).as(kind.key()).isNull();
+		assertThat(exceeded.get()).as(kind.key()).isZero();
+		assertThat(acquired.get()).as(kind.key()).isPositive();
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(isLockedInStore(kind.key()))
+				.as("%s held after %d acquisitions and %d interrupts", kind.key(), acquired.get(), interrupted.get())
+				.isFalse());
+		for (DefaultDistributeLock lock : instances) {
+			assertThat(lock.heldLocks()).as(kind.key()).isEmpty();
+		}
+		assertThat(newLock().tryAcquire(kind)).as(kind.key()).hasValueSatisfying(LockHandle::close);
 	}
 
 	private void assertInterruptedWaiterLeaves(LockRequest kind, LockRequest next) throws Exception {
