@@ -1126,6 +1126,42 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 
 	// Multi-key
 
+	/**
+	 * Redisson's {@code RedissonMultiLockTest} with a lease: every key of a multi-key
+	 * request with a fixed lease runs out with it, another instance takes one of them,
+	 * and closing the combined handle late frees nothing of that instance's; whether the
+	 * keys were taken together or one after the other.
+	 */
+	@Test
+	protected void aMultiKeyRequestWhoseFixedLeaseRanOutFreesNothingOfTheNextHolderWhenClosedLate() throws Exception {
+		Duration lease = Duration.ofMillis(300);
+		String a = multiKey(0);
+		String b = multiKey(1);
+		String c = multiKey(2);
+		assertMultiKeyLateCloseFreesNothing(LockRequest.all(LockRequest.of(a), LockRequest.of(b)).withLeaseTime(lease),
+				LockRequest.of(b));
+		assertMultiKeyLateCloseFreesNothing(
+				LockRequest.all(LockRequest.of(a), LockRequest.of(c).withMode(LockMode.WRITE)).withLeaseTime(lease),
+				LockRequest.of(c).withMode(LockMode.WRITE));
+	}
+
+	private void assertMultiKeyLateCloseFreesNothing(LockRequest all, LockRequest next) throws Exception {
+		DefaultDistributeLock lock = newLock();
+		LockHandle expiring = lock.tryAcquire(all).orElseThrow();
+		DefaultDistributeLock other = newLock();
+		LockHandle taken = other.tryAcquire(next.withWaitTime(WAIT)).orElseThrow();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !expiring.isHeld());
+		expiring.close();
+		assertThat(taken.isHeld()).as(next.key()).isTrue();
+		assertThat(isLockedInStore(next.key())).as(next.key()).isTrue();
+		assertThat(newLock().tryAcquire(next)).as(next.key()).isEmpty();
+		assertThat(lock.heldLocks()).isEmpty();
+		taken.close();
+		for (String key : all.key().split(",")) {
+			assertThat(isLockedInStore(key)).as(key).isFalse();
+		}
+	}
+
 	@Test
 	void multiKeyIsAllOrNothing() throws Exception {
 		DefaultDistributeLock lock = newLock();

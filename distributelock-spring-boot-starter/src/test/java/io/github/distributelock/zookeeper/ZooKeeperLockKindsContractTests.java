@@ -113,6 +113,12 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 	}
 
 	@Test
+	@Override
+	@Disabled("A lock lasts as long as the session on ZooKeeper: a fixed lease is ignored")
+	protected void aMultiKeyRequestWhoseFixedLeaseRanOutFreesNothingOfTheNextHolderWhenClosedLate() {
+	}
+
+	@Test
 	void aFairQueueIsAContainerAtThePlainLockPathWithOneNodePerClaimAndTokensAreTheirCreationZxids() throws Exception {
 		String path = PATHS.lockPath(key());
 		try (LockHandle held = newLock().tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow()) {
