@@ -142,6 +142,32 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * Redisson's {@code RedissonLockTest#testReentrancy} for a lock owned by a value: the
+	 * value of the original starter is not reentrant, so asking again with the holder's
+	 * value, on its thread or another, waits and is refused, as {@code SET NX} refused
+	 * it; one release frees the lock.
+	 */
+	@Test
+	void aValueOwnedLockAskedForAgainWithItsValueIsRefusedAndOneReleaseFreesIt() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		assertThat(lock.tryLock(key(), "value-1", 0, -1)).isTrue();
+		assertThat(lock.tryLock(key(), "value-1", 200, -1)).isFalse();
+		assertThat(CompletableFuture.supplyAsync(() -> {
+			try {
+				return lock.tryLock(key(), "value-1", 200, -1);
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}, callers()).get(10, TimeUnit.SECONDS)).isFalse();
+		assertThat(isLockedInStore(key())).isTrue();
+		assertThat(lock.releaseLock(key(), "value-1")).isTrue();
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(lock.releaseLock(key(), "value-1")).isFalse();
+		assertThat(newLock().tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
+	}
+
 	@Test
 	void handleCanBeClosedFromAnotherThread() throws Exception {
 		DefaultDistributeLock lock = newLock();
