@@ -1,6 +1,8 @@
 package io.github.distributelock.fault;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -9,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockMode;
+import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
@@ -151,6 +155,68 @@ abstract class AbstractStoreOutageTests {
 				+ " ms after the store restarted");
 		try (LockHandle again = holderLock.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow()) {
 			assertThat(again.isHeld()).isTrue();
+		}
+	}
+
+	/**
+	 * Curator's {@code TestInterProcessSemaphore#testAcquireAfterLostServer} and
+	 * Redisson's {@code RedissonLockTest#testRedisFailed}, for every kind: fair, read,
+	 * write and permit locks held when the store stops are reported lost, are taken again
+	 * once it is back, and the lost handles, closed late, free nothing of the new
+	 * holders'.
+	 */
+	@Test
+	void everyKindHeldWhenTheStoreStopsIsLostAndTakenAgainOnceItReturns() throws Exception {
+		String key = "outage-kinds." + System.nanoTime();
+		LockRequest fair = LockRequest.of(key + ".fair").withFair(true);
+		LockRequest read = LockRequest.of(key + ".read").withMode(LockMode.READ);
+		LockRequest write = LockRequest.of(key + ".write").withMode(LockMode.WRITE);
+		LockRequest permit = LockRequest.of(key + ".permits").withPermits(1);
+		List<LockRequest> kinds = List.of(fair, read, write, permit);
+		DefaultDistributeLock holderLock = newLock(newBackendClosedAfter());
+		List<LockHandle> lost = new ArrayList<>();
+		for (LockRequest kind : kinds) {
+			lost.add(holderLock.tryAcquire(kind.withWaitTime(Duration.ofSeconds(10))).orElseThrow());
+		}
+		stopStore();
+		try {
+			await().atMost(Duration.ofMillis(boundMillis(LEASE)))
+				.until(() -> lost.stream().noneMatch(LockHandle::isHeld));
+		}
+		finally {
+			startStore();
+		}
+		DefaultDistributeLock otherLock = newLock(newBackendClosedAfter());
+		// A writer where the lost holder read, so that the lost reader would keep it out.
+		List<LockRequest> exclusive = List.of(fair, read.withMode(LockMode.WRITE), write, permit);
+		List<LockHandle> taken = new ArrayList<>();
+		for (LockRequest kind : exclusive) {
+			taken.add(await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+				Optional<LockHandle> again = otherLock.tryAcquire(kind.withWaitTime(Duration.ofSeconds(2)));
+				return again.orElse(null);
+			}, (handle) -> handle != null));
+		}
+		for (LockHandle handle : lost) {
+			try {
+				handle.close();
+			}
+			catch (DistributeLockException ex) {
+				// The release of a lost lock asks the store, which may still be
+				// reconnecting.
+				logger.info(backendName() + ": closing a lost lock failed: " + ex.getMessage());
+			}
+		}
+		DefaultDistributeLock thirdLock = newLock(newBackendClosedAfter());
+		for (int i = 0; i < exclusive.size(); i++) {
+			LockRequest kind = exclusive.get(i);
+			assertThat(taken.get(i).isHeld()).as(kind.key()).isTrue();
+			assertThat(thirdLock.tryAcquire(kind.withWaitTime(Duration.ofMillis(300)))).as(kind.key()).isEmpty();
+			taken.get(i).close();
+		}
+		for (LockRequest kind : kinds) {
+			try (LockHandle again = holderLock.tryAcquire(kind.withWaitTime(Duration.ofSeconds(10))).orElseThrow()) {
+				assertThat(again.isHeld()).as(kind.key()).isTrue();
+			}
 		}
 	}
 
