@@ -302,6 +302,62 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertThat(newLock().tryAcquire(kind)).as(kind.key()).hasValueSatisfying(LockHandle::close);
 	}
 
+	/**
+	 * Curator's {@code TestInterProcessSemaphore#testClientClose}, for every kind:
+	 * closing an instance releases the fair, read, write and permit locks it holds, and
+	 * ends its waiters, which leave the store's queues: other instances take every key at
+	 * once, or as soon as its holder lets go, not when a waiter's entry would expire.
+	 */
+	@Test
+	void closingAnInstanceReleasesEveryKindItHoldsAndItsWaitersLeaveTheQueues() throws Exception {
+		LockRequest fair = LockRequest.of(key() + ".fair").withFair(true);
+		LockRequest read = LockRequest.of(key() + ".read").withMode(LockMode.READ);
+		LockRequest write = LockRequest.of(key() + ".write").withMode(LockMode.WRITE);
+		LockRequest permit = LockRequest.of(key() + ".permit").withPermits(1);
+		List<LockRequest> held = List.of(fair, read, write, permit);
+		List<LockRequest> queued = List.of(LockRequest.of(key() + ".fair-queue").withFair(true),
+				LockRequest.of(key() + ".write-queue").withMode(LockMode.WRITE),
+				LockRequest.of(key() + ".permit-queue").withPermits(1));
+		CountingLockBackend closingBackend = countingBackend();
+		DefaultDistributeLock closing = closeAfterTest(new DefaultDistributeLock(closingBackend));
+		for (LockRequest kind : held) {
+			closing.tryAcquire(kind).orElseThrow();
+		}
+		DefaultDistributeLock holder = newLock();
+		List<LockHandle> holding = new ArrayList<>();
+		List<CompletableFuture<Optional<LockHandle>>> waiting = new ArrayList<>();
+		for (LockRequest kind : queued) {
+			holding.add(holder.tryAcquire(kind).orElseThrow());
+			waiting.add(closing.tryAcquireAsync(kind.withWaitTime(WAIT)));
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> closingBackend.awaitingRelease.get() >= queued.size());
+		closing.close();
+		for (CompletableFuture<Optional<LockHandle>> waiter : waiting) {
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> waiter.get(10, TimeUnit.SECONDS))
+				.havingCause()
+				.isInstanceOf(DistributeLockException.class)
+				.withMessageContaining("shutting down");
+		}
+		DefaultDistributeLock other = newLock();
+		List<LockRequest> exclusive = List.of(fair, read.withMode(LockMode.WRITE), write, permit);
+		for (LockRequest kind : exclusive) {
+			assertThat(other.tryAcquire(kind)).as(kind.key()).hasValueSatisfying(LockHandle::close);
+		}
+		List<CompletableFuture<Optional<LockHandle>>> behind = new ArrayList<>();
+		for (LockRequest kind : queued) {
+			behind.add(other.tryAcquireAsync(kind.withWaitTime(WAIT)));
+		}
+		for (LockHandle handle : holding) {
+			handle.close();
+		}
+		for (int i = 0; i < queued.size(); i++) {
+			// Far sooner than a waiter's entry would expire on its own.
+			LockHandle taken = behind.get(i).get(5, TimeUnit.SECONDS).orElseThrow();
+			taken.close();
+			assertThat(isLockedInStore(queued.get(i).key())).as(queued.get(i).key()).isFalse();
+		}
+	}
+
 	private void assertInterruptedWaiterLeaves(LockRequest kind, LockRequest next) throws Exception {
 		LockHandle held = newLock().tryAcquire(kind).orElseThrow();
 		CountingLockBackend waiterBackend = countingBackend();
