@@ -253,6 +253,39 @@ class RedisLockKindsContractTests extends AbstractLockKindsContractTests {
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * Spring Integration's {@code testUnlockDoesNotDeleteOtherClientsLock} with the value
+	 * of a kind's marker: a release by value compares the lock word with the value, so a
+	 * value equal to the readers' or permits' marker must not delete the word the shared
+	 * holders keep, which would let a plain lock in beside them.
+	 */
+	@Test
+	void aReleaseByAValueThatIsAMarkerLeavesTheSharedHoldersTheirLockWord() throws Exception {
+		String permits = key() + ".permits";
+		try (LockHandle reading = newLock().tryAcquire(LockRequest.of(key()).withMode(LockMode.READ)).orElseThrow();
+				LockHandle permitted = newLock().tryAcquire(LockRequest.of(permits).withPermits(2)).orElseThrow()) {
+			DefaultDistributeLock other = newLock();
+			assertReleaseRefused(other, key(), "\0dl:read");
+			assertReleaseRefused(other, permits, "\0dl:permits:2");
+			assertThat(reading.isHeld() && permitted.isHeld()).isTrue();
+			// Still held as their kinds: a plain lock is refused as a conflict.
+			assertThatExceptionOfType(LockKindConflictException.class)
+				.isThrownBy(() -> other.tryAcquire(key(), Duration.ZERO, null));
+			assertThatExceptionOfType(LockKindConflictException.class)
+				.isThrownBy(() -> other.tryAcquire(permits, Duration.ZERO, null));
+		}
+		assertThat(isLockedInStore(key()) || isLockedInStore(permits)).isFalse();
+	}
+
+	private static void assertReleaseRefused(DefaultDistributeLock lock, String key, String value) {
+		try {
+			assertThat(lock.releaseLock(key, value)).as(key).isFalse();
+		}
+		catch (DistributeLockException ex) {
+			assertThat(ex).hasMessageContaining("must not start with a zero character");
+		}
+	}
+
 	@Test
 	void ownersThatStartWithAZeroCharacterAreRefused() {
 		assertThatExceptionOfType(DistributeLockException.class)
