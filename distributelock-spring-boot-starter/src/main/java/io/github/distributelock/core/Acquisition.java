@@ -266,7 +266,8 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 
 	@Override
 	void acquired(AcquireResult attempt, long attemptStart, long lossReports) {
-		Lease lease = this.parts.watchdog().newLease(this.request.fixedLease(), attemptStart);
+		Lease lease = this.parts.watchdog()
+			.newLease(this.request.fixedLease(), attemptStart, this.request.ownerChosen());
 		if (this.result.isDone()) {
 			giveBack(lease);
 			return;
@@ -482,7 +483,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	 * @param skipWhenBusy whether the caller skips its work if the lock is not taken
 	 */
 	record Request(LockBackend.Claim claim, @Nullable Duration fixedLease, Deadline deadline,
-			@Nullable Object reentrancyOwner, Duration minimumHold, boolean skipWhenBusy) {
+			@Nullable Object reentrancyOwner, Duration minimumHold, boolean skipWhenBusy, boolean ownerChosen) {
 	}
 
 }

@@ -76,7 +76,7 @@ final class BatchMembers {
 		for (int i = 0; i < this.members.size(); i++) {
 			Member member = this.members.get(i);
 			Acquisition.Request request = member.request();
-			Lease lease = parts.watchdog().newLease(request.fixedLease(), attemptStart);
+			Lease lease = parts.watchdog().newLease(request.fixedLease(), attemptStart, request.ownerChosen());
 			HeldLock lock = new HeldLock(parts, member.slot(), request.claim(), fencingTokens.get(i),
 					request.reentrancyOwner(), lease, request.minimumHold(), member.tracker(), attemptStart);
 			member.slot().hold(lock);

@@ -252,7 +252,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 				(request.name() != null) ? request.name() : LockNames.fromKey(key), this.store.name(), kind);
 		Acquisition.Request wanted = new Acquisition.Request(new LockBackend.Claim(key, owner, callerExecutor, kind),
 				request.leaseTime(), Deadline.after(request.waitTime()), reentrancyOwner, request.minimumHold(),
-				request.skipsWhenBusy());
+				request.skipsWhenBusy(), request.owner() != null);
 		Acquisition acquisition = new Acquisition(this.parts, this.lifecycle, slot, wanted, tracker, continuations)
 			.start();
 		if (callerExecutor == null) {

@@ -321,6 +321,7 @@ final class HeldLock {
 	 */
 	private CompletableFuture<Boolean> keepForMinimumHold(@Nullable Executor callerExecutor) {
 		if (this.lease.duration == null) {
+			this.parts.watchdog().unwatch(this);
 			long left = minimumHoldLeftNanos();
 			// Pending before the key is left, so that a claim of the same owner value
 			// cannot start in between.

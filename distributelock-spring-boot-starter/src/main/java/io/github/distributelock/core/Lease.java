@@ -20,6 +20,13 @@ final class Lease {
 	/** Whether the watchdog renews it. */
 	final boolean renewed;
 
+	/**
+	 * Whether the watchdog asks the store at each tick whether a lock without a lease is
+	 * still this owner's: the owner value of a lock can release it from another instance,
+	 * which nothing else would tell this one.
+	 */
+	final boolean checked;
+
 	/** Marks a lease that is renewed no more. */
 	private static final CompletableFuture<Void> STOPPED = CompletableFuture.completedFuture(null);
 
@@ -33,20 +40,26 @@ final class Lease {
 
 	volatile @Nullable ScheduledFuture<?> expiry;
 
-	private Lease(@Nullable Duration duration, boolean renewed, long startNanos) {
+	private Lease(@Nullable Duration duration, boolean renewed, boolean checked, long startNanos) {
 		this.duration = duration;
 		this.renewed = renewed;
+		this.checked = checked;
 		this.endNanos = (duration != null) ? startNanos + Deadline.saturatedNanos(duration) : 0;
 	}
 
 	/** A lease counted from {@code startNanos}, when the attempt that took it began. */
 	static Lease of(@Nullable Duration fixed, Duration watchdogLease, long startNanos) {
-		return (fixed != null) ? new Lease(fixed, false, startNanos) : new Lease(watchdogLease, true, startNanos);
+		return (fixed != null) ? new Lease(fixed, false, false, startNanos)
+				: new Lease(watchdogLease, true, false, startNanos);
 	}
 
-	/** No lease: the lock lives as long as the client's session. */
-	static Lease session() {
-		return new Lease(null, false, 0);
+	/**
+	 * No lease: the lock lives as long as the client's session.
+	 * @param checked whether the watchdog checks that the store still has it for this
+	 * owner
+	 */
+	static Lease session(boolean checked) {
+		return new Lease(null, false, checked, 0);
 	}
 
 	/**

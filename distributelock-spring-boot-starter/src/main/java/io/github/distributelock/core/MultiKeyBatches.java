@@ -224,7 +224,7 @@ final class MultiKeyBatches {
 						this.parts.store().name(), LockKind.EXCLUSIVE);
 		Acquisition.Request wanted = new Acquisition.Request(
 				(callerExecutor != null) ? claim.on(callerExecutor) : claim, taken.leaseTime(), deadline,
-				reentrancyOwner, taken.minimumHold(), taken.skipsWhenBusy());
+				reentrancyOwner, taken.minimumHold(), taken.skipsWhenBusy(), taken.owner() != null);
 		return new BatchMembers.Member(slot, wanted, tracker);
 	}
 

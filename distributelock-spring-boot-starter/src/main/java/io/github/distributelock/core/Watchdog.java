@@ -55,7 +55,16 @@ final class Watchdog {
 
 	/** The lease of a lock taken by an attempt that began at {@code startNanos}. */
 	Lease newLease(@Nullable Duration fixed, long startNanos) {
-		return this.sessionStore ? Lease.session() : Lease.of(fixed, this.lease, startNanos);
+		return newLease(fixed, startNanos, false);
+	}
+
+	/**
+	 * The lease of a lock taken by an attempt that began at {@code startNanos}; on a
+	 * store whose locks live with the session, checked at each tick if its owner value
+	 * was chosen by the caller, since that value may release it from another instance.
+	 */
+	Lease newLease(@Nullable Duration fixed, long startNanos, boolean ownerChosen) {
+		return this.sessionStore ? Lease.session(ownerChosen) : Lease.of(fixed, this.lease, startNanos);
 	}
 
 	/**
@@ -65,6 +74,10 @@ final class Watchdog {
 	void watch(HeldLock lock) {
 		Lease lease = lock.lease;
 		if (lease.duration == null) {
+			if (lease.checked) {
+				startTicks();
+				this.watched.add(lock);
+			}
 			return;
 		}
 		if (!lease.renewed) {
@@ -73,6 +86,11 @@ final class Watchdog {
 					lease.remainingNanos(), TimeUnit.NANOSECONDS);
 			return;
 		}
+		startTicks();
+		this.watched.add(lock);
+	}
+
+	private void startTicks() {
 		if (!this.started.get() && this.started.compareAndSet(false, true)) {
 			long period = Math.max(1, this.lease.toNanos() / 3);
 			try {
@@ -83,7 +101,6 @@ final class Watchdog {
 				throw ex;
 			}
 		}
-		this.watched.add(lock);
 	}
 
 	void unwatch(HeldLock lock) {
@@ -147,7 +164,10 @@ final class Watchdog {
 	}
 
 	private void renewed(HeldLock lock, long sent, @Nullable Boolean renewed, @Nullable Throwable failure) {
-		if (failure != null) {
+		if (lock.lease.duration == null) {
+			checked(lock, renewed, failure);
+		}
+		else if (failure != null) {
 			if (lock.lease.ranOut()) {
 				lock.markLost("its lease ran out while renewals failed: " + failure.getMessage());
 			}
@@ -163,6 +183,23 @@ final class Watchdog {
 		}
 		else {
 			lock.markLost("the store no longer had it at renewal");
+		}
+	}
+
+	/**
+	 * The answer to the check of a lock without a lease. A failed check loses nothing:
+	 * the session's own signals tell when its locks are at risk or lost.
+	 */
+	private void checked(HeldLock lock, @Nullable Boolean owned, @Nullable Throwable failure) {
+		if (failure != null) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Could not check lock '" + lock.key + "' in " + this.store.name() + "; checking again at "
+						+ "the next tick: " + failure.getMessage());
+			}
+		}
+		else if (!Boolean.TRUE.equals(owned)) {
+			lock.markLost("the store no longer had it for its owner value at a check (released by that value "
+					+ "elsewhere?)");
 		}
 	}
 

@@ -143,6 +143,38 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 	}
 
 	/**
+	 * Spring Integration's {@code testLockRenewLockNotOwned} with a lock owned by a value
+	 * and released by that value in another instance: the holder's watchdog stops
+	 * renewing it, and the next holder keeps the key through the old holder's renewal
+	 * times.
+	 */
+	@Test
+	void aValueOwnedLockReleasedByItsValueInAnotherInstanceIsRenewedNoMore() throws Exception {
+		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
+		DefaultDistributeLock holder = newLock(backend, Duration.ofMillis(600), false);
+		assertThat(holder.tryLock(key(), "value-1", 0, -1)).isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !backend.leasesExpire() || backend.renewals.get() >= 1);
+		assertThat(newLock().releaseLock(key(), "value-1")).isTrue();
+		assertThat(isLockedInStore(key())).isFalse();
+		DefaultDistributeLock next = newLock(trackBackend(newBackend()), Duration.ofMillis(600), false);
+		try (LockHandle taken = next.tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
+			int renewals = backend.renewals.get();
+			await().during(Duration.ofMillis(1500))
+				.atMost(Duration.ofSeconds(3))
+				.until(() -> backend.renewals.get() <= renewals + 1 && taken.isHeld());
+			assertThat(taken.isHeld() && isLockedInStore(key())).isTrue();
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+		// The old holder's instance is not kept out of a key that is free.
+		Optional<LockHandle> again = CompletableFuture
+			.supplyAsync(() -> Locks.tryAcquire(holder, key(), Duration.ofSeconds(5)), callers())
+			.get(20, TimeUnit.SECONDS);
+		assertThat(again).isPresent();
+		again.get().close();
+		assertThat(holder.releaseLock(key(), "value-1")).isFalse();
+	}
+
+	/**
 	 * Redisson's {@code RedissonLockTest#testReentrancy} for a lock owned by a value: the
 	 * value of the original starter is not reentrant, so asking again with the holder's
 	 * value, on its thread or another, waits and is refused, as {@code SET NX} refused
