@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
@@ -524,7 +525,18 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * queued in the pool: behind them, it could wait past the lease it renews.
 	 */
 	private <T> CompletableFuture<T> runAhead(Claim claim, Supplier<T> statement) {
-		return run(claim, statement, this.statements.ahead());
+		Executor pool = this.statements.ahead();
+		// A caller interrupted while its release waited for a pooled connection sent
+		// nothing; a release must reach the store, so the pool sends it, and the caller
+		// keeps its interrupt.
+		return run(claim, statement, pool).exceptionallyCompose((failure) -> (notSent(failure))
+				? CompletableFuture.supplyAsync(statement, pool) : CompletableFuture.failedFuture(failure));
+	}
+
+	private static boolean notSent(Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		return cause instanceof JdbcLockRepository.NotSent;
 	}
 
 	private <T> CompletableFuture<T> run(Claim claim, Supplier<T> statement, Executor pool) {

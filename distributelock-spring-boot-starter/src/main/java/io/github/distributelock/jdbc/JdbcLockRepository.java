@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
+import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.UncategorizedSQLException;
@@ -456,19 +457,46 @@ final class JdbcLockRepository {
 	 * translating a failure as {@code JdbcTemplate} would.
 	 */
 	private <T> T onOwnConnection(String task, ConnectionWork<T> work) {
-		try (Connection connection = this.dataSource.getConnection()) {
+		Connection borrowed;
+		try {
+			borrowed = this.dataSource.getConnection();
+		}
+		catch (SQLException ex) {
+			if (Thread.currentThread().isInterrupted() || ex.getCause() instanceof InterruptedException) {
+				throw new NotSent(task, ex);
+			}
+			throw translated(task, ex);
+		}
+		try (Connection connection = borrowed) {
 			return work.run(connection);
 		}
 		catch (SQLException ex) {
-			if (ex instanceof JdbcStatementTimeouts.TimedOut timedOut) {
-				throw new QueryTimeoutException("A lock statement ran longer than the statement timeout of "
-						+ timedOut.timeout().toSeconds() + " s (distributelock.jdbc.statement-timeout) and was "
-						+ "cancelled: the database kept it waiting, such as for the row lock of a transaction whose "
-						+ "client stalled", ex);
-			}
-			RuntimeException translated = this.exceptionTranslator.translate(task, null, ex);
-			throw (translated != null) ? translated : new UncategorizedSQLException(task, null, ex);
+			throw translated(task, ex);
 		}
+	}
+
+	private RuntimeException translated(String task, SQLException ex) {
+		if (ex instanceof JdbcStatementTimeouts.TimedOut timedOut) {
+			return new QueryTimeoutException("A lock statement ran longer than the statement timeout of "
+					+ timedOut.timeout().toSeconds() + " s (distributelock.jdbc.statement-timeout) and was "
+					+ "cancelled: the database kept it waiting, such as for the row lock of a transaction whose "
+					+ "client stalled", ex);
+		}
+		RuntimeException translated = this.exceptionTranslator.translate(task, null, ex);
+		return (translated != null) ? translated : new UncategorizedSQLException(task, null, ex);
+	}
+
+	/**
+	 * A statement never sent: the thread that was to send it was interrupted while it
+	 * waited for a connection of the pool (HikariCP ends that wait at an interrupt).
+	 */
+	static final class NotSent extends TransientDataAccessResourceException {
+
+		NotSent(String task, SQLException cause) {
+			super(task + ": not sent, as the thread was interrupted while it waited for a connection of the pool",
+					cause);
+		}
+
 	}
 
 	private static void rollback(Connection connection, Exception failure) {
