@@ -60,7 +60,7 @@ class WaitDeadlinesTests {
 			waits.get(i - 1).get(10, TimeUnit.SECONDS);
 			assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(100L * i).toNanos());
 		}
-		assertThat(this.deadlines.pendingDeadlines()).isZero();
+		assertForgottenOnceEnded();
 	}
 
 	@Test
@@ -74,7 +74,16 @@ class WaitDeadlinesTests {
 
 		assertThat(this.deadlines.pendingDeadlines()).isOne();
 		next.get(10, TimeUnit.SECONDS);
-		assertThat(this.deadlines.pendingDeadlines()).isZero();
+		assertForgottenOnceEnded();
+	}
+
+	/**
+	 * A wait's deadline is forgotten by an action of its future, which the timer thread
+	 * runs just after it completed the future: a caller woken by the completion can look
+	 * before that (seen in CI).
+	 */
+	private void assertForgottenOnceEnded() {
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.deadlines.pendingDeadlines() == 0);
 	}
 
 	@Test
