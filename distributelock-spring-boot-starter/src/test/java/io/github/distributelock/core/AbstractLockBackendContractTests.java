@@ -2,6 +2,7 @@ package io.github.distributelock.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -1004,66 +1005,14 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 	void interruptsWhileCallersOfOneInstancePassTheLockOnLeaveNoLockBehind() throws Exception {
 		DefaultDistributeLock lock = newLock();
 		int callers = 3;
-		ExecutorService pool = newExecutor(callers);
-		AtomicInteger inside = new AtomicInteger();
-		AtomicInteger overlaps = new AtomicInteger();
-		AtomicInteger acquired = new AtomicInteger();
-		AtomicInteger interrupted = new AtomicInteger();
-		AtomicReference<Throwable> unexpected = new AtomicReference<>();
-		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		try {
-			for (int round = 0; round < 30 && System.nanoTime() - end < 0; round++) {
-				List<Future<?>> calls = new ArrayList<>();
-				for (int c = 0; c < callers; c++) {
-					calls.add(pool.submit(() -> {
-						for (int i = 0; i < 20; i++) {
-							try {
-								Optional<LockHandle> handle = lock.tryAcquire(key(), Duration.ofSeconds(5), null);
-								if (handle.isPresent()) {
-									try (LockHandle held = handle.get()) {
-										if (inside.incrementAndGet() != 1) {
-											overlaps.incrementAndGet();
-										}
-										acquired.incrementAndGet();
-										inside.decrementAndGet();
-									}
-								}
-							}
-							catch (InterruptedException ex) {
-								interrupted.incrementAndGet();
-								return null;
-							}
-							catch (Throwable ex) {
-								unexpected.compareAndSet(null, ex);
-								return null;
-							}
-						}
-						return null;
-					}));
-				}
-				// Spreads the interrupts over the calls, the hand-overs included.
-				LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(3_000_000));
-				calls.get(ThreadLocalRandom.current().nextInt(callers)).cancel(true);
-				for (Future<?> call : calls) {
-					try {
-						call.get(30, TimeUnit.SECONDS);
-					}
-					catch (java.util.concurrent.CancellationException ex) {
-						// The one interrupted.
-					}
-				}
-			}
-		}
-		finally {
-			pool.shutdown();
-			assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
-		}
-		assertThat(unexpected.get()).isNull();
-		assertThat(overlaps.get()).isZero();
-		assertThat(acquired.get()).isPositive();
+		InterruptFuzz fuzz = InterruptFuzz.run(newExecutor(callers), Collections.nCopies(callers, lock),
+				LockRequest.of(key()).withWaitTime(Duration.ofSeconds(5)), 1, 20, 30, Duration.ofSeconds(10));
+		assertThat(fuzz.unexpected()).isNull();
+		assertThat(fuzz.exceeded()).as("overlaps").isZero();
+		assertThat(fuzz.acquired()).isPositive();
 		await().atMost(Duration.ofSeconds(10)).until(() -> lock.heldLocks().isEmpty());
 		assertThat(isLockedInStore(key()))
-			.as("a lock left in the store after %d acquisitions and %d interrupts", acquired.get(), interrupted.get())
+			.as("a lock left in the store after %d acquisitions and %d interrupts", fuzz.acquired(), fuzz.interrupted())
 			.isFalse();
 		assertThat(newLock().tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
 	}

@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
@@ -20,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
@@ -234,67 +232,15 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 
 	private void assertInterruptsLeaveNothing(LockRequest kind, int most) throws Exception {
 		DefaultDistributeLock[] instances = { newLock(), newLock() };
-		ExecutorService pool = Executors.newFixedThreadPool(4);
-		AtomicInteger inside = new AtomicInteger();
-		AtomicInteger exceeded = new AtomicInteger();
-		AtomicInteger acquired = new AtomicInteger();
-		AtomicInteger interrupted = new AtomicInteger();
-		AtomicReference<Throwable> unexpected = new AtomicReference<>();
-		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-		try {
-			for (int round = 0; round < 15 && System.nanoTime() - end < 0; round++) {
-				List<Future<?>> calls = new ArrayList<>();
-				for (int c = 0; c < 4; c++) {
-					DefaultDistributeLock lock = instances[c % 2];
-					calls.add(pool.submit(() -> {
-						for (int i = 0; i < 10; i++) {
-							try {
-								Optional<LockHandle> handle = lock.tryAcquire(kind.withWaitTime(Duration.ofSeconds(5)));
-								if (handle.isPresent()) {
-									try (LockHandle held = handle.get()) {
-										if (inside.incrementAndGet() > most) {
-											exceeded.incrementAndGet();
-										}
-										acquired.incrementAndGet();
-										inside.decrementAndGet();
-									}
-								}
-							}
-							catch (InterruptedException ex) {
-								interrupted.incrementAndGet();
-								return null;
-							}
-							catch (Throwable ex) {
-								unexpected.compareAndSet(null, ex);
-								return null;
-							}
-						}
-						return null;
-					}));
-				}
-				// Spreads the interrupts over the calls, store calls and waits included.
-				LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(3_000_000));
-				calls.get(ThreadLocalRandom.current().nextInt(calls.size())).cancel(true);
-				for (Future<?> call : calls) {
-					try {
-						call.get(60, TimeUnit.SECONDS);
-					}
-					catch (CancellationException ex) {
-						// The interrupted call: it ends on its own, checked below.
-					}
-				}
-			}
-		}
-		finally {
-			pool.shutdown();
-			assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
-		}
-		assertThat(unexpected.get()).as(kind.key()).isNull();
-		assertThat(exceeded.get()).as(kind.key()).isZero();
-		assertThat(acquired.get()).as(kind.key()).isPositive();
+		InterruptFuzz fuzz = InterruptFuzz.run(Executors.newFixedThreadPool(4),
+				List.of(instances[0], instances[1], instances[0], instances[1]),
+				kind.withWaitTime(Duration.ofSeconds(5)), most, 10, 15, Duration.ofSeconds(2));
+		assertThat(fuzz.unexpected()).as(kind.key()).isNull();
+		assertThat(fuzz.exceeded()).as(kind.key()).isZero();
+		assertThat(fuzz.acquired()).as(kind.key()).isPositive();
 		await().atMost(Duration.ofSeconds(5))
 			.untilAsserted(() -> assertThat(isLockedInStore(kind.key()))
-				.as("%s held after %d acquisitions and %d interrupts", kind.key(), acquired.get(), interrupted.get())
+				.as("%s held after %d acquisitions and %d interrupts", kind.key(), fuzz.acquired(), fuzz.interrupted())
 				.isFalse());
 		for (DefaultDistributeLock lock : instances) {
 			assertThat(lock.heldLocks()).as(kind.key()).isEmpty();
