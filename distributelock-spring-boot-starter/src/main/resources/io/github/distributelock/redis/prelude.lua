@@ -9,10 +9,20 @@
 --   \0dl:read, \0dl:permits:<n>              shared; the holders are in {lock:<key>}:holders
 -- Owners never start with a zero byte (the backend refuses them), so the two never mix.
 
--- The server's clock in milliseconds: leases of waiters and shared holders are never timed
--- by a client's clock.
+-- The server's clock, read once per script (every redis.call costs the server about a
+-- microsecond beside the command): leases of waiters and shared holders are timed by it, in
+-- milliseconds, and never by a client's clock; fencing tokens are kept above it, in
+-- microseconds.
+local server_time = nil
+local function clock()
+  if not server_time then
+    server_time = redis.call('TIME')
+  end
+  return server_time
+end
+
 local function now_ms()
-  local t = redis.call('TIME')
+  local t = clock()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
@@ -26,10 +36,10 @@ end
 -- of lock taken on it, and across a failover or a restore that lost the last ones.
 local function next_token(fence, idle_ms)
   local token = redis.call('INCR', fence)
-  local t = redis.call('TIME')
-  local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  if token < clock then
-    token = clock
+  local t = clock()
+  local micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  if token < micros then
+    token = micros
     redis.call('SET', fence, n2s(token), 'PX', idle_ms)
   else
     redis.call('PEXPIRE', fence, idle_ms)
@@ -54,13 +64,14 @@ local function family(kind)
 end
 
 -- Waiters whose lease ran out (they crashed, or paused past it) leave the queue, wherever
--- they are in it.
+-- they are in it. Returns how many left.
 local function prune_waiters(queue, leases, now)
   local dead = redis.call('ZRANGEBYSCORE', leases, '-inf', now, 'LIMIT', 0, 100)
   if #dead > 0 then
     redis.call('ZREM', queue, unpack(dead))
     redis.call('ZREM', leases, unpack(dead))
   end
+  return #dead
 end
 
 -- Extends a key's time to live to at least ms, never shortens it.
@@ -90,8 +101,10 @@ local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fe
     local head = redis.call('ZRANGE', queue, 0, 0)[1]
     if head == nil or head == owner then
       redis.call('SET', word, claim, 'PX', lease)
-      redis.call('ZREM', queue, owner)
-      redis.call('ZREM', waiters, owner)
+      if head then
+        redis.call('ZREM', queue, owner)
+        redis.call('ZREM', waiters, owner)
+      end
       return {1, next_token(fence, fence_idle)}
     end
     -- The key is free and another waiter heads the queue: if that waiter crashed, nothing
@@ -101,11 +114,10 @@ local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fe
       wait = math.max(1, tonumber(deadline) - now + 1)
     end
   end
-  if not redis.call('ZSCORE', queue, owner) then
-    -- Arrival numbers grow within the life of the queue; no client clock, no counter key.
-    local last = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')[2]
-    redis.call('ZADD', queue, n2s(last and tonumber(last) + 1 or 1), owner)
-  end
+  -- Arrival numbers grow within the life of the queue; no client clock, no counter key. A
+  -- waiter already queued keeps its place (NX).
+  local last = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')[2]
+  redis.call('ZADD', queue, 'NX', n2s(last and tonumber(last) + 1 or 1), owner)
   redis.call('ZADD', waiters, n2s(now + tonumber(waiter_lease)), owner)
   -- The queue outlives its longest waiter lease and no more: an abandoned queue goes away.
   keep_at_least(queue, tonumber(waiter_lease))

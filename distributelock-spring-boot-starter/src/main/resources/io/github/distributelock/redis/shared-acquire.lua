@@ -13,7 +13,6 @@
 -- Returns {1, fencing token} when taken, {0, ms until a holder's lease ends or a negative
 -- number} when not, {-1, kind of the holder} on a conflict.
 local now = now_ms()
-prune_waiters(KEYS[4], KEYS[5], now)
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 local held = redis.call('GET', KEYS[1])
 if held and held ~= ARGV[1] then
@@ -23,8 +22,11 @@ if held and held ~= ARGV[1] then
   end
   return {0, redis.call('PTTL', KEYS[1])}
 end
-if redis.call('EXISTS', KEYS[4]) == 1 then
-  local wait = redis.call('PTTL', KEYS[1])
+-- Crashed waiters are pruned only where there is a queue: an uncontended reader pays for
+-- no queue.
+if redis.call('EXISTS', KEYS[4]) == 1
+    and (prune_waiters(KEYS[4], KEYS[5], now) == 0 or redis.call('EXISTS', KEYS[4]) == 1) then
+  local wait = held and redis.call('PTTL', KEYS[1]) or -2
   if wait < 0 then
     -- The key is free and a writer heads the queue: if it crashed, nothing tells the
     -- readers when its lease runs out, so they attempt again then.
@@ -43,7 +45,7 @@ if most > 0 and redis.call('ZCARD', KEYS[3]) >= most then
 end
 local lease = tonumber(ARGV[3])
 redis.call('ZADD', KEYS[3], n2s(now + lease), ARGV[2])
-local px = math.max(redis.call('PTTL', KEYS[1]), lease)
+local px = held and math.max(redis.call('PTTL', KEYS[1]), lease) or lease
 redis.call('SET', KEYS[1], ARGV[1], 'PX', px)
 redis.call('PEXPIRE', KEYS[3], px)
 return {1, next_token(KEYS[2], ARGV[4])}
