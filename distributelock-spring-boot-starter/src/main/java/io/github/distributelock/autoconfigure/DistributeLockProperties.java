@@ -244,7 +244,7 @@ public class DistributeLockProperties {
 		private String root = ZooKeeperLockBackend.DEFAULT_ROOT;
 
 		/**
-		 * Session timeout; a holder whose session expires loses its locks.
+		 * Session timeout, at least 1s; a holder whose session expires loses its locks.
 		 */
 		private Duration sessionTimeout = Duration.ofSeconds(60);
 

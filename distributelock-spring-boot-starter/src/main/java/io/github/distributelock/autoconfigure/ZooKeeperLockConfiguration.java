@@ -33,6 +33,8 @@ import org.springframework.util.StringUtils;
 @ConditionalOnProperty(name = "distributelock.type", havingValue = "zookeeper")
 class ZooKeeperLockConfiguration {
 
+	static final Duration SHORTEST_SESSION_TIMEOUT = Duration.ofSeconds(1);
+
 	@Bean(initMethod = "start", destroyMethod = "close")
 	@ConditionalOnMissingBean
 	CuratorFramework distributeLockCuratorFramework(DistributeLockProperties properties,
@@ -54,7 +56,7 @@ class ZooKeeperLockConfiguration {
 		}
 		CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
 			.connectString(connectString)
-			.sessionTimeoutMs(millis(zookeeper.getSessionTimeout(), "session-timeout"))
+			.sessionTimeoutMs(sessionTimeoutMillis(zookeeper.getSessionTimeout()))
 			.connectionTimeoutMs(millis(zookeeper.getConnectionTimeout(), "connection-timeout"))
 			.retryPolicy(new ExponentialBackoffRetry(millis(zookeeper.getBaseSleep(), "base-sleep"),
 					zookeeper.getMaxRetries()));
@@ -110,6 +112,27 @@ class ZooKeeperLockConfiguration {
 							+ "followed by a chroot path without a trailing slash, such as zk1:2181,zk2:2181,zk3:2181 "
 							+ "or zk1:2181,zk2:2181/app.");
 		}
+	}
+
+	/**
+	 * Refuses a session timeout below {@link #SHORTEST_SESSION_TIMEOUT}: the ZooKeeper
+	 * client times its connection attempts and its reads by the timeout it asks for, so
+	 * with a few milliseconds every call failed with {@code ConnectionLoss}, or the
+	 * session, and the locks with it, ended as soon as they were taken.
+	 */
+	private static int sessionTimeoutMillis(Duration sessionTimeout) {
+		int millis = millis(sessionTimeout, "session-timeout");
+		if (millis < SHORTEST_SESSION_TIMEOUT.toMillis()) {
+			throw new DistributeLockConfigurationException("distributelock.zookeeper.session-timeout is "
+					+ sessionTimeout + ", below " + SHORTEST_SESSION_TIMEOUT.toSeconds()
+					+ "s: the ZooKeeper client times its "
+					+ "connection and its reads by it, so lock calls would fail with ConnectionLoss or lose their "
+					+ "locks at once.",
+					"Set distributelock.zookeeper.session-timeout to " + SHORTEST_SESSION_TIMEOUT.toSeconds()
+							+ "s or more (60s by default); ZooKeeper servers raise a timeout below two ticks (4s "
+							+ "with the default tickTime of 2s) to that anyway.");
+		}
+		return millis;
 	}
 
 	private static int millis(Duration duration, String property) {

@@ -235,6 +235,27 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	@Test
+	void aSessionTimeoutOfMillisecondsFailsAndNamesTheShortestOne() {
+		for (String timeout : List.of("1ms", "10ms", "999ms")) {
+			this.contextRunner
+				.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+						"distributelock.zookeeper.session-timeout=" + timeout)
+				.run((context) -> {
+					FailureAnalysis analysis = failureAnalysis(context);
+					assertThat(analysis.getDescription()).startsWith("distributelock.zookeeper.session-timeout is ")
+						.contains("below 1s")
+						.contains("ConnectionLoss");
+					assertThat(analysis.getAction())
+						.startsWith("Set distributelock.zookeeper.session-timeout to 1s or more");
+				});
+		}
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+					"distributelock.zookeeper.session-timeout=1s")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void invalidRootFailsAndNamesTheProperty() {
 		this.contextRunner
 			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
