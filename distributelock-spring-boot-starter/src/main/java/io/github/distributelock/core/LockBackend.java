@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * store fails; the engine retries until the caller's deadline, and reports the failure as
  * a {@link io.github.distributelock.DistributeLockException} naming the key and
  * {@link #name() the backend}. An {@link IllegalArgumentException} means the key or owner
- * cannot be stored, and is not retried.
+ * cannot be stored, and a {@link StoreClientNotStartedException} that the store's client
+ * was never started; neither is retried.
  * <p>
  * Keys and owners are untrusted text: implementations pass them as script arguments or
  * statement parameters, never inside script or SQL text.

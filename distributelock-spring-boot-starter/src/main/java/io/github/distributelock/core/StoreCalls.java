@@ -339,7 +339,8 @@ final class StoreCalls {
 	static boolean isPermanent(Throwable failure) {
 		Throwable cause = unwrap(failure);
 		return cause instanceof LockKindConflictException || cause.getCause() instanceof IllegalArgumentException
-				|| cause.getCause() instanceof UnsupportedOperationException;
+				|| cause.getCause() instanceof UnsupportedOperationException
+				|| cause.getCause() instanceof StoreClientNotStartedException;
 	}
 
 	/** The failure of a stage as the caller should see it. */

@@ -2,6 +2,7 @@ package io.github.distributelock.zookeeper;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -15,11 +16,13 @@ import io.github.distributelock.core.LockStoreProbe;
 import io.github.distributelock.core.MultiKeyAcquireResult;
 import io.github.distributelock.core.MultiKeyLockBackend;
 import io.github.distributelock.core.SessionLockBackend;
+import io.github.distributelock.core.StoreClientNotStartedException;
 import io.github.distributelock.core.StoreClientThreads;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.CuratorZookeeperClient;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.client.ConnectStringParser;
@@ -125,6 +128,9 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 
 	@Override
 	public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+		if (neverStarted()) {
+			return CompletableFuture.failedFuture(neverStartedException());
+		}
 		return (ZooKeeperPlainLocks.plain(claim)) ? this.plain.tryAcquire(claim) : this.kinds.tryAcquire(claim);
 	}
 
@@ -193,7 +199,24 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 
 	@Override
 	public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
+		if (neverStarted()) {
+			return CompletableFuture.failedFuture(neverStartedException());
+		}
 		return this.multiKey.tryAcquireAll(claims);
+	}
+
+	/**
+	 * Whether the client was never started: Curator answers every call with "Client is
+	 * not started", which the engine took for a store failure and retried until the
+	 * caller's wait time ran out.
+	 */
+	private boolean neverStarted() {
+		return this.client.getState() == CuratorFrameworkState.LATENT;
+	}
+
+	private static StoreClientNotStartedException neverStartedException() {
+		return new StoreClientNotStartedException("its CuratorFramework was never started; call start() on it "
+				+ "before the first lock call, as @Bean(initMethod = \"start\", destroyMethod = \"close\") does");
 	}
 
 	@Override
@@ -207,6 +230,9 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 	 */
 	@Override
 	public void probe() {
+		if (neverStarted()) {
+			throw neverStartedException();
+		}
 		try {
 			this.client.checkExists().forPath(this.paths.root());
 			checkChroot();

@@ -208,6 +208,19 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	@Test
+	void anApplicationCuratorFrameworkNeverStartedFailsTheStartupCheckSayingToStartIt() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(DistributeLockStartupCheckAutoConfiguration.class))
+			.withUserConfiguration(UnstartedCuratorConfiguration.class)
+			.withPropertyValues("distributelock.startup-check=fail")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).endsWith(" is unavailable at startup: its CuratorFramework was "
+						+ "never started; call start() on it before the first lock call, as @Bean(initMethod = "
+						+ "\"start\", destroyMethod = \"close\") does.");
+			});
+	}
+
+	@Test
 	void digestWithAnEmptyPartFailsAndNamesThePropertyWithoutThePassword() {
 		for (String digest : List.of("app:", ":secret", "app")) {
 			this.contextRunner
@@ -304,6 +317,19 @@ class ZooKeeperLockAutoConfigurationTests {
 		@Bean(destroyMethod = "close")
 		CuratorFramework userCuratorFramework() throws Exception {
 			return EmbeddedZooKeeper.newClient(server.getConnectString(), Duration.ofSeconds(10));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UnstartedCuratorConfiguration {
+
+		@Bean(destroyMethod = "close")
+		CuratorFramework unstartedCuratorFramework() {
+			return CuratorFrameworkFactory.builder()
+				.connectString(server.getConnectString())
+				.retryPolicy(new ExponentialBackoffRetry(100, 3))
+				.build();
 		}
 
 	}
