@@ -47,6 +47,14 @@ public final class Deadline {
 	}
 
 	/**
+	 * The moment itself, on {@link System#nanoTime()}'s scale: deadlines compare by it
+	 * exactly, where two {@link #remainingNanos()} read at different times do not.
+	 */
+	long nanoTime() {
+		return this.nanoTime;
+	}
+
+	/**
 	 * Whether the deadline has come.
 	 * @return whether no time is left
 	 */
