@@ -6,6 +6,8 @@ import java.io.Serial;
  * A lock store's client that was never started, as a backend reports it from
  * {@link LockBackend#tryAcquire}: the engine does not retry it until the caller's
  * deadline, as it does a store that fails, since nothing here will start the client.
+ *
+ * @since 1.0.0
  */
 public class StoreClientNotStartedException extends IllegalStateException {
 

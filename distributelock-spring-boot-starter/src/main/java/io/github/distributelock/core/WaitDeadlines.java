@@ -54,9 +54,8 @@ public final class WaitDeadlines {
 	 * @param deadline when to end it
 	 */
 	public void expireAt(CompletableFuture<Void> wait, Deadline deadline) {
-		// The deadline's own moment: the clock read again here, after a pause, put a
-		// later
-		// deadline before an earlier one, and it set a timer of its own (seen in CI).
+		// The deadline's own moment: reading the clock again here, a pause between the
+		// reads put a later deadline before an earlier one, which set a timer of its own.
 		Pending entry = new Pending(deadline.nanoTime(), this.arrivals.incrementAndGet(), wait);
 		this.pending.add(entry);
 		wait.whenComplete((result, failure) -> this.pending.remove(entry));
