@@ -19,8 +19,12 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   local attempt = fair_attempt(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[7])
   return {0, attempt[1], attempt[2]}
 end
-prune_waiters(KEYS[3], KEYS[4], now_ms())
-if redis.call('ZRANGE', KEYS[3], 0, 0)[1] == ARGV[3] then
+local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+if head ~= ARGV[3] and prune_waiters(KEYS[3], KEYS[4], now_ms()) > 0 then
+  -- Crashed waiters ahead of the next claim leave the queue, which it may now head.
+  head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+end
+if head == ARGV[3] then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4])
   redis.call('ZREM', KEYS[3], ARGV[3])
   redis.call('ZREM', KEYS[4], ARGV[3])

@@ -74,10 +74,13 @@ local function prune_waiters(queue, leases, now)
   return #dead
 end
 
--- Extends a key's time to live to at least ms, never shortens it.
-local function keep_at_least(key, ms)
-  if redis.call('PTTL', key) < ms then
-    redis.call('PEXPIRE', key, ms)
+-- Extends the time to live of a queue and its waiter leases to at least ms, never shortens
+-- it. The two hold the same waiters and every script writes them together, so one of them
+-- tells how long both live.
+local function keep_queue_at_least(queue, waiters, ms)
+  if redis.call('PTTL', waiters) < ms then
+    redis.call('PEXPIRE', queue, ms)
+    redis.call('PEXPIRE', waiters, ms)
   end
 end
 
@@ -87,7 +90,6 @@ end
 -- negative number} or {-1, kind of the holder}.
 local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fence_idle, waiter_lease)
   local now = now_ms()
-  prune_waiters(queue, waiters, now)
   local held = redis.call('GET', word)
   local wait = nil
   if held then
@@ -98,6 +100,9 @@ local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fe
       return {-1, kind}
     end
   else
+    -- Crashed waiters are pruned where they would keep a free key from its next holder;
+    -- while the key is held they wait for the next release or hand-over to be pruned.
+    prune_waiters(queue, waiters, now)
     local head = redis.call('ZRANGE', queue, 0, 0)[1]
     if head == nil or head == owner then
       redis.call('SET', word, claim, 'PX', lease)
@@ -120,7 +125,6 @@ local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fe
   redis.call('ZADD', queue, 'NX', n2s(last and tonumber(last) + 1 or 1), owner)
   redis.call('ZADD', waiters, n2s(now + tonumber(waiter_lease)), owner)
   -- The queue outlives its longest waiter lease and no more: an abandoned queue goes away.
-  keep_at_least(queue, tonumber(waiter_lease))
-  keep_at_least(waiters, tonumber(waiter_lease))
+  keep_queue_at_least(queue, waiters, tonumber(waiter_lease))
   return {0, wait or redis.call('PTTL', word)}
 end
