@@ -21,4 +21,12 @@ public class StoreClientNotStartedException extends IllegalStateException {
 		super(message);
 	}
 
+	/**
+	 * @param message which client is not started, and how to start it
+	 * @param cause what the client answered
+	 */
+	public StoreClientNotStartedException(String message, Throwable cause) {
+		super(message, cause);
+	}
+
 }

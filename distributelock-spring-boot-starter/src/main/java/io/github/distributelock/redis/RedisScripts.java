@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
+import io.github.distributelock.core.StoreClientNotStartedException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
@@ -127,7 +128,7 @@ final class RedisScripts {
 	private <T> CompletableFuture<T> sendNow(
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
 		Thread sender = Thread.currentThread();
-		RedisConnection connection = this.connectionFactory.getConnection();
+		RedisConnection connection = connection();
 		CompletableFuture<T> answer;
 		try {
 			RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
@@ -143,6 +144,26 @@ final class RedisScripts {
 			connection.close();
 			answered(sender, failure);
 		});
+	}
+
+	/**
+	 * A connection of the factory. A factory that is not running (created by hand and
+	 * never started, or stopped before the lock) refuses every call until something
+	 * starts it, which the engine, retrying a failing store until the caller's deadline,
+	 * would wait for in vain.
+	 */
+	private RedisConnection connection() {
+		try {
+			return this.connectionFactory.getConnection();
+		}
+		catch (IllegalStateException ex) {
+			if (this.connectionFactory.isRunning()) {
+				throw ex;
+			}
+			throw new StoreClientNotStartedException("its LettuceConnectionFactory is not running (" + ex.getMessage()
+					+ "); start it before the first lock call (Spring starts a factory bean; one created by hand "
+					+ "needs afterPropertiesSet() or start()), and stop it only after the lock is closed", ex);
+		}
 	}
 
 	private void answered(Thread sender, @Nullable Throwable failure) {
