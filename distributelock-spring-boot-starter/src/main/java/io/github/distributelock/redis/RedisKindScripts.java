@@ -27,8 +27,10 @@ import static io.github.distributelock.redis.RedisScripts.Script;
  * it, in arrival order, each with a lease of its own ({@code fair-acquire.lua},
  * {@code renew.lua}, {@code fair-release.lua}, and for the fair lock
  * {@code fair-hand-over.lua}, which passes it to the head of the queue in one step);</li>
- * <li>read and permits: the lock word holds a marker while anyone holds the key; the
- * holders are counted beside it, each with its own lease ({@code shared-*.lua}).</li>
+ * <li>read and permits: the lock word holds a marker and the owner while one holder holds
+ * the key alone, as cheap as a plain lock; from the second holder on it holds the marker
+ * alone, and the holders are counted beside it, each with its own lease
+ * ({@code shared-*.lua}).</li>
  * </ul>
  * The values of the lock word are described in {@code prelude.lua}, the helpers the
  * scripts of the new kinds share.

@@ -6,7 +6,10 @@
 -- an old node included, and a holder of any kind exclude each other. Its value is the
 -- owner for a plain holder, and a marker that starts with a zero byte for the other kinds:
 --   \0dl:fair\0<owner>, \0dl:write\0<owner>  one holder, owner-checked
---   \0dl:read, \0dl:permits:<n>              shared; the holders are in {lock:<key>}:holders
+--   \0dl:read\0<owner>, \0dl:permits:<n>\0<owner>
+--                                          shared, while one holder holds it alone
+--   \0dl:read, \0dl:permits:<n>              shared by two holders or more, who are in
+--                                          {lock:<key>}:holders
 -- Owners never start with a zero byte (the backend refuses them), so the two never mix.
 
 -- The server's clock, read once per script (every redis.call costs the server about a

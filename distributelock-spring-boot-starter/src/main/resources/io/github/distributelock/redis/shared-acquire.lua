@@ -1,10 +1,13 @@
 -- One attempt at a read lock or a permit: joins the shared holders, each with its own
--- lease on the server clock, if the lock word is free or holds this kind's marker, no
--- writer waits in the queue (waiting writers keep later readers out), and, for permits,
--- fewer than the permitted number hold the key. The lock word holds the marker for as
--- long as the latest holder's lease, so plain holders and old nodes stay out. Holders
--- whose lease ran out (crashed) are no longer counted. A key held as another family of
--- kinds, or as permits of another count, is a conflict.
+-- lease on the server clock, if the lock word is free or holds this kind, no writer waits in
+-- the queue (waiting writers keep later readers out), and, for permits, fewer than the
+-- permitted number hold the key. A single holder is kept in the lock word itself (the
+-- marker, a zero byte and the owner), which lives as long as its lease, as a plain lock's
+-- does; a second holder moves it into the holders set, each holder with its own lease
+-- deadline there, and the word then holds the marker alone for as long as the latest
+-- holder's lease, so plain holders and old nodes stay out. Holders whose lease ran out
+-- (crashed) are no longer counted. A key held as another family of kinds, or as permits of
+-- another count, is a conflict.
 -- KEYS[1]: the lock word; KEYS[2]: the fencing counter; KEYS[3]: the holders (zset: owner
 -- -> lease deadline in server ms); KEYS[4]: the queue; KEYS[5]: the waiter leases
 -- ARGV[1]: the marker of this kind; ARGV[2]: the owner; ARGV[3]: the lease in ms;
@@ -12,12 +15,14 @@
 -- or 0 for any number
 -- Returns {1, fencing token} when taken, {0, ms until a holder's lease ends or a negative
 -- number} when not, {-1, kind of the holder} on a conflict.
-local now = now_ms()
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+local marker = ARGV[1]
+local alone = marker .. '\0' .. ARGV[2]
+local lease = tonumber(ARGV[3])
 local held = redis.call('GET', KEYS[1])
-if held and held ~= ARGV[1] then
+local single = held and held ~= marker and string.sub(held, 1, #marker + 1) == marker .. '\0'
+if held and held ~= marker and not single then
   local kind = held_kind(held)
-  if family(kind) ~= family(held_kind(ARGV[1])) then
+  if family(kind) ~= family(held_kind(marker)) then
     return {-1, kind}
   end
   return {0, redis.call('PTTL', KEYS[1])}
@@ -25,7 +30,7 @@ end
 -- Crashed waiters are pruned only where there is a queue: an uncontended reader pays for
 -- no queue.
 if redis.call('EXISTS', KEYS[4]) == 1
-    and (prune_waiters(KEYS[4], KEYS[5], now) == 0 or redis.call('EXISTS', KEYS[4]) == 1) then
+    and (prune_waiters(KEYS[4], KEYS[5], now_ms()) == 0 or redis.call('EXISTS', KEYS[4]) == 1) then
   local wait = held and redis.call('PTTL', KEYS[1]) or -2
   if wait < 0 then
     -- The key is free and a writer heads the queue: if it crashed, nothing tells the
@@ -33,19 +38,33 @@ if redis.call('EXISTS', KEYS[4]) == 1
     local head = redis.call('ZRANGE', KEYS[4], 0, 0)[1]
     local deadline = head and redis.call('ZSCORE', KEYS[5], head)
     if deadline then
-      wait = math.max(1, tonumber(deadline) - now + 1)
+      wait = math.max(1, tonumber(deadline) - now_ms() + 1)
     end
   end
   return {0, wait}
 end
-local most = tonumber(ARGV[5])
-if most > 0 and redis.call('ZCARD', KEYS[3]) >= most then
-  local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2]
-  return {0, tonumber(first) - now}
+if not held or held == alone then
+  -- Alone, or this owner alone again (an attempt tried again): its lease starts now.
+  redis.call('SET', KEYS[1], alone, 'PX', lease)
+  return {1, next_token(KEYS[2], ARGV[4])}
 end
-local lease = tonumber(ARGV[3])
+local most = tonumber(ARGV[5])
+local now = now_ms()
+if single then
+  if most == 1 then
+    return {0, redis.call('PTTL', KEYS[1])}
+  end
+  -- A second holder: the first keeps the lease it has left, now in the holders set.
+  redis.call('ZADD', KEYS[3], n2s(now + redis.call('PTTL', KEYS[1])), string.sub(held, #marker + 2))
+else
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  if most > 0 and redis.call('ZCARD', KEYS[3]) >= most then
+    local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2]
+    return {0, tonumber(first) - now}
+  end
+end
 redis.call('ZADD', KEYS[3], n2s(now + lease), ARGV[2])
-local px = held and math.max(redis.call('PTTL', KEYS[1]), lease) or lease
-redis.call('SET', KEYS[1], ARGV[1], 'PX', px)
+local px = math.max(redis.call('PTTL', KEYS[1]), lease)
+redis.call('SET', KEYS[1], marker, 'PX', px)
 redis.call('PEXPIRE', KEYS[3], px)
 return {1, next_token(KEYS[2], ARGV[4])}

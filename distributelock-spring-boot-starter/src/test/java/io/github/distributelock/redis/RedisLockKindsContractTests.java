@@ -93,14 +93,33 @@ class RedisLockKindsContractTests extends AbstractLockKindsContractTests {
 		}
 		try (LockHandle read = lock.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ).withOwner("owner-3"))
 			.orElseThrow()) {
-			assertThat(store.opsForValue().get(lockKey)).isEqualTo("\0dl:read");
-			assertThat(store.opsForZSet().score("{" + lockKey + "}:holders", "owner-3")).isGreaterThan(serverMillis());
-			assertThat(store.getExpire("{" + lockKey + "}:holders")).isBetween(1L, 30L);
+			// A holder alone keeps its owner in the word, with its lease, as a plain
+			// lock.
+			assertThat(store.opsForValue().get(lockKey)).isEqualTo("\0dl:read\0owner-3");
+			assertThat(store.getExpire(lockKey)).isBetween(1L, 30L);
+			assertThat(store.hasKey("{" + lockKey + "}:holders")).isFalse();
+			try (LockHandle second = newLock()
+				.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ).withOwner("owner-5"))
+				.orElseThrow()) {
+				// From the second holder on, each has a lease of its own beside the word.
+				assertThat(store.opsForValue().get(lockKey)).isEqualTo("\0dl:read");
+				assertThat(store.opsForZSet().score("{" + lockKey + "}:holders", "owner-3"))
+					.isGreaterThan(serverMillis());
+				assertThat(store.opsForZSet().score("{" + lockKey + "}:holders", "owner-5"))
+					.isGreaterThan(serverMillis());
+				assertThat(store.getExpire("{" + lockKey + "}:holders")).isBetween(1L, 30L);
+			}
+			assertThat(store.opsForZSet().range("{" + lockKey + "}:holders", 0, -1)).containsExactly("owner-3");
 		}
 		try (LockHandle permit = lock.tryAcquire(LockRequest.of(key()).withPermits(2).withOwner("owner-4"))
 			.orElseThrow()) {
-			assertThat(store.opsForValue().get(lockKey)).isEqualTo("\0dl:permits:2");
-			assertThat(store.opsForZSet().range("{" + lockKey + "}:holders", 0, -1)).containsExactly("owner-4");
+			assertThat(store.opsForValue().get(lockKey)).isEqualTo("\0dl:permits:2\0owner-4");
+			try (LockHandle second = newLock().tryAcquire(LockRequest.of(key()).withPermits(2).withOwner("owner-6"))
+				.orElseThrow()) {
+				assertThat(store.opsForValue().get(lockKey)).isEqualTo("\0dl:permits:2");
+				assertThat(store.opsForZSet().range("{" + lockKey + "}:holders", 0, -1))
+					.containsExactlyInAnyOrder("owner-4", "owner-6");
+			}
 		}
 		assertThat(store.keys("*" + key() + "*")).containsExactly("{" + lockKey + "}:fence");
 	}
