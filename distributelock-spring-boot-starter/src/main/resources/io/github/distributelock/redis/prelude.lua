@@ -7,14 +7,16 @@
 -- owner for a plain holder, and a marker that starts with a zero byte for the other kinds:
 --   \0dl:fair\0<owner>, \0dl:write\0<owner>  one holder, owner-checked
 --   \0dl:read\0<owner>, \0dl:permits:<n>\0<owner>
---                                          shared, while one holder holds it alone
---   \0dl:read, \0dl:permits:<n>              shared by two holders or more, who are in
---                                          {lock:<key>}:holders
+--                                          shared, while its first holder holds it alone
+--   \0dl:read, \0dl:permits:<n>              shared, its holders in {lock:<key>}:holders
+--                                          from a second holder on until the last one
+--                                          leaves
 -- Owners never start with a zero byte (the backend refuses them), so the two never mix.
 
 -- The server's clock, read once per script (every redis.call costs the server about a
--- microsecond beside the command): leases of waiters and shared holders are timed by it, in
--- milliseconds, and never by a client's clock; fencing tokens are kept above it, in
+-- microsecond beside the command): leases of waiters and of the holders in a holders set
+-- are timed by it, in milliseconds, and never by a client's clock (a holder alone in the lock
+-- word has the word's own expiry, as a plain holder); fencing tokens are kept above it, in
 -- microseconds.
 local server_time = nil
 local function clock()
@@ -103,10 +105,26 @@ local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fe
       return {-1, kind}
     end
   else
-    -- Crashed waiters are pruned where they would keep a free key from its next holder;
-    -- while the key is held they wait for the next release or hand-over to be pruned.
+    -- Crashed waiters are pruned where they would keep a free key from its next holder:
+    -- while the key is held they stay, until an attempt finds it free, a hand-over passes
+    -- them or a reader's attempt prunes the queue that keeps it out.
     prune_waiters(queue, waiters, now)
     local head = redis.call('ZRANGE', queue, 0, 0)[1]
+    local deadline = nil
+    for _ = 1, 100 do
+      if head == nil or head == owner then
+        break
+      end
+      deadline = redis.call('ZSCORE', waiters, head)
+      if deadline then
+        break
+      end
+      -- A waiter without a lease is a leftover, which no pruning would ever remove: the
+      -- queue outlived its waiter leases by the millisecond between their expiries, and
+      -- an arrival then kept the queue. It would hold up every waiter behind it.
+      redis.call('ZREM', queue, head)
+      head = redis.call('ZRANGE', queue, 0, 0)[1]
+    end
     if head == nil or head == owner then
       redis.call('SET', word, claim, 'PX', lease)
       if head then
@@ -117,10 +135,7 @@ local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fe
     end
     -- The key is free and another waiter heads the queue: if that waiter crashed, nothing
     -- tells the ones behind it when its lease runs out, so they attempt again then.
-    local deadline = redis.call('ZSCORE', waiters, head)
-    if deadline then
-      wait = math.max(1, tonumber(deadline) - now + 1)
-    end
+    wait = deadline and math.max(1, tonumber(deadline) - now + 1) or 1
   end
   -- Arrival numbers grow within the life of the queue; no client clock, no counter key. A
   -- waiter already queued keeps its place (NX).

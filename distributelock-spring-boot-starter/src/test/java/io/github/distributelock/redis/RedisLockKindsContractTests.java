@@ -209,6 +209,25 @@ class RedisLockKindsContractTests extends AbstractLockKindsContractTests {
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * The queue and the waiter leases expire within a millisecond of each other (they are
+	 * set by one script, but each {@code PEXPIRE} reads the clock, and earlier versions
+	 * set them in separate steps): an arrival in between left the queue's dead entries
+	 * without a lease, which no pruning ever removed, ahead of every later waiter for as
+	 * long as arrivals kept the queue alive.
+	 */
+	@Test
+	void aQueueEntryWithoutAWaiterLeaseIsALeftoverThatHoldsUpNobody() throws Exception {
+		String queue = "{lock:" + key() + "}:queue";
+		store.opsForZSet().add(queue, "left-over-1", 1);
+		store.opsForZSet().add(queue, "left-over-2", 2);
+		store.expire(queue, Duration.ofSeconds(30));
+		try (LockHandle taken = newLock().tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow()) {
+			assertThat(store.hasKey(queue)).isFalse();
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
 	@Test
 	void aFairWaiterOfThisJvmAtTheHeadOfTheQueueTakesTheLockAtOnceWhenItsHolderHadLostIt() throws Exception {
 		DefaultDistributeLock lock = newLock();
