@@ -34,8 +34,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * they hold the lock, so that every kind excludes plain holders (nodes of the original
  * starter included): fair and write locks with a marker and their owner, waiters queued
  * beside it in arrival order with leases of their own; readers and permit holders with a
- * marker and the owner while one holds the key alone, and with a marker, counted beside
- * it with a lease each, when several do (see {@link RedisKindScripts}).
+ * marker and the owner while the first holds the key alone, and with a marker, counted
+ * beside it with a lease each, once a second came (see {@link RedisKindScripts}).
  * <p>
  * A lock released while another caller of this JVM waits for the key is handed to it in
  * the same script ({@link #handOver}): the key never looks free to other instances in

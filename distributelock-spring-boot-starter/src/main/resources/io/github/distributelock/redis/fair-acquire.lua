@@ -2,7 +2,7 @@
 -- claim heads the queue of waiters; otherwise queues the claim (or refreshes its place)
 -- with a waiter lease on the server clock, so that waiters are served in arrival order and
 -- a waiter that stops attempting leaves the queue once its lease has run out (removed by the
--- first attempt that finds the key free, or the first hand-over past it). A key held as
+-- first attempt that finds the key free, a hand-over past it, or a reader's attempt). A key held as
 -- another family of kinds is a conflict: the claim is not queued.
 -- KEYS[1]: the lock word; KEYS[2]: the fencing counter; KEYS[3]: the queue (zset: owner ->
 -- arrival number); KEYS[4]: the waiter leases (zset: owner -> deadline in server ms)

@@ -1,11 +1,12 @@
 -- One attempt at a read lock or a permit: joins the shared holders, each with its own
 -- lease on the server clock, if the lock word is free or holds this kind, no writer waits in
 -- the queue (waiting writers keep later readers out), and, for permits, fewer than the
--- permitted number hold the key. A single holder is kept in the lock word itself (the
+-- permitted number hold the key. The first holder is kept in the lock word itself (the
 -- marker, a zero byte and the owner), which lives as long as its lease, as a plain lock's
 -- does; a second holder moves it into the holders set, each holder with its own lease
 -- deadline there, and the word then holds the marker alone for as long as the latest
--- holder's lease, so plain holders and old nodes stay out. Holders whose lease ran out
+-- holder's lease, until the last holder leaves (one left stays in the set), so plain
+-- holders and old nodes stay out. Holders whose lease ran out
 -- (crashed) are no longer counted. A key held as another family of kinds, or as permits of
 -- another count, is a conflict.
 -- KEYS[1]: the lock word; KEYS[2]: the fencing counter; KEYS[3]: the holders (zset: owner
