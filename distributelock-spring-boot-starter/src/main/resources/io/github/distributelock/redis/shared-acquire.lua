@@ -6,9 +6,9 @@
 -- does; a second holder moves it into the holders set, each holder with its own lease
 -- deadline there, and the word then holds the marker alone for as long as the latest
 -- holder's lease, until the last holder leaves (one left stays in the set), so plain
--- holders and old nodes stay out. Holders whose lease ran out
--- (crashed) are no longer counted. A key held as another family of kinds, or as permits of
--- another count, is a conflict.
+-- holders and old nodes stay out. Holders whose lease ran out (crashed) are no longer
+-- counted. A key held as another family of kinds, or as permits of another count, is a
+-- conflict.
 -- KEYS[1]: the lock word; KEYS[2]: the fencing counter; KEYS[3]: the holders (zset: owner
 -- -> lease deadline in server ms); KEYS[4]: the queue; KEYS[5]: the waiter leases
 -- ARGV[1]: the marker of this kind; ARGV[2]: the owner; ARGV[3]: the lease in ms;
