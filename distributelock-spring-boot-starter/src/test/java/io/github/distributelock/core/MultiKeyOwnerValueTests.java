@@ -94,7 +94,9 @@ class MultiKeyOwnerValueTests {
 		this.backend.loseAnswers = true;
 		assertThatExceptionOfType(DistributeLockException.class).isThrownBy(() -> this.lock.releaseLock(key, value));
 		assertThat(this.store.isLocked(key)).isFalse();
-		assertThat(this.backend.releases).hasValue(1);
+		// Sent, and from 50 ms on retried in the background, which a slow machine can
+		// reach before this line.
+		assertThat(this.backend.releases).hasValueGreaterThanOrEqualTo(1);
 	}
 
 	@AfterEach
