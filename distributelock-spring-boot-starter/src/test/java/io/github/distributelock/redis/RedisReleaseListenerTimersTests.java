@@ -55,9 +55,8 @@ class RedisReleaseListenerTimersTests {
 			return waits.stream().allMatch(CompletableFuture::isDone);
 		});
 		assertThat(waits).allMatch((wait) -> !wait.isCompletedExceptionally());
-		// A wait's deadline is forgotten by an action of its future, which the thread
-		// that
-		// woke it runs just after it completed the future.
+		// A wait's deadline is forgotten by an action of its future, run by the
+		// waking thread just after it completed the future.
 		await("deadlines once every wait was woken").atMost(BOUND).until(() -> listener.pendingDeadlines() == 0);
 		// The one set for the earliest deadline, which finds nothing due when it runs,
 		// and the channel's unsubscription, a moment after its last waiter.
