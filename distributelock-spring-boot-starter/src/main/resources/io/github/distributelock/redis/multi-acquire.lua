@@ -31,12 +31,14 @@ for i = 1, count do
   end
 end
 local reply = {1}
+-- The clock is read once: the tokens of the keys need not differ from each other, only each from its
+-- key's last one.
+local now = redis.call('TIME')
+local clock = tonumber(now[1]) * 1000000 + tonumber(now[2])
 for i = 1, count do
   local fence = KEYS[2 * i]
   -- One above the last, never below the server clock in microseconds, as acquire.lua explains.
   local token = redis.call('INCR', fence)
-  local now = redis.call('TIME')
-  local clock = tonumber(now[1]) * 1000000 + tonumber(now[2])
   if token < clock then
     token = clock
     redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[1])
