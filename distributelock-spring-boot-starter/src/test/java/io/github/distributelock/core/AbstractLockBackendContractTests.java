@@ -303,9 +303,11 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 		await().atMost(Duration.ofSeconds(5)).until(() -> !backend.leasesExpire() || backend.renewals.get() >= 2);
 		handle.close();
 		int renewalsAtRelease = backend.renewals.get();
+		// A tick that picked the lock up just before close() may still send its renewal
+		// (owner-checked in every store, so harmless): one more, and no further ones.
 		await().during(Duration.ofMillis(800))
 			.atMost(Duration.ofSeconds(2))
-			.until(() -> backend.renewals.get() == renewalsAtRelease);
+			.until(() -> backend.renewals.get() <= renewalsAtRelease + 1);
 	}
 
 	@Test
@@ -676,8 +678,9 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 		waiting.cancel(false);
 		answer.countDown();
 		closing.get(10, TimeUnit.SECONDS);
-		await().atMost(Duration.ofSeconds(10)).until(() -> !isLockedInStore(key()));
-		assertThat(lock.heldLocks()).isEmpty();
+		// The give-back leaves the instance's table when the store's answer arrives, just
+		// after the store has freed the key.
+		await().atMost(Duration.ofSeconds(10)).until(() -> !isLockedInStore(key()) && lock.heldLocks().isEmpty());
 		assertThat(newLock().tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
 		assertThat(lock.tryAcquire(key(), Duration.ZERO, null)).hasValueSatisfying(LockHandle::close);
 	}

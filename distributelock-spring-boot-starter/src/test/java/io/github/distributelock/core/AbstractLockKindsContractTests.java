@@ -1091,10 +1091,12 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		stays.close();
 		refilled.ifPresent(LockHandle::close);
 		int renewalsAtRelease = backend.renewals.get();
-		// Three and a half ticks of the watchdog (a third of the short lease).
+		// Three and a half ticks of the watchdog (a third of the short lease). A tick
+		// that picked the holder up just before close() may still send its renewal,
+		// which the store refuses: one more, and no further ones.
 		await().during(Duration.ofMillis(700))
 			.atMost(Duration.ofSeconds(3))
-			.until(() -> backend.renewals.get() == renewalsAtRelease);
+			.until(() -> backend.renewals.get() <= renewalsAtRelease + 1);
 		assertThat(isLockedInStore(shared.key())).as(shared.key()).isFalse();
 	}
 

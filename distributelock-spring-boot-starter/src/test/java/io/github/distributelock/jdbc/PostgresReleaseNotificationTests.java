@@ -111,6 +111,8 @@ class PostgresReleaseNotificationTests {
 		long wakeUps = listener.wakeUps();
 		assertThat(handOffMillis(holder, waiterBackend, key)).isLessThan(WOKEN_WITHIN_MILLIS);
 		assertThat(listener.wakeUps()).isEqualTo(wakeUps);
+		// The listener stops listening, then logs why.
+		await().atMost(Duration.ofSeconds(10)).until(() -> !LogLines.containing(output, "LISTEN connection").isEmpty());
 		assertThat(LogLines.containing(output, "LISTEN connection")).singleElement()
 			.asString()
 			.contains("WARN", "Lost or could not open the LISTEN connection for the releases of lock table "
@@ -122,6 +124,9 @@ class PostgresReleaseNotificationTests {
 		waiterBackend.pace(SLOW, SLOW, SLOW);
 		assertThat(handOffMillis(holder, waiterBackend, key)).isLessThan(WOKEN_WITHIN_MILLIS);
 		assertThat(listener.wakeUps()).isGreaterThan(wakeUps);
+		// The listener listens again, then logs it.
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> LogLines.containing(output, "LISTEN connection").size() >= 2);
 		assertThat(LogLines.containing(output, "LISTEN connection")).hasSize(2)
 			.last()
 			.asString()
