@@ -9,8 +9,14 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A TCP proxy on a free loopback port in front of a server, for partition tests: it can
@@ -132,23 +138,43 @@ final class TcpProxy implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Forwards {@code from} to {@code to} as a delay line: each chunk leaves
+	 * {@link #latency} after it came, whatever came before it, as on a network, where
+	 * latency delays packets without queueing one behind another's delay. A request sent
+	 * just after another therefore arrives just after it, not a latency later.
+	 */
 	private void pump(Socket from, Socket to) {
-		Thread thread = new Thread(() -> {
+		BlockingQueue<Chunk> line = new LinkedBlockingQueue<>();
+		Thread reader = new Thread(() -> {
 			byte[] buffer = new byte[16 * 1024];
-			try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+			long endsAt = System.nanoTime();
+			try (InputStream in = from.getInputStream()) {
 				int read;
 				while ((read = in.read(buffer)) >= 0) {
-					awaitTraffic();
-					long latency = this.latencyMillis;
-					if (latency > 0) {
-						// The latency is the fault being simulated.
-						Thread.sleep(latency);
-					}
-					out.write(buffer, 0, read);
+					line.add(new Chunk(Arrays.copyOf(buffer, read), dueFromNow()));
+				}
+				// The end of the stream travels like the bytes before it.
+				endsAt = dueFromNow();
+			}
+			catch (IOException ex) {
+				// Cut, or closed by either side: ends the other direction at once.
+			}
+			finally {
+				line.add(new Chunk(null, endsAt));
+			}
+		}, "tcp-proxy-read-" + from.getPort());
+		Thread writer = new Thread(() -> {
+			try (OutputStream out = to.getOutputStream()) {
+				Chunk chunk = line.take();
+				while (chunk.bytes() != null) {
+					holdUntilDue(chunk);
+					out.write(chunk.bytes());
 					out.flush();
+					chunk = line.take();
 				}
 				// The end of the stream, too, waits for a blackhole to heal.
-				awaitTraffic();
+				holdUntilDue(chunk);
 			}
 			catch (IOException ex) {
 				// Cut, or closed by either side.
@@ -160,9 +186,25 @@ final class TcpProxy implements AutoCloseable {
 				closeQuietly(from);
 				closeQuietly(to);
 			}
-		}, "tcp-proxy-pump-" + from.getPort());
-		thread.setDaemon(true);
-		thread.start();
+		}, "tcp-proxy-write-" + to.getPort());
+		reader.setDaemon(true);
+		writer.setDaemon(true);
+		reader.start();
+		writer.start();
+	}
+
+	private long dueFromNow() {
+		return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(this.latencyMillis);
+	}
+
+	/** Holds a chunk while the traffic is blackholed, and until it is due. */
+	private void holdUntilDue(Chunk chunk) throws InterruptedException {
+		awaitTraffic();
+		long early = chunk.dueNanos() - System.nanoTime();
+		if (early > 0) {
+			// The latency is the fault being simulated.
+			TimeUnit.NANOSECONDS.sleep(early);
+		}
 	}
 
 	/** Holds the calling pump while the traffic is blackholed, until healed or closed. */
@@ -198,6 +240,11 @@ final class TcpProxy implements AutoCloseable {
 		}
 		this.listener.close();
 		closeConnections();
+	}
+
+	/** Bytes read, and when they are to be written; no bytes: the end of the stream. */
+	private record Chunk(byte @Nullable [] bytes, long dueNanos) {
+
 	}
 
 }
