@@ -149,7 +149,10 @@ final class TcpProxy implements AutoCloseable {
 		Thread reader = new Thread(() -> {
 			byte[] buffer = new byte[16 * 1024];
 			long endsAt = System.nanoTime();
-			try (InputStream in = from.getInputStream()) {
+			// Not closed here: closing it would close the socket, and with it the other
+			// direction, before this one's last chunks are due. The writer closes both.
+			try {
+				InputStream in = from.getInputStream();
 				int read;
 				while ((read = in.read(buffer)) >= 0) {
 					line.add(new Chunk(Arrays.copyOf(buffer, read), dueFromNow()));
