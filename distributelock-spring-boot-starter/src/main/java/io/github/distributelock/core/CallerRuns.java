@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
@@ -41,6 +42,29 @@ final class CallerRuns implements Executor {
 
 	CallerRuns(Executor fallback) {
 		this.fallback = fallback;
+	}
+
+	/**
+	 * Where a continuation of a caller's call runs: on {@code callerExecutor}, the
+	 * caller's thread while it waits, or where its stage completed when there is none or
+	 * it refuses. A caller that stopped waiting hands its tasks to the engine's
+	 * scheduler, which refuses them once the lock is closed, and a continuation that ends
+	 * a release (the key's local hold, a multi-key batch's answers) must still run.
+	 * @param callerExecutor a caller's {@code CallerRuns}, or {@code null}
+	 * @return the executor for the continuation
+	 */
+	static Executor continuation(@Nullable Executor callerExecutor) {
+		if (callerExecutor == null) {
+			return Runnable::run;
+		}
+		return (task) -> {
+			try {
+				callerExecutor.execute(task);
+			}
+			catch (RejectedExecutionException ex) {
+				task.run();
+			}
+		};
 	}
 
 	/**

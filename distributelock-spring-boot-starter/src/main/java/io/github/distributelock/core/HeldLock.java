@@ -286,7 +286,7 @@ final class HeldLock {
 				throw StoreCalls.asUnchecked(failure);
 			}
 			return ended(releasedInStore, previous, 0);
-		}, continuation(callerExecutor));
+		}, CallerRuns.continuation(callerExecutor));
 	}
 
 	private CompletableFuture<Boolean> releaseOrHandOver(@Nullable Acquisition next, LockBackend.Claim release) {
@@ -332,7 +332,8 @@ final class HeldLock {
 		CompletableFuture<Void> renewalsStopped = this.parts.watchdog().stopRenewing(this);
 		this.parts.store()
 			.expire(renewalsStopped, Deadline.after(Duration.ofNanos(this.lease.remainingNanos())), RENEWAL_STUCK);
-		return renewalsStopped.handleAsync((stopped, stuck) -> cutLease(callerExecutor), continuation(callerExecutor))
+		return renewalsStopped
+			.handleAsync((stopped, stuck) -> cutLease(callerExecutor), CallerRuns.continuation(callerExecutor))
 			.thenCompose(Function.identity());
 	}
 
@@ -352,15 +353,11 @@ final class HeldLock {
 					+ " for the rest of its minimum hold (" + StoreCalls.unwrap(failure).getMessage()
 					+ "); releasing it now");
 			return releaseInStore(HELD, callerExecutor);
-		}, continuation(callerExecutor)).thenCompose(Function.identity());
+		}, CallerRuns.continuation(callerExecutor)).thenCompose(Function.identity());
 	}
 
 	private long minimumHoldLeftNanos() {
 		return this.hasMinimumHold ? Math.max(0, this.minimumHoldEndNanos - System.nanoTime()) : 0;
-	}
-
-	private static Executor continuation(@Nullable Executor callerExecutor) {
-		return (callerExecutor != null) ? callerExecutor : Runnable::run;
 	}
 
 	/**

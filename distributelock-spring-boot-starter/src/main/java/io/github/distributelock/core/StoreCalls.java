@@ -126,21 +126,7 @@ final class StoreCalls {
 		// own, and the caller often parked in between: 1.65 parks per two-key close on
 		// Redis, against 1.0 now and for one key.
 		Executor callerExecutor = claims.isEmpty() ? null : claims.get(0).callerExecutor();
-		batch.whenComplete((released, failure) -> {
-			if (callerExecutor == null) {
-				answer.accept(released, failure);
-				return;
-			}
-			try {
-				callerExecutor.execute(() -> answer.accept(released, failure));
-			}
-			catch (RejectedExecutionException ex) {
-				// A caller that stopped waiting hands its tasks to the engine's
-				// scheduler, which refuses them once the lock is closed: each key's
-				// release must still end, or it would never complete.
-				answer.accept(released, failure);
-			}
-		});
+		batch.whenCompleteAsync(answer, CallerRuns.continuation(callerExecutor));
 	}
 
 	/**
