@@ -161,7 +161,8 @@ final class TcpProxy implements AutoCloseable {
 				endsAt = dueFromNow();
 			}
 			catch (IOException ex) {
-				// Cut, or closed by either side: ends the other direction at once.
+				// Cut, or closed by either side: the writer ends as soon as the chunks
+				// before it are out, and closes both sockets.
 			}
 			finally {
 				line.add(new Chunk(null, endsAt));
