@@ -1,6 +1,8 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -72,6 +74,7 @@ final class ReleaseRetries {
 	void releaseLater(LockBackend.Claim claim, long delayNanos) {
 		ReleaseRetry release = new ReleaseRetry(claim, null);
 		release.delayed = true;
+		release.scheduled = true;
 		this.retries.add(release);
 		try {
 			this.scheduler.schedule(() -> retryOnce(release), delayNanos, TimeUnit.NANOSECONDS);
@@ -95,6 +98,14 @@ final class ReleaseRetries {
 	}
 
 	private void scheduleRetry(ReleaseRetry retry) {
+		synchronized (retry) {
+			if (retry.scheduled) {
+				// A release sent early (sendPending) failed while the next retry was
+				// already due: that one is enough.
+				return;
+			}
+			retry.scheduled = true;
+		}
 		try {
 			this.scheduler.schedule(() -> retryOnce(retry), retry.pauseNanos, TimeUnit.NANOSECONDS);
 		}
@@ -105,6 +116,9 @@ final class ReleaseRetries {
 	}
 
 	private void retryOnce(ReleaseRetry retry) {
+		synchronized (retry) {
+			retry.scheduled = false;
+		}
 		if (!this.retries.contains(retry)) {
 			return;
 		}
@@ -114,30 +128,88 @@ final class ReleaseRetries {
 					+ ": its lease has run out, so the store has freed it");
 			return;
 		}
-		retry.attempts++;
+		send(retry);
+	}
+
+	/**
+	 * Sends the release now, or answers with the send already under way: never two at
+	 * once, so that an answer seen by {@link #sendPending} is that of the last release
+	 * sent.
+	 */
+	private CompletableFuture<Boolean> send(ReleaseRetry retry) {
+		CompletableFuture<Boolean> answer;
+		synchronized (retry) {
+			if (retry.sending != null) {
+				return retry.sending;
+			}
+			if (!this.retries.contains(retry)) {
+				return CompletableFuture.completedFuture(false);
+			}
+			retry.attempts++;
+			answer = new CompletableFuture<>();
+			retry.sending = answer;
+		}
 		this.releaseOnce.apply(retry.claim).whenComplete((released, failure) -> {
 			if (failure == null) {
 				this.retries.remove(retry);
-				if (retry.delayed && retry.attempts == 1) {
-					if (logger.isDebugEnabled()) {
-						logger.debug("Released lock '" + retry.claim.key() + "' in " + this.backend
-								+ " at the end of its minimum hold"
-								+ ((released) ? "" : " (it was no longer held by this owner)"));
-					}
-				}
-				else {
-					logger.info("Released lock '" + retry.claim.key() + "' in " + this.backend + " at retry "
-							+ retry.attempts + ((released) ? "" : " (it was no longer held by this owner)"));
-				}
-				return;
+				logReleased(retry, released);
 			}
-			if (logger.isDebugEnabled()) {
-				logger.debug("Retry " + retry.attempts + " to release lock '" + retry.claim.key() + "' in "
-						+ this.backend + " failed: " + failure.getMessage());
+			else {
+				if (logger.isDebugEnabled()) {
+					logger.debug("Retry " + retry.attempts + " to release lock '" + retry.claim.key() + "' in "
+							+ this.backend + " failed: " + failure.getMessage());
+				}
+				retry.pauseNanos = Math.min(retry.pauseNanos * 2, LONGEST_RETRY_PAUSE_NANOS);
+				scheduleRetry(retry);
 			}
-			retry.pauseNanos = Math.min(retry.pauseNanos * 2, LONGEST_RETRY_PAUSE_NANOS);
-			scheduleRetry(retry);
+			synchronized (retry) {
+				retry.sending = null;
+			}
+			if (failure == null) {
+				answer.complete(released);
+			}
+			else {
+				answer.completeExceptionally(failure);
+			}
 		});
+		return answer;
+	}
+
+	private void logReleased(ReleaseRetry retry, boolean released) {
+		if (retry.delayed && retry.attempts == 1) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Released lock '" + retry.claim.key() + "' in " + this.backend
+						+ " at the end of its minimum hold"
+						+ ((released) ? "" : " (it was no longer held by this owner)"));
+			}
+		}
+		else {
+			logger.info("Released lock '" + retry.claim.key() + "' in " + this.backend + " at retry " + retry.attempts
+					+ ((released) ? "" : " (it was no longer held by this owner)"));
+		}
+	}
+
+	/** Whether any release is still to be sent: the attempts' fast path asks first. */
+	boolean anyPending() {
+		return !this.retries.isEmpty();
+	}
+
+	/**
+	 * Sends now the releases of {@code owner}'s lock on {@code key} that are still to be
+	 * sent, for a claim of that key and owner about to reach the store: sent after it,
+	 * such a release would end the lock the claim takes (every release checks only the
+	 * owner).
+	 * @return {@code null} if none is pending; otherwise completed once each was
+	 * answered, exceptionally with the failure of one that failed, which stays pending
+	 */
+	@Nullable CompletableFuture<Void> sendPending(String key, String owner) {
+		List<CompletableFuture<Boolean>> sends = new ArrayList<>(1);
+		for (ReleaseRetry retry : this.retries) {
+			if (retry.claim.key().equals(key) && retry.claim.owner().equals(owner)) {
+				sends.add(send(retry));
+			}
+		}
+		return sends.isEmpty() ? null : CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new));
 	}
 
 	/**
@@ -209,6 +281,12 @@ final class ReleaseRetries {
 		 * Whether it is the release at the end of a minimum hold, not after a failure.
 		 */
 		boolean delayed;
+
+		/** Whether a retry is due on the scheduler; guarded by this retry. */
+		boolean scheduled;
+
+		/** The release under way, if any; guarded by this retry. */
+		@Nullable CompletableFuture<Boolean> sending;
 
 		ReleaseRetry(LockBackend.Claim claim, @Nullable Long leaseEndNanos) {
 			this.claim = claim;

@@ -52,7 +52,34 @@ final class StoreCalls {
 	}
 
 	CompletableFuture<AcquireResult> tryAcquire(LockBackend.Claim claim, Duration lease) {
-		return call(claim.key(), "acquire", () -> this.backend.tryAcquire(claim, storable(lease)));
+		Supplier<CompletableFuture<AcquireResult>> attempt = () -> call(claim.key(), "acquire",
+				() -> this.backend.tryAcquire(claim, storable(lease)));
+		return this.retries.anyPending() ? afterPendingReleases(claim, List.of(claim), attempt) : attempt.get();
+	}
+
+	/**
+	 * Runs {@code attempt} once the releases still to be sent for {@code claims}' keys
+	 * and owners have been answered: a retried release of a give-back whose store call
+	 * failed (the same call's next attempt claims the key with the same owner), or of a
+	 * lock whose owner value a caller chose again, sent after the attempt, would end the
+	 * lock it took. If one of them fails, so does the attempt, as a store failure, and
+	 * the acquisition tries again after its back-off.
+	 */
+	private <T> CompletableFuture<T> afterPendingReleases(LockBackend.Claim first, List<LockBackend.Claim> claims,
+			Supplier<CompletableFuture<T>> attempt) {
+		CompletableFuture<Void> pending = null;
+		for (LockBackend.Claim claim : claims) {
+			CompletableFuture<Void> sent = this.retries.sendPending(claim.key(), claim.owner());
+			if (sent != null) {
+				pending = (pending != null) ? CompletableFuture.allOf(pending, sent) : sent;
+			}
+		}
+		if (pending == null) {
+			return attempt.get();
+		}
+		return pending.exceptionally((failure) -> {
+			throw failure(first.key(), "release", failure);
+		}).thenComposeAsync((sent) -> attempt.get(), CallerRuns.continuation(first.callerExecutor()));
 	}
 
 	/**
@@ -86,8 +113,9 @@ final class StoreCalls {
 	 */
 	CompletableFuture<MultiKeyAcquireResult> tryAcquireAll(String keys, List<LockBackend.Claim> claims,
 			List<Duration> leases) {
-		return call(keys, "acquire",
+		Supplier<CompletableFuture<MultiKeyAcquireResult>> attempt = () -> call(keys, "acquire",
 				() -> ((MultiKeyLockBackend) this.backend).tryAcquireAll(claims, storable(leases)));
+		return this.retries.anyPending() ? afterPendingReleases(claims.get(0), claims, attempt) : attempt.get();
 	}
 
 	/**
@@ -256,8 +284,9 @@ final class StoreCalls {
 	CompletableFuture<HandOverLockBackend.HandOver> handOver(LockBackend.Claim holder, LockBackend.Claim next,
 			Duration lease, @Nullable Long holderLeaseEndNanos) {
 		HandOverLockBackend handOver = (HandOverLockBackend) this.backend;
-		return this.<HandOverLockBackend.HandOver>call(holder.key(), "hand over",
-				() -> handOver.handOver(holder, next, storable(lease)))
+		Supplier<CompletableFuture<HandOverLockBackend.HandOver>> attempt = () -> call(holder.key(), "hand over",
+				() -> handOver.handOver(holder, next, storable(lease)));
+		return (this.retries.anyPending() ? afterPendingReleases(next, List.of(next), attempt) : attempt.get())
 			.whenComplete((handedOver, failure) -> {
 				if (failure != null) {
 					this.retries.retry(holder.on(null), holderLeaseEndNanos, failure);
