@@ -127,7 +127,13 @@ final class MultiKeyBatches {
 			return CompletableFuture.failedFuture(ex);
 		}
 		Deadline deadline = Deadline.after(request.waitTime());
-		Entered entered = enter(request, ordered, claims, deadline, null, null);
+		Entered entered;
+		try {
+			entered = enter(request, ordered, claims, deadline, null, null);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 		BatchMembers members = new BatchMembers(entered.members);
 		BatchAcquisition acquisition;
 		try {
@@ -206,9 +212,26 @@ final class MultiKeyBatches {
 			}
 		}
 		for (int i = 0; i < ordered.size(); i++) {
-			if (slots[i] != null) {
+			if (slots[i] == null) {
+				continue;
+			}
+			try {
 				entered.members.add(member(request, ordered.get(i), claims.get(i), slots[i], deadline, reentrancyOwner,
 						callerExecutor));
+			}
+			catch (RuntimeException | Error ex) {
+				// An application's listener threw from acquiring(...): the call fails
+				// with it
+				// as a single key's does, and leaves nothing entered or re-entered
+				// behind.
+				entered.members.forEach((member) -> member.tracker().failed(ex));
+				for (LocalLocks.Slot slot : slots) {
+					if (slot != null) {
+						slot.leave(null);
+					}
+				}
+				entered.giveBackReentered();
+				throw ex;
 			}
 		}
 		return entered;
