@@ -44,6 +44,9 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	/** Whether an attempt reached, or may have reached, the store's queue. */
 	private volatile boolean queued;
 
+	/** Whether the next attempt follows a wait that ended without a store failure. */
+	private volatile boolean waitEnded;
+
 	/**
 	 * Where a holder of this JVM may hand this call the lock while it waits in the
 	 * store's queue: a fair lock on a store that hands locks over; {@code null}
@@ -246,6 +249,16 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 			abandon();
 			return;
 		}
+		boolean afterWait = this.waitEnded;
+		this.waitEnded = false;
+		if (afterWait && this.queued && this.request.deadline().hasPassed()) {
+			// A claim in the store's queue whose wait ended at the deadline leaves the
+			// queue instead of trying once more: an attempt and then the leave would be
+			// two round trips past the deadline. (After a store failure it does try: the
+			// caller then hears of the store's answer, failure or not.)
+			notAcquired();
+			return;
+		}
 		long attemptStart = System.nanoTime();
 		long lossReports = this.parts.losses().reports();
 		this.queued = this.request.claim().kind().queued();
@@ -347,6 +360,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 					backOff(failure);
 				}
 				else {
+					this.waitEnded = true;
 					attemptAgain();
 				}
 			});

@@ -1,0 +1,116 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+
+import io.github.distributelock.Closeables;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockMode;
+import io.github.distributelock.LockRequest;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A caller whose claim waits in the store's queue (fair, write, read behind a writer,
+ * permits) and whose wait ends at its deadline makes one store call past the deadline,
+ * the one that takes its claim out of the queue, not a last attempt and then that one.
+ */
+class QueuedWaitDeadlineTests {
+
+	private static final Duration WAIT = Duration.ofMillis(200);
+
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
+
+	private final MemoryLockBackend memory = new MemoryLockBackend();
+
+	static Stream<Arguments> queuedKinds() {
+		return Stream.of(
+				Arguments.of("fair", (UnaryOperator<LockRequest>) (request) -> request.withFair(true),
+						(UnaryOperator<LockRequest>) (request) -> request.withFair(true)),
+				Arguments.of("write behind a writer",
+						(UnaryOperator<LockRequest>) (request) -> request.withMode(LockMode.WRITE),
+						(UnaryOperator<LockRequest>) (request) -> request.withMode(LockMode.WRITE)),
+				Arguments.of("read behind a writer",
+						(UnaryOperator<LockRequest>) (request) -> request.withMode(LockMode.WRITE),
+						(UnaryOperator<LockRequest>) (request) -> request.withMode(LockMode.READ)),
+				Arguments.of("one permit of one", (UnaryOperator<LockRequest>) (request) -> request.withPermits(1),
+						(UnaryOperator<LockRequest>) (request) -> request.withPermits(1)));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("queuedKinds")
+	void aQueuedWaiterMakesOneStoreCallPastItsDeadline(String kind, UnaryOperator<LockRequest> holder,
+			UnaryOperator<LockRequest> waiter) throws Exception {
+		Recording recording = new Recording(this.memory);
+		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(recording));
+		DefaultDistributeLock other = this.closeables.add(new DefaultDistributeLock(this.memory));
+		try (LockHandle held = other.tryAcquire(holder.apply(LockRequest.of("queued.deadline"))).orElseThrow()) {
+			Deadline deadline = Deadline.after(WAIT);
+			assertThat(lock.tryAcquire(waiter.apply(LockRequest.of("queued.deadline")).withWaitTime(WAIT))).isEmpty();
+			assertThat(recording.callsAfter(deadline)).as("store calls past the deadline")
+				.containsExactly("release queued.deadline");
+			assertThat(held.isHeld()).isTrue();
+		}
+		assertThat(this.memory.isLocked("queued.deadline")).isFalse();
+	}
+
+	/** Passes every call on and records those that claim or release a key. */
+	static final class Recording implements LockBackend {
+
+		private final LockBackend delegate;
+
+		private final List<Call> calls = new CopyOnWriteArrayList<>();
+
+		Recording(LockBackend delegate) {
+			this.delegate = delegate;
+		}
+
+		List<String> callsAfter(Deadline deadline) {
+			return this.calls.stream()
+				.filter((call) -> call.nanoTime() - deadline.nanoTime() >= 0)
+				.map(Call::what)
+				.toList();
+		}
+
+		@Override
+		public String name() {
+			return "recording";
+		}
+
+		@Override
+		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+			this.calls.add(new Call(System.nanoTime(), "acquire " + claim.key()));
+			return this.delegate.tryAcquire(claim, lease);
+		}
+
+		@Override
+		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+			return this.delegate.renew(claim, lease);
+		}
+
+		@Override
+		public CompletionStage<Boolean> release(Claim claim) {
+			this.calls.add(new Call(System.nanoTime(), "release " + claim.key()));
+			return this.delegate.release(claim);
+		}
+
+		@Override
+		public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
+			return this.delegate.awaitRelease(claim, lastAttempt, deadline);
+		}
+
+	}
+
+	record Call(long nanoTime, String what) {
+	}
+
+}
