@@ -60,6 +60,11 @@ final class CompletionStageLocking {
 		}
 		catch (InterruptedException ex) {
 			acquiring.cancel(false);
+			// The answer can arrive between the end of the wait and the cancel, which
+			// then cancels nothing: a lock granted that late is released here, or it
+			// would stay held, renewed by the watchdog, with no one to release it.
+			acquiring.thenAccept((granted) -> granted
+				.ifPresent((held) -> release(held, "granted after its caller was interrupted")));
 			return definition.busyPolicy().interrupted(request.key(), ex);
 		}
 		catch (ExecutionException ex) {
@@ -84,7 +89,8 @@ final class CompletionStageLocking {
 			held.close();
 			return null;
 		}
-		((CompletionStage<?>) result).whenComplete((value, failure) -> release(held));
+		((CompletionStage<?>) result)
+			.whenComplete((value, failure) -> release(held, "after the stage it guarded completed"));
 		return result;
 	}
 
@@ -129,7 +135,7 @@ final class CompletionStageLocking {
 	}
 
 	private void invokeHeld(MethodInvocation invocation, LockHandle held, CompletableFuture<@Nullable Object> result) {
-		result.whenComplete((value, failure) -> release(held));
+		result.whenComplete((value, failure) -> release(held, "after the stage it guarded completed"));
 		if (result.isDone()) {
 			return;
 		}
@@ -153,11 +159,10 @@ final class CompletionStageLocking {
 		}
 	}
 
-	private static void release(LockHandle held) {
+	private static void release(LockHandle held, String when) {
 		held.releaseAsync().whenComplete((released, failure) -> {
 			if (failure != null) {
-				logger.warn("Could not release lock '" + held.key() + "' after the stage it guarded completed",
-						failure);
+				logger.warn("Could not release lock '" + held.key() + "' " + when, failure);
 			}
 		});
 	}

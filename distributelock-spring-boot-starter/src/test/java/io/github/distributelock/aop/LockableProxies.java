@@ -1,6 +1,6 @@
 package io.github.distributelock.aop;
 
-import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.DistributeLock;
 
 import org.springframework.aop.framework.ProxyFactory;
 
@@ -15,7 +15,7 @@ final class LockableProxies {
 	}
 
 	@SuppressWarnings("unchecked")
-	static <T> T proxy(T target, DefaultDistributeLock lock) {
+	static <T> T proxy(T target, DistributeLock lock) {
 		ProxyFactory factory = new ProxyFactory(target);
 		factory.setProxyTargetClass(true);
 		factory.addAdvice(new LockableMethodInterceptor(new LockKeyResolver("_", "busy|1"), () -> lock));

@@ -1,13 +1,16 @@
 package io.github.distributelock.aop;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.LockServiceShutdownException;
@@ -93,6 +96,74 @@ class LockableSkipsAsynchronouslyTests {
 		assertThat(outcome.get()).isNull();
 		assertThat(interruptKept).isTrue();
 		assertThat(this.target.runs).hasValue(0);
+	}
+
+	/**
+	 * The store's answer, the lock granted, arrives as the interrupted caller stops
+	 * waiting and before it cancels the wait, so the cancel cancels nothing: the lock is
+	 * released all the same, not left to the watchdog for good.
+	 */
+	@Test
+	void aLockGrantedAsTheInterruptedCallerOfAFutureMethodStopsWaitingIsReleased() {
+		AtomicBoolean grantedLate = new AtomicBoolean();
+		Jobs jobs = LockableProxies.proxy(this.target, answeringAtTheInterrupt(this.lock, grantedLate));
+		CompletableFuture<String> outcome;
+		boolean interruptKept;
+		Thread.currentThread().interrupt();
+		try {
+			outcome = jobs.futureWaiting();
+		}
+		finally {
+			interruptKept = Thread.interrupted();
+		}
+		assertThat(outcome).isCompletedWithValue(null);
+		assertThat(interruptKept).isTrue();
+		assertThat(grantedLate).as("the lock was granted after the wait ended").isTrue();
+		assertThat(this.target.runs).hasValue(0);
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(this.store.isLocked("job.waiting")).as("locked in the store").isFalse());
+		assertThat(this.lock.heldLocks()).isEmpty();
+	}
+
+	/**
+	 * A lock whose answer to {@code tryAcquireAsync} is held back until its caller's wait
+	 * is interrupted, then delivered before the interrupt reaches the caller.
+	 */
+	private static DistributeLock answeringAtTheInterrupt(DefaultDistributeLock lock, AtomicBoolean grantedLate) {
+		return new DistributeLock() {
+
+			@Override
+			public Optional<LockHandle> tryAcquire(LockRequest request) throws InterruptedException {
+				return lock.tryAcquire(request);
+			}
+
+			@Override
+			public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(LockRequest request) {
+				CompletableFuture<Optional<LockHandle>> answer = lock.tryAcquireAsync(request);
+				return new CompletableFuture<>() {
+
+					@Override
+					public Optional<LockHandle> get() throws InterruptedException, ExecutionException {
+						try {
+							return super.get();
+						}
+						catch (InterruptedException ex) {
+							Optional<LockHandle> granted = answer.join();
+							grantedLate.set(granted.isPresent());
+							complete(granted);
+							throw ex;
+						}
+					}
+
+				};
+			}
+
+			@Override
+			public boolean releaseLock(String lockKey, String lockValue) {
+				return lock.releaseLock(lockKey, lockValue);
+			}
+
+		};
 	}
 
 	public static class Jobs {
