@@ -1,17 +1,24 @@
 package io.github.distributelock.aop;
 
 import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.distributelock.Lockable;
 import org.aopalliance.aop.Advice;
 
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotationUtils;
 
 /**
  * Applies the {@link LockableMethodInterceptor} to
- * {@link io.github.distributelock.Lockable @Lockable} methods. Matching happens when
- * proxies are created, at startup, so an annotation that cannot work fails there.
+ * {@link io.github.distributelock.Lockable @Lockable} methods. Every {@code @Lockable}
+ * method of a class is checked the first time the class is matched, when its proxy is
+ * created at startup, so an annotation that cannot work fails there, whichever kind of
+ * proxy is created.
  *
  * @since 1.0.0
  */
@@ -30,14 +37,7 @@ public class LockableAdvisor extends AbstractPointcutAdvisor {
 	 */
 	public LockableAdvisor(LockKeyResolver resolver, LockableMethodInterceptor interceptor, int order) {
 		this.interceptor = interceptor;
-		this.pointcut = new StaticMethodMatcherPointcut() {
-
-			@Override
-			public boolean matches(Method method, Class<?> targetClass) {
-				return resolver.definition(method, targetClass) != null;
-			}
-
-		};
+		this.pointcut = new LockablePointcut(resolver);
 		setOrder(order);
 	}
 
@@ -49,6 +49,51 @@ public class LockableAdvisor extends AbstractPointcutAdvisor {
 	@Override
 	public Advice getAdvice() {
 		return this.interceptor;
+	}
+
+	/**
+	 * Matches the {@code @Lockable} methods, after checking all of them in their class.
+	 * Matching one method at a time would check only some: {@code AopUtils.canApply}
+	 * stops at the first method that matches, and an interface (JDK) proxy, unlike a
+	 * class proxy, looks up the advice of each other method at its first call.
+	 */
+	private static final class LockablePointcut extends StaticMethodMatcherPointcut {
+
+		private final LockKeyResolver resolver;
+
+		/**
+		 * Whether each class checked has a {@code @Lockable} method: one scan a class.
+		 */
+		private final Map<Class<?>, Boolean> lockableClasses = new ConcurrentHashMap<>();
+
+		LockablePointcut(LockKeyResolver resolver) {
+			this.resolver = resolver;
+			setClassFilter(this::hasLockableMethods);
+		}
+
+		@Override
+		public boolean matches(Method method, Class<?> targetClass) {
+			return this.resolver.definition(method, targetClass) != null;
+		}
+
+		/**
+		 * Whether the class has a {@code @Lockable} method, of its own or of its
+		 * interfaces, each of them checked.
+		 * @throws InvalidLockableException if one of them cannot work
+		 */
+		private boolean hasLockableMethods(Class<?> targetClass) {
+			if (!AnnotationUtils.isCandidateClass(targetClass, Lockable.class)) {
+				return false;
+			}
+			return this.lockableClasses.computeIfAbsent(targetClass, this::scan);
+		}
+
+		private boolean scan(Class<?> targetClass) {
+			MethodIntrospector.MetadataLookup<LockDefinition> definition = (method) -> this.resolver.definition(method,
+					targetClass);
+			return !MethodIntrospector.selectMethods(targetClass, definition).isEmpty();
+		}
+
 	}
 
 }

@@ -23,6 +23,8 @@ import io.github.distributelock.redis.RedisLockBackend;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.BindException;
@@ -570,6 +572,27 @@ class DistributeLockAutoConfigurationTests {
 			});
 	}
 
+	/**
+	 * A broken {@code @Lockable} method beside a valid one: matching stops at the first
+	 * method that matches, and an interface (JDK) proxy looks up the advice of the others
+	 * only at their first call, yet the broken one fails at startup.
+	 */
+	@ParameterizedTest(name = "spring.aop.proxy-target-class={0}")
+	@ValueSource(booleans = { true, false })
+	void lockableFieldNamingNoParameterOnAnyMethodFailsAtStartupWithEitherKindOfProxy(boolean proxyTargetClass) {
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "spring.aop.proxy-target-class=" + proxyTargetClass)
+			.withUserConfiguration(PartlyBrokenLockableConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new InvalidLockableFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription())
+					.contains(PartlyBrokenServiceBase.class.getName() + ".broken(java.lang.String)")
+					.contains("'nope.id'");
+			});
+	}
+
 	static FailureAnalysis failureAnalysis(AssertableApplicationContext context) {
 		assertThat(context).hasFailed();
 		FailureAnalysis analysis = new DistributeLockConfigurationFailureAnalyzer()
@@ -616,6 +639,42 @@ class DistributeLockAutoConfigurationTests {
 
 		@Lockable(key = "broken", fields = "product.id")
 		void lock(String item) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PartlyBrokenLockableConfiguration {
+
+		@Bean
+		PartlyBrokenService partlyBrokenService() {
+			return new PartlyBrokenServiceImpl();
+		}
+
+	}
+
+	interface PartlyBrokenService {
+
+		void fine(String id);
+
+		void broken(String id);
+
+	}
+
+	abstract static class PartlyBrokenServiceBase implements PartlyBrokenService {
+
+		@Override
+		@Lockable(key = "broken", fields = "nope.id")
+		public void broken(String id) {
+		}
+
+	}
+
+	static class PartlyBrokenServiceImpl extends PartlyBrokenServiceBase {
+
+		@Override
+		@Lockable(key = "fine", fields = "id")
+		public void fine(String id) {
 		}
 
 	}
