@@ -19,6 +19,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
+
 /**
  * Holds the lock of a method that returns a {@link CompletionStage} from the call until
  * the stage completes, normally, exceptionally or by cancellation.
@@ -140,7 +142,10 @@ final class CompletionStageLocking {
 			return;
 		}
 		try {
-			Object stage = invocation.proceed();
+			// The rest of the chain runs on this thread, not the caller's: it is resumed
+			// with the invocation exposed here as it was there, or advice that reads it
+			// (Spring's AspectJ advice) fails with "No MethodInvocation found".
+			Object stage = ExposeInvocationInterceptor.INSTANCE.invoke(invocation);
 			if (stage == null) {
 				result.complete(null);
 				return;
