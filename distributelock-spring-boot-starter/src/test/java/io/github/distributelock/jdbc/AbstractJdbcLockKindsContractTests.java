@@ -250,23 +250,84 @@ abstract class AbstractJdbcLockKindsContractTests extends AbstractLockKindsContr
 	 */
 	@Test
 	void aRenewalWhoseClockPredatesTheReleaseOfAFairLockDoesNotReviveIt() throws Exception {
+		assertARenewalWhoseClockPredatesTheReleaseDoesNotReviveIt(LockKind.FAIR);
+	}
+
+	/**
+	 * As for a fair lock: a plain release must leave nothing a late renewal can revive.
+	 */
+	@Test
+	void aRenewalWhoseClockPredatesTheReleaseOfAPlainLockDoesNotReviveIt() throws Exception {
+		assertARenewalWhoseClockPredatesTheReleaseDoesNotReviveIt(LockKind.EXCLUSIVE);
+	}
+
+	private void assertARenewalWhoseClockPredatesTheReleaseDoesNotReviveIt(LockKind kind) throws Exception {
 		LockBackend backend = backend();
-		LockBackend.Claim fair = claim(key(), "fair-owner", LockKind.FAIR);
-		assertThat(Backends.join(backend.tryAcquire(fair, Duration.ofSeconds(30))).acquired()).isTrue();
+		LockBackend.Claim claim = claim(key(), "late-renewed-owner", kind);
+		assertThat(Backends.join(backend.tryAcquire(claim, Duration.ofSeconds(30))).acquired()).isTrue();
 		LockStatement renew = LockStatement.load(JdbcLockDialect.named(database().dialect()), "renew.sql", TABLE);
 		try (Connection renewal = database().inspection().getConnection()) {
 			renewal.setAutoCommit(false);
 			try (PreparedStatement clock = renewal.prepareStatement("SELECT " + database().now())) {
 				clock.executeQuery().close();
 			}
-			assertThat(Backends.join(backend.release(fair))).isTrue();
+			assertThat(Backends.join(backend.release(claim))).isTrue();
 			try (PreparedStatement update = renewal.prepareStatement(renew.sql())) {
 				new ArgumentPreparedStatementSetter(
-						renew.arguments(Map.of("key", key(), "owner", "fair-owner", "lease_ms", 30_000L)))
+						renew.arguments(Map.of("key", key(), "owner", "late-renewed-owner", "lease_ms", 30_000L)))
 					.setValues(update);
 				assertThat(update.executeUpdate()).as("rows the late renewal revived").isZero();
 			}
 			renewal.commit();
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	/**
+	 * The same race the other way round: the release locked the key's row first, and the
+	 * watchdog's renewal, sent a moment earlier, waited for it. On MariaDB and MySQL each
+	 * statement reads the clock when it runs, so the release's time is later than the
+	 * renewal's and the released lease still looks running to the renewal.
+	 */
+	@Test
+	void aRenewalWaitingBehindTheReleaseOfAPlainLockDoesNotReviveIt() throws Exception {
+		LockBackend backend = backend();
+		LockBackend.Claim plain = claim(key(), "plain-owner", LockKind.EXCLUSIVE);
+		assertThat(Backends.join(backend.tryAcquire(plain, Duration.ofSeconds(30))).acquired()).isTrue();
+		JdbcLockDialect dialect = JdbcLockDialect.named(database().dialect());
+		LockStatement renew = LockStatement.load(dialect, "renew.sql", TABLE);
+		LockStatement release = LockStatement.load(dialect, "release.sql", TABLE);
+		ExecutorService renewals = Executors.newSingleThreadExecutor();
+		try (Connection releasing = database().inspection().getConnection()) {
+			releasing.setAutoCommit(false);
+			try (PreparedStatement lock = releasing
+				.prepareStatement("SELECT lock_key FROM " + TABLE + " WHERE lock_key = ? FOR UPDATE")) {
+				lock.setString(1, key());
+				lock.executeQuery().close();
+			}
+			Future<Integer> renewal = renewals.submit(() -> {
+				try (Connection connection = database().inspection().getConnection();
+						PreparedStatement update = connection.prepareStatement(renew.sql())) {
+					new ArgumentPreparedStatementSetter(
+							renew.arguments(Map.of("key", key(), "owner", "plain-owner", "lease_ms", 30_000L)))
+						.setValues(update);
+					return update.executeUpdate();
+				}
+			});
+			await().atMost(Duration.ofSeconds(10)).until(() -> {
+				Integer waits = store().queryForObject(database().lockWaitsQuery(), Integer.class);
+				return waits != null && waits > 0;
+			});
+			try (PreparedStatement update = releasing.prepareStatement(release.sql())) {
+				new ArgumentPreparedStatementSetter(release.arguments(Map.of("key", key(), "owner", "plain-owner")))
+					.setValues(update);
+				assertThat(update.executeUpdate()).as("rows the release freed").isEqualTo(1);
+			}
+			releasing.commit();
+			assertThat(renewal.get(10, TimeUnit.SECONDS)).as("rows the waiting renewal revived").isZero();
+		}
+		finally {
+			renewals.shutdownNow();
 		}
 		assertThat(isLockedInStore(key())).isFalse();
 	}

@@ -3,5 +3,8 @@
 -- that drew its token before this holder's could insert it later. purge.sql deletes rows free
 -- for longer than the retention. Counts the row only when its lease was still running
 -- (whether the driver reports matched or changed rows).
-UPDATE ${table} SET expires_at = UTC_TIMESTAMP(6)
+-- The owner is cleared as well, so that a renewal racing this release (the watchdog's, whose
+-- clock may have been read before this statement's, or that waited for the row behind it) can
+-- never find the row still its own and revive it for a whole lease: the lease alone would not tell.
+UPDATE ${table} SET expires_at = UTC_TIMESTAMP(6), owner = ''
 WHERE lock_key = :key AND owner = :owner AND expires_at > UTC_TIMESTAMP(6)

@@ -5,7 +5,7 @@
 -- Returns one row when this owner held the lock with its lease still running, none
 -- otherwise (and then notifies nobody).
 WITH released AS (
-	UPDATE ${table} SET expires_at = CURRENT_TIMESTAMP
+	UPDATE ${table} SET expires_at = CURRENT_TIMESTAMP, owner = ''
 	WHERE lock_key = :key AND owner = :owner AND expires_at > CURRENT_TIMESTAMP
 	RETURNING lock_key
 )
