@@ -194,6 +194,7 @@ final class PostgresReleaseListener implements AutoCloseable {
 				listen(connection);
 				retryMillis = FIRST_RETRY_MILLIS;
 				receive(connection, connection.unwrap(PGConnection.class));
+				stopListening(connection);
 			}
 			catch (SQLException | RuntimeException ex) {
 				discard(connection, ex);
@@ -256,6 +257,32 @@ final class PostgresReleaseListener implements AutoCloseable {
 		if (this.warned) {
 			this.warned = false;
 			logger.info("Listening again on " + this.description + "; waiters are woken by releases");
+		}
+	}
+
+	/**
+	 * Ends the LISTEN before the connection goes back to the application's pool: a pooled
+	 * connection that still listened would buffer every notification of the lock table
+	 * for whoever borrows it next, for as long as it lives. A connection that cannot stop
+	 * listening is aborted, so that the pool replaces it rather than hands it out.
+	 */
+	private void stopListening(Connection connection) {
+		try {
+			try (Statement statement = connection.createStatement()) {
+				statement.execute("UNLISTEN *");
+			}
+			if (!connection.getAutoCommit()) {
+				// UNLISTEN, like LISTEN, takes effect at commit.
+				connection.commit();
+			}
+		}
+		catch (SQLException | RuntimeException ex) {
+			logger.warn("Could not stop listening on " + this.description
+					+ " before giving it back to its pool, so it is aborted instead: " + ex.getMessage());
+			if (logger.isDebugEnabled()) {
+				logger.debug("UNLISTEN failed on " + this.description, ex);
+			}
+			discard(connection, ex);
 		}
 	}
 

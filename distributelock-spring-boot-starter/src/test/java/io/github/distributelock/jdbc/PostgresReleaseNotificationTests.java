@@ -1,12 +1,15 @@
 package io.github.distributelock.jdbc;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -131,6 +134,40 @@ class PostgresReleaseNotificationTests {
 			.last()
 			.asString()
 			.contains("INFO", "Listening again on the LISTEN connection for the releases of lock table distributelock");
+	}
+
+	/**
+	 * The listener borrows its connection from the application's pool: given back still
+	 * listening, it would buffer every notification of the lock table for whoever borrows
+	 * it next.
+	 */
+	@Test
+	void listenConnectionGoesBackToThePoolNoLongerListening() throws Exception {
+		HikariDataSource pool = database.newDataSource((config) -> {
+			config.setMaximumPoolSize(2);
+			config.setMinimumIdle(2);
+		});
+		JdbcLockBackend backend = backend(pool);
+		Integer listenerPid = listening(backend).backendPid();
+		assertThat(listenerPid).isNotNull();
+		backend.close();
+		// The listener's thread sees the close within one receive and gives its
+		// connection back.
+		await().atMost(Duration.ofSeconds(10)).until(() -> pool.getHikariPoolMXBean().getActiveConnections() == 0);
+		// Borrowing the whole pool reaches the listener's former connection.
+		Map<Integer, Integer> channelsByPid = new HashMap<>();
+		try (Connection first = pool.getConnection(); Connection second = pool.getConnection()) {
+			for (Connection connection : List.of(first, second)) {
+				try (Statement statement = connection.createStatement();
+						ResultSet rs = statement
+							.executeQuery("SELECT pg_backend_pid(), (SELECT COUNT(*) FROM pg_listening_channels())")) {
+					rs.next();
+					channelsByPid.put(rs.getInt(1), rs.getInt(2));
+				}
+			}
+		}
+		assertThat(channelsByPid).as("channels each pooled connection listens on, by backend pid")
+			.containsEntry(listenerPid, 0);
 	}
 
 	@Test
