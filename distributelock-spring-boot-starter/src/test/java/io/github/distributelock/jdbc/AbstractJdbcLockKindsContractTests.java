@@ -332,6 +332,40 @@ abstract class AbstractJdbcLockKindsContractTests extends AbstractLockKindsContr
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * A renewal checks the lease against its own clock, which H2 fixes for the rest of
+	 * the transaction at the first statement that reads it. A reader's renewal whose
+	 * clock was read while its lease still ran must not revive the reader once a writer
+	 * has taken the key after that lease ran out: reader and writer would both hold.
+	 */
+	@Test
+	void aReaderRenewalWhoseClockPredatesAWritersTakeOverDoesNotReviveTheReader() throws Exception {
+		LockBackend backend = backend();
+		LockBackend.Claim reader = claim(key(), "reader", LockKind.READ);
+		assertThat(Backends.join(backend.tryAcquire(reader, Duration.ofSeconds(3))).acquired()).isTrue();
+		LockStatement holderRenew = LockStatement.load(JdbcLockDialect.named(database().dialect()),
+				"kinds/holder-renew.sql", TABLE);
+		String live = "lock_key = ? AND expires_at > " + database().now();
+		try (Connection renewal = database().inspection().getConnection()) {
+			renewal.setAutoCommit(false);
+			try (PreparedStatement clock = renewal.prepareStatement("SELECT " + database().now())) {
+				clock.executeQuery().close();
+			}
+			assertThat(rows(TABLE + "_h", live, key())).as("live readers after the renewal read its clock").isOne();
+			await().atMost(Duration.ofSeconds(20)).until(() -> rows(TABLE + "_h", live, key()) == 0);
+			LockBackend.Claim writer = claim(key(), "writer", LockKind.WRITE);
+			assertThat(Backends.join(backend.tryAcquire(writer, Duration.ofSeconds(30))).acquired()).isTrue();
+			try (PreparedStatement update = renewal.prepareStatement(holderRenew.sql())) {
+				new ArgumentPreparedStatementSetter(
+						holderRenew.arguments(Map.of("key", key(), "owner", "reader", "lease_ms", 30_000L)))
+					.setValues(update);
+				assertThat(update.executeUpdate()).as("reader rows the late renewal revived").isZero();
+			}
+			renewal.commit();
+		}
+		assertThat(rows(TABLE + "_h", live, key())).as("live readers and writers while the writer holds").isOne();
+	}
+
 	@Test
 	void fencingTokensOfOneKeyGrowAcrossKinds() throws Exception {
 		DefaultDistributeLock lock = newLock();
