@@ -40,6 +40,9 @@ final class ReleaseRetries {
 
 	private static final long LONGEST_RETRY_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
+	/** A release taken over with no send under way: it is sent then. */
+	private static final Throwable NOT_SENT = new IllegalStateException("not sent yet");
+
 	private final String backend;
 
 	private final Function<LockBackend.Claim, CompletableFuture<Boolean>> releaseOnce;
@@ -74,7 +77,6 @@ final class ReleaseRetries {
 	void releaseLater(LockBackend.Claim claim, long delayNanos) {
 		ReleaseRetry release = new ReleaseRetry(claim, null);
 		release.delayed = true;
-		release.scheduled = true;
 		this.retries.add(release);
 		try {
 			this.scheduler.schedule(() -> retryOnce(release), delayNanos, TimeUnit.NANOSECONDS);
@@ -98,14 +100,6 @@ final class ReleaseRetries {
 	}
 
 	private void scheduleRetry(ReleaseRetry retry) {
-		synchronized (retry) {
-			if (retry.scheduled) {
-				// A release sent early (sendPending) failed while the next retry was
-				// already due: that one is enough.
-				return;
-			}
-			retry.scheduled = true;
-		}
 		try {
 			this.scheduler.schedule(() -> retryOnce(retry), retry.pauseNanos, TimeUnit.NANOSECONDS);
 		}
@@ -116,9 +110,6 @@ final class ReleaseRetries {
 	}
 
 	private void retryOnce(ReleaseRetry retry) {
-		synchronized (retry) {
-			retry.scheduled = false;
-		}
 		if (!this.retries.contains(retry)) {
 			return;
 		}
@@ -132,9 +123,8 @@ final class ReleaseRetries {
 	}
 
 	/**
-	 * Sends the release now, or answers with the send already under way: never two at
-	 * once, so that an answer seen by {@link #sendPending} is that of the last release
-	 * sent.
+	 * Sends the release, noting the send under way for {@link #takeOver}, which must not
+	 * send its own before that one has been answered.
 	 */
 	private CompletableFuture<Boolean> send(ReleaseRetry retry) {
 		CompletableFuture<Boolean> answer;
@@ -195,21 +185,61 @@ final class ReleaseRetries {
 	}
 
 	/**
-	 * Sends now the releases of {@code owner}'s lock on {@code key} that are still to be
-	 * sent, for a claim of that key and owner about to reach the store: sent after it,
+	 * Takes over the releases of {@code owner}'s lock on {@code key} still to be sent,
+	 * for a claim of that key and owner about to reach the store: sent after that claim,
 	 * such a release would end the lock the claim takes (every release checks only the
-	 * owner).
-	 * @return {@code null} if none is pending; otherwise completed once each was
-	 * answered, exceptionally with the failure of one that failed, which stays pending
+	 * owner). Each is off the list at once, so the scheduler sends it no more; a send
+	 * under way is awaited, and one that failed is sent once more.
+	 * @return {@code null} if none was pending; otherwise the releases taken over,
+	 * completed once each has been answered, never exceptionally
 	 */
-	@Nullable CompletableFuture<Void> sendPending(String key, String owner) {
-		List<CompletableFuture<Boolean>> sends = new ArrayList<>(1);
+	@Nullable CompletableFuture<List<TakenOver>> takeOver(String key, String owner) {
+		List<CompletableFuture<TakenOver>> sends = null;
 		for (ReleaseRetry retry : this.retries) {
-			if (retry.claim.key().equals(key) && retry.claim.owner().equals(owner)) {
-				sends.add(send(retry));
+			if (retry.claim.key().equals(key) && retry.claim.owner().equals(owner) && this.retries.remove(retry)) {
+				CompletableFuture<Boolean> underWay;
+				synchronized (retry) {
+					underWay = retry.sending;
+				}
+				CompletableFuture<@Nullable Throwable> first = (underWay != null)
+						? underWay.handle((released, failure) -> failure) : CompletableFuture.failedFuture(NOT_SENT);
+				CompletableFuture<TakenOver> sent = first.exceptionally((notSent) -> NOT_SENT)
+					.thenCompose((failure) -> (failure == null) ? CompletableFuture.completedFuture(null)
+							: this.releaseOnce.apply(retry.claim).handle((released, again) -> again))
+					.thenApply((failure) -> new TakenOver(retry.claim, retry.leaseEndNanos, failure));
+				if (sends == null) {
+					sends = new ArrayList<>(1);
+				}
+				sends.add(sent);
 			}
 		}
-		return sends.isEmpty() ? null : CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new));
+		if (sends == null) {
+			return null;
+		}
+		List<CompletableFuture<TakenOver>> all = sends;
+		return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+			.thenApply((answered) -> all.stream().map(CompletableFuture::join).toList());
+	}
+
+	/**
+	 * Puts back a release taken over whose store call failed, for a claim that did not
+	 * take the key: the lock it ends may still be in the store.
+	 */
+	void putBack(TakenOver release) {
+		if (release.failure() != null) {
+			retry(new ReleaseRetry(release.claim(), release.leaseEndNanos()), release.failure());
+		}
+	}
+
+	/**
+	 * A release taken over by a claim of its key and owner.
+	 *
+	 * @param claim the released claim
+	 * @param leaseEndNanos until when to retry it, or {@code null} for a store without
+	 * leases
+	 * @param failure why its last send failed, or {@code null} if the store answered
+	 */
+	record TakenOver(LockBackend.Claim claim, @Nullable Long leaseEndNanos, @Nullable Throwable failure) {
 	}
 
 	/**
@@ -281,9 +311,6 @@ final class ReleaseRetries {
 		 * Whether it is the release at the end of a minimum hold, not after a failure.
 		 */
 		boolean delayed;
-
-		/** Whether a retry is due on the scheduler; guarded by this retry. */
-		boolean scheduled;
 
 		/** The release under way, if any; guarded by this retry. */
 		@Nullable CompletableFuture<Boolean> sending;

@@ -1,6 +1,7 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import io.github.distributelock.DistributeLockException;
@@ -54,32 +56,36 @@ final class StoreCalls {
 	CompletableFuture<AcquireResult> tryAcquire(LockBackend.Claim claim, Duration lease) {
 		Supplier<CompletableFuture<AcquireResult>> attempt = () -> call(claim.key(), "acquire",
 				() -> this.backend.tryAcquire(claim, storable(lease)));
-		return this.retries.anyPending() ? afterPendingReleases(claim, List.of(claim), attempt) : attempt.get();
+		return this.retries.anyPending() ? afterPendingReleases(claim, List.of(claim), attempt, AcquireResult::acquired)
+				: attempt.get();
 	}
 
 	/**
-	 * Runs {@code attempt} once the releases still to be sent for {@code claims}' keys
-	 * and owners have been answered: a retried release of a give-back whose store call
-	 * failed (the same call's next attempt claims the key with the same owner), or of a
-	 * lock whose owner value a caller chose again, sent after the attempt, would end the
-	 * lock it took. If one of them fails, so does the attempt, as a store failure, and
-	 * the acquisition tries again after its back-off.
+	 * Runs {@code attempt} after the releases still to be sent for {@code claims}' keys
+	 * and owners: a retried release of a give-back whose store call failed (the same
+	 * call's next attempt claims the key with the same owner), or of a lock whose owner
+	 * value a caller chose again, sent after the attempt, would end the lock it took. The
+	 * attempt takes those releases over and sends them first; one that failed again is
+	 * put back unless the attempt took the key, which that release would only end.
 	 */
 	private <T> CompletableFuture<T> afterPendingReleases(LockBackend.Claim first, List<LockBackend.Claim> claims,
-			Supplier<CompletableFuture<T>> attempt) {
-		CompletableFuture<Void> pending = null;
+			Supplier<CompletableFuture<T>> attempt, Predicate<T> took) {
+		List<CompletableFuture<List<ReleaseRetries.TakenOver>>> takenOver = new ArrayList<>(1);
 		for (LockBackend.Claim claim : claims) {
-			CompletableFuture<Void> sent = this.retries.sendPending(claim.key(), claim.owner());
+			CompletableFuture<List<ReleaseRetries.TakenOver>> sent = this.retries.takeOver(claim.key(), claim.owner());
 			if (sent != null) {
-				pending = (pending != null) ? CompletableFuture.allOf(pending, sent) : sent;
+				takenOver.add(sent);
 			}
 		}
-		if (pending == null) {
+		if (takenOver.isEmpty()) {
 			return attempt.get();
 		}
-		return pending.exceptionally((failure) -> {
-			throw failure(first.key(), "release", failure);
-		}).thenComposeAsync((sent) -> attempt.get(), CallerRuns.continuation(first.callerExecutor()));
+		return CompletableFuture.allOf(takenOver.toArray(CompletableFuture[]::new))
+			.thenComposeAsync((sent) -> attempt.get().whenComplete((result, failure) -> {
+				if (failure != null || !took.test(result)) {
+					takenOver.forEach((releases) -> releases.join().forEach(this.retries::putBack));
+				}
+			}), CallerRuns.continuation(first.callerExecutor()));
 	}
 
 	/**
@@ -115,7 +121,8 @@ final class StoreCalls {
 			List<Duration> leases) {
 		Supplier<CompletableFuture<MultiKeyAcquireResult>> attempt = () -> call(keys, "acquire",
 				() -> ((MultiKeyLockBackend) this.backend).tryAcquireAll(claims, storable(leases)));
-		return this.retries.anyPending() ? afterPendingReleases(claims.get(0), claims, attempt) : attempt.get();
+		return this.retries.anyPending()
+				? afterPendingReleases(claims.get(0), claims, attempt, MultiKeyAcquireResult::acquired) : attempt.get();
 	}
 
 	/**
@@ -286,7 +293,9 @@ final class StoreCalls {
 		HandOverLockBackend handOver = (HandOverLockBackend) this.backend;
 		Supplier<CompletableFuture<HandOverLockBackend.HandOver>> attempt = () -> call(holder.key(), "hand over",
 				() -> handOver.handOver(holder, next, storable(lease)));
-		return (this.retries.anyPending() ? afterPendingReleases(next, List.of(next), attempt) : attempt.get())
+		return (this.retries.anyPending()
+				? afterPendingReleases(next, List.of(next), attempt, (answer) -> answer.next().acquired())
+				: attempt.get())
 			.whenComplete((handedOver, failure) -> {
 				if (failure != null) {
 					this.retries.retry(holder.on(null), holderLeaseEndNanos, failure);
