@@ -201,9 +201,9 @@ final class ReleaseRetries {
 				synchronized (retry) {
 					underWay = retry.sending;
 				}
-				CompletableFuture<@Nullable Throwable> first = (underWay != null)
-						? underWay.handle((released, failure) -> failure) : CompletableFuture.failedFuture(NOT_SENT);
-				CompletableFuture<TakenOver> sent = first.exceptionally((notSent) -> NOT_SENT)
+				CompletableFuture<@Nullable Throwable> lastSend = (underWay != null)
+						? underWay.handle((released, failure) -> failure) : CompletableFuture.completedFuture(NOT_SENT);
+				CompletableFuture<TakenOver> sent = lastSend
 					.thenCompose((failure) -> (failure == null) ? CompletableFuture.completedFuture(null)
 							: this.releaseOnce.apply(retry.claim).handle((released, again) -> again))
 					.thenApply((failure) -> new TakenOver(retry.claim, retry.leaseEndNanos, failure));
