@@ -131,6 +131,11 @@ final class HeldLock {
 		return this.state.get() == HELD && !this.lease.ranOut();
 	}
 
+	/** Whether it was released or lost: no lease of it is kept any more. */
+	boolean ended() {
+		return this.state.get() != HELD;
+	}
+
 	boolean isSuspect() {
 		return this.parts.losses().atRisk();
 	}

@@ -77,6 +77,9 @@ final class Watchdog {
 			if (lease.checked) {
 				startTicks();
 				this.watched.add(lock);
+				if (lock.ended()) {
+					this.watched.remove(lock);
+				}
 			}
 			return;
 		}
@@ -88,6 +91,11 @@ final class Watchdog {
 		}
 		startTicks();
 		this.watched.add(lock);
+		if (lock.ended()) {
+			// Released or lost between the store's answer and this call: its release
+			// unwatched it before it was watched, and nothing else would.
+			this.watched.remove(lock);
+		}
 	}
 
 	private void startTicks() {
