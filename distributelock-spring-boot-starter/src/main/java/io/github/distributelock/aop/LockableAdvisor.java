@@ -2,7 +2,6 @@ package io.github.distributelock.aop;
 
 import java.lang.reflect.Method;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.distributelock.Lockable;
 import org.aopalliance.aop.Advice;
@@ -12,6 +11,7 @@ import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.util.ConcurrentReferenceHashMap;
 
 /**
  * Applies the {@link LockableMethodInterceptor} to
@@ -62,9 +62,11 @@ public class LockableAdvisor extends AbstractPointcutAdvisor {
 		private final LockKeyResolver resolver;
 
 		/**
-		 * Whether each class checked has a {@code @Lockable} method: one scan a class.
+		 * Whether each class checked has a {@code @Lockable} method: one scan a class,
+		 * held softly, as Spring's own caches of classes are, so that a class loader of a
+		 * restarted context (DevTools) is not kept.
 		 */
-		private final Map<Class<?>, Boolean> lockableClasses = new ConcurrentHashMap<>();
+		private final Map<Class<?>, Boolean> lockableClasses = new ConcurrentReferenceHashMap<>();
 
 		LockablePointcut(LockKeyResolver resolver) {
 			this.resolver = resolver;
