@@ -4,9 +4,10 @@
 -- remaining lease; this owner's place in the queue and how many live waiters are ahead of it;
 -- the other live waiters, and the writers among them; the live readers and writer, and the live
 -- permit holders, with when the soonest of their leases ends: the next permit frees then, while
--- the key's row lasts as long as the longest. H2's CURRENT_TIMESTAMP is the start of the
--- transaction, which may have waited for the row lock: a lease that ran out meanwhile still
--- counts here, and the waiter finds it run out at its next poll.
+-- the key's row lasts as long as the longest. H2's CURRENT_TIMESTAMP keeps the value of the
+-- transaction's first read of the clock (2.3 and 2.4: the first statement that reads it, here
+-- after the row lock, whose statement reads none), so a lease that runs out later in the
+-- transaction still counts here, and the waiter finds it run out at its next poll.
 SELECT
 	(SELECT owner FROM ${table} WHERE lock_key = :key AND expires_at > CURRENT_TIMESTAMP) AS holder,
 	(SELECT CAST(CEILING((EXTRACT(EPOCH FROM expires_at) - EXTRACT(EPOCH FROM CURRENT_TIMESTAMP)) * 1000) AS BIGINT)
