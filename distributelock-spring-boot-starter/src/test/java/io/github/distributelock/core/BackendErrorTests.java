@@ -75,21 +75,14 @@ class BackendErrorTests {
 	}
 
 	/** Throws an error from the next call asked for, instead of returning a stage. */
-	private static final class ThrowingBackend implements LockBackend {
-
-		private final LockBackend delegate;
+	private static final class ThrowingBackend extends ForwardingLockBackend {
 
 		final AtomicBoolean throwOnNextRelease = new AtomicBoolean();
 
 		final AtomicBoolean throwOnNextAcquire = new AtomicBoolean();
 
 		ThrowingBackend(LockBackend delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public String name() {
-			return this.delegate.name();
+			super(delegate);
 		}
 
 		@Override
@@ -101,21 +94,11 @@ class BackendErrorTests {
 		}
 
 		@Override
-		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
-			return this.delegate.renew(claim, lease);
-		}
-
-		@Override
 		public CompletionStage<Boolean> release(Claim claim) {
 			if (this.throwOnNextRelease.compareAndSet(true, false)) {
 				throw new LinkageError("thrown by the backend's release");
 			}
 			return this.delegate.release(claim);
-		}
-
-		@Override
-		public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
-			return this.delegate.awaitRelease(claim, lastAttempt, deadline);
 		}
 
 	}

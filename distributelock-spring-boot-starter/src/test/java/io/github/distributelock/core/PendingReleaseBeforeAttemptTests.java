@@ -108,9 +108,9 @@ class PendingReleaseBeforeAttemptTests {
 	 * after a failed one (its retries) are applied once an attempt after it was applied,
 	 * or after 500 ms.
 	 */
-	static final class Flaky implements MultiKeyLockBackend {
+	static final class Flaky extends ForwardingLockBackend implements MultiKeyLockBackend {
 
-		final MemoryLockBackend delegate;
+		private final MemoryLockBackend memory;
 
 		final AtomicInteger failAttempts = new AtomicInteger();
 
@@ -124,8 +124,9 @@ class PendingReleaseBeforeAttemptTests {
 
 		final CompletableFuture<Void> go = new CompletableFuture<>();
 
-		Flaky(MemoryLockBackend delegate) {
-			this.delegate = delegate;
+		Flaky(MemoryLockBackend memory) {
+			super(memory);
+			this.memory = memory;
 		}
 
 		@Override
@@ -158,11 +159,6 @@ class PendingReleaseBeforeAttemptTests {
 		}
 
 		@Override
-		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
-			return this.delegate.renew(claim, lease);
-		}
-
-		@Override
 		public CompletionStage<Boolean> release(Claim claim) {
 			if (this.failReleases.getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
 				holdBackRetries();
@@ -180,13 +176,8 @@ class PendingReleaseBeforeAttemptTests {
 		}
 
 		@Override
-		public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
-			return this.delegate.awaitRelease(claim, lastAttempt, deadline);
-		}
-
-		@Override
 		public boolean batches(List<Claim> claims) {
-			return this.delegate.batches(claims);
+			return this.memory.batches(claims);
 		}
 
 		@Override
@@ -194,7 +185,7 @@ class PendingReleaseBeforeAttemptTests {
 			if (this.failAttempts.getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
 				return failed();
 			}
-			return attemptApplied(this.delegate.tryAcquireAll(claims, leases));
+			return attemptApplied(this.memory.tryAcquireAll(claims, leases));
 		}
 
 		@Override
@@ -203,7 +194,7 @@ class PendingReleaseBeforeAttemptTests {
 				holdBackRetries();
 				return failed();
 			}
-			return this.delegate.releaseAll(claims);
+			return this.memory.releaseAll(claims);
 		}
 
 	}

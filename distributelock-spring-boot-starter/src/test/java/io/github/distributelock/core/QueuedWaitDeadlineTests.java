@@ -64,14 +64,12 @@ class QueuedWaitDeadlineTests {
 	}
 
 	/** Passes every call on and records those that claim or release a key. */
-	static final class Recording implements LockBackend {
-
-		private final LockBackend delegate;
+	static final class Recording extends ForwardingLockBackend {
 
 		private final List<Call> calls = new CopyOnWriteArrayList<>();
 
 		Recording(LockBackend delegate) {
-			this.delegate = delegate;
+			super(delegate);
 		}
 
 		List<String> callsAfter(Deadline deadline) {
@@ -82,30 +80,15 @@ class QueuedWaitDeadlineTests {
 		}
 
 		@Override
-		public String name() {
-			return "recording";
-		}
-
-		@Override
 		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
 			this.calls.add(new Call(System.nanoTime(), "acquire " + claim.key()));
 			return this.delegate.tryAcquire(claim, lease);
 		}
 
 		@Override
-		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
-			return this.delegate.renew(claim, lease);
-		}
-
-		@Override
 		public CompletionStage<Boolean> release(Claim claim) {
 			this.calls.add(new Call(System.nanoTime(), "release " + claim.key()));
 			return this.delegate.release(claim);
-		}
-
-		@Override
-		public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
-			return this.delegate.awaitRelease(claim, lastAttempt, deadline);
 		}
 
 	}
