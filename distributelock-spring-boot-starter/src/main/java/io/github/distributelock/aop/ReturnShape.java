@@ -1,6 +1,7 @@
 package io.github.distributelock.aop;
 
 import java.lang.reflect.Method;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
@@ -44,6 +45,13 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 							+ "DistributeLock.tryAcquireAsync inside it");
 		}
 		if (CompletionStage.class.isAssignableFrom(type)) {
+			if (!type.isAssignableFrom(CompletableFuture.class)) {
+				throw new InvalidLockableException(method, "it returns " + type.getSimpleName()
+						+ ", a CompletionStage of its own type, and a call that "
+						+ "waits for the lock without blocking (on an event loop) or skips its work answers with "
+						+ "a CompletableFuture, which is not one",
+						"Declare the method to return CompletableFuture or CompletionStage");
+			}
 			return COMPLETION_STAGE;
 		}
 		if (Future.class.isAssignableFrom(type)) {

@@ -217,6 +217,15 @@ class LockKeyResolverTests {
 	}
 
 	@Test
+	void refusesAStageTypeTheLockCannotAnswerWithAtStartup() {
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "ownFuture"))
+			.withMessageContaining(BadService.class.getName() + ".ownFuture")
+			.withMessageContaining("it returns OwnFuture, a CompletionStage of its own type")
+			.withMessageContaining("Declare the method to return CompletableFuture or CompletionStage");
+	}
+
+	@Test
 	void refusesAKotlinSuspendFunctionAtStartup() {
 		assertThatExceptionOfType(InvalidLockableException.class)
 			.isThrownBy(() -> definition(BadService.class, "suspending", String.class,
@@ -302,6 +311,11 @@ class LockKeyResolverTests {
 		@Lockable(key = "future")
 		java.util.concurrent.Future<String> plainFuture() {
 			return java.util.concurrent.CompletableFuture.completedFuture("done");
+		}
+
+		@Lockable(key = "own-future")
+		OwnFuture ownFuture() {
+			return new OwnFuture();
 		}
 
 		/** What a Kotlin {@code suspend fun work(id: String): String} compiles to. */
@@ -409,6 +423,11 @@ class LockKeyResolverTests {
 		public long getId() {
 			return this.id;
 		}
+
+	}
+
+	/** A stage type of an application's own, which the lock cannot make. */
+	static final class OwnFuture extends java.util.concurrent.CompletableFuture<String> {
 
 	}
 
