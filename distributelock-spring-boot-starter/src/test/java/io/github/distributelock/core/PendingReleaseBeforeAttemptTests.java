@@ -44,9 +44,7 @@ class PendingReleaseBeforeAttemptTests {
 	 */
 	@Test
 	void theRetriedGiveBackOfAFailedAttemptIsAnsweredBeforeTheNextAttempt() throws Exception {
-		Flaky flaky = new Flaky(this.memory);
-		flaky.failAttempts.set(1);
-		flaky.failReleases.set(1);
+		Flaky flaky = failingOnce();
 		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(flaky));
 		LockHandle handle = lock.tryAcquireAsync(LockRequest.of("pending.giveback").withWaitTime(Duration.ofSeconds(5)))
 			.get(BOUND_SECONDS, TimeUnit.SECONDS)
@@ -64,9 +62,7 @@ class PendingReleaseBeforeAttemptTests {
 	/** The same, for a multi-key request the backend takes in one call. */
 	@Test
 	void theRetriedGiveBacksOfAFailedBatchAttemptAreAnsweredBeforeTheNextAttempt() throws Exception {
-		Flaky flaky = new Flaky(this.memory);
-		flaky.failAttempts.set(1);
-		flaky.failReleases.set(1);
+		Flaky flaky = failingOnce();
 		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(flaky));
 		LockRequest both = LockRequest.all(LockRequest.of("pending.batch.a"), LockRequest.of("pending.batch.b"))
 			.withWaitTime(Duration.ofSeconds(5));
@@ -78,6 +74,14 @@ class PendingReleaseBeforeAttemptTests {
 		assertThat(this.memory.isLocked("pending.batch.a") && this.memory.isLocked("pending.batch.b"))
 			.as("both keys are still in the store")
 			.isTrue();
+	}
+
+	/** A store that fails the first attempt and the release that gives it back. */
+	private Flaky failingOnce() {
+		Flaky flaky = new Flaky(this.memory);
+		flaky.failAttempts.set(1);
+		flaky.failReleases.set(1);
+		return flaky;
 	}
 
 	/**

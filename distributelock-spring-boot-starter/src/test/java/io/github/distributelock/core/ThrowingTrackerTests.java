@@ -98,16 +98,14 @@ class ThrowingTrackerTests {
 	}
 
 	/** Never answers the renewals of one key. */
-	private static final class StuckRenewals implements LockBackend {
-
-		private final LockBackend delegate;
+	private static final class StuckRenewals extends ForwardingLockBackend {
 
 		private final String stuckKey;
 
 		private final Map<String, AtomicInteger> renewals = new ConcurrentHashMap<>();
 
 		StuckRenewals(LockBackend delegate, String stuckKey) {
-			this.delegate = delegate;
+			super(delegate);
 			this.stuckKey = stuckKey;
 		}
 
@@ -116,29 +114,9 @@ class ThrowingTrackerTests {
 		}
 
 		@Override
-		public String name() {
-			return this.delegate.name();
-		}
-
-		@Override
-		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
-			return this.delegate.tryAcquire(claim, lease);
-		}
-
-		@Override
 		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
 			this.renewals.computeIfAbsent(claim.key(), (any) -> new AtomicInteger()).incrementAndGet();
 			return claim.key().equals(this.stuckKey) ? new CompletableFuture<>() : this.delegate.renew(claim, lease);
-		}
-
-		@Override
-		public CompletionStage<Boolean> release(Claim claim) {
-			return this.delegate.release(claim);
-		}
-
-		@Override
-		public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
-			return this.delegate.awaitRelease(claim, lastAttempt, deadline);
 		}
 
 	}
