@@ -208,6 +208,26 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	 * @return whether the holder still held the lock
 	 */
 	CompletableFuture<Boolean> takeOver(LockBackend.Claim holder, @Nullable Long holderLeaseEndNanos) {
+		try {
+			return handedOver(holder, holderLeaseEndNanos);
+		}
+		catch (RuntimeException | Error ex) {
+			// Claimed by the holder, this call would wait for the hand-over for ever: the
+			// holder's lock is released as any, and the call goes on by itself.
+			logger.warn("Could not hand lock '" + key() + "' in " + this.parts.store().name()
+					+ " over to a caller of this instance; releasing it instead", ex);
+			CompletableFuture<Boolean> released = this.parts.store().release(holder, holderLeaseEndNanos);
+			try {
+				this.executor.execute(this::attempt);
+			}
+			catch (RejectedExecutionException rejected) {
+				fail(this.lifecycle.shuttingDown(key(), rejected));
+			}
+			return released;
+		}
+	}
+
+	private CompletableFuture<Boolean> handedOver(LockBackend.Claim holder, @Nullable Long holderLeaseEndNanos) {
 		long attemptStart = System.nanoTime();
 		long lossReports = this.parts.losses().reports();
 		// Only a caller with a thread of its own: a non-blocking caller's code would

@@ -267,21 +267,14 @@ final class HeldLock {
 		this.releasingInStore = true;
 		LockBackend.Claim release = this.claim.on(callerExecutor);
 		CompletableFuture<Boolean> releasing;
-		if (storeRelease != null) {
-			releasing = storeRelease.release(release, this.lease.endNanos());
+		try {
+			releasing = startRelease(previous, release, storeRelease);
 		}
-		else if (previous == HELD && this.parts.store().handsOver(this.claim)) {
-			Acquisition next = this.slot.successor(this.claim.kind());
-			if (next == null && this.slot.callerOnItsWayToTheGate()) {
-				releasing = successor(Deadline.after(ARRIVAL_GRACE))
-					.thenCompose((arrived) -> releaseOrHandOver(arrived, release));
-			}
-			else {
-				releasing = releaseOrHandOver(next, release);
-			}
-		}
-		else {
-			releasing = releaseOrHandOver(null, release);
+		catch (RuntimeException | Error ex) {
+			// A scheduler stopped by close(), or a backend that throws instead of failing
+			// its stage: ended below like a failed release, or the key's local hold and
+			// close(), which waits for it, would wait for ever.
+			releasing = CompletableFuture.failedFuture(ex);
 		}
 		return releasing.handleAsync((releasedInStore, failure) -> {
 			if (failure != null) {
@@ -292,6 +285,22 @@ final class HeldLock {
 			}
 			return ended(releasedInStore, previous, 0);
 		}, CallerRuns.continuation(callerExecutor));
+	}
+
+	private CompletableFuture<Boolean> startRelease(int previous, LockBackend.Claim release,
+			@Nullable StoreRelease storeRelease) {
+		if (storeRelease != null) {
+			return storeRelease.release(release, this.lease.endNanos());
+		}
+		if (previous == HELD && this.parts.store().handsOver(this.claim)) {
+			Acquisition next = this.slot.successor(this.claim.kind());
+			if (next == null && this.slot.callerOnItsWayToTheGate()) {
+				return successor(Deadline.after(ARRIVAL_GRACE))
+					.thenCompose((arrived) -> releaseOrHandOver(arrived, release));
+			}
+			return releaseOrHandOver(next, release);
+		}
+		return releaseOrHandOver(null, release);
 	}
 
 	private CompletableFuture<Boolean> releaseOrHandOver(@Nullable Acquisition next, LockBackend.Claim release) {
