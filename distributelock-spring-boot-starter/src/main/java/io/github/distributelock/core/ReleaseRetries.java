@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
@@ -127,18 +128,20 @@ final class ReleaseRetries {
 	 * send its own before that one has been answered.
 	 */
 	private CompletableFuture<Boolean> send(ReleaseRetry retry) {
-		CompletableFuture<Boolean> answer;
-		synchronized (retry) {
-			if (retry.sending != null) {
-				return retry.sending;
-			}
-			if (!this.retries.contains(retry)) {
-				return CompletableFuture.completedFuture(false);
-			}
-			retry.attempts++;
-			answer = new CompletableFuture<>();
-			retry.sending = answer;
+		CompletableFuture<Boolean> answer = new CompletableFuture<>();
+		CompletableFuture<Boolean> underWay = retry.sending.compareAndExchange(null, answer);
+		if (underWay != null) {
+			return underWay;
 		}
+		if (!this.retries.contains(retry)) {
+			// Taken over meanwhile: the taker, which may have seen this send as under
+			// way,
+			// sends it itself when this one ends unsent.
+			retry.sending.set(null);
+			answer.completeExceptionally(NOT_SENT);
+			return answer;
+		}
+		retry.attempts++;
 		this.releaseOnce.apply(retry.claim).whenComplete((released, failure) -> {
 			if (failure == null) {
 				this.retries.remove(retry);
@@ -152,9 +155,7 @@ final class ReleaseRetries {
 				retry.pauseNanos = Math.min(retry.pauseNanos * 2, LONGEST_RETRY_PAUSE_NANOS);
 				scheduleRetry(retry);
 			}
-			synchronized (retry) {
-				retry.sending = null;
-			}
+			retry.sending.set(null);
 			if (failure == null) {
 				answer.complete(released);
 			}
@@ -197,10 +198,7 @@ final class ReleaseRetries {
 		List<CompletableFuture<TakenOver>> sends = null;
 		for (ReleaseRetry retry : this.retries) {
 			if (retry.claim.key().equals(key) && retry.claim.owner().equals(owner) && this.retries.remove(retry)) {
-				CompletableFuture<Boolean> underWay;
-				synchronized (retry) {
-					underWay = retry.sending;
-				}
+				CompletableFuture<Boolean> underWay = retry.sending.get();
 				CompletableFuture<@Nullable Throwable> lastSend = (underWay != null)
 						? underWay.handle((released, failure) -> failure) : CompletableFuture.completedFuture(NOT_SENT);
 				CompletableFuture<TakenOver> sent = lastSend
@@ -312,8 +310,8 @@ final class ReleaseRetries {
 		 */
 		boolean delayed;
 
-		/** The release under way, if any; guarded by this retry. */
-		@Nullable CompletableFuture<Boolean> sending;
+		/** The release under way, if any. */
+		final AtomicReference<@Nullable CompletableFuture<Boolean>> sending = new AtomicReference<>();
 
 		ReleaseRetry(LockBackend.Claim claim, @Nullable Long leaseEndNanos) {
 			this.claim = claim;
