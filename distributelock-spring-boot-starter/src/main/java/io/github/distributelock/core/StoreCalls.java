@@ -54,10 +54,15 @@ final class StoreCalls {
 	}
 
 	CompletableFuture<AcquireResult> tryAcquire(LockBackend.Claim claim, Duration lease) {
-		Supplier<CompletableFuture<AcquireResult>> attempt = () -> call(claim.key(), "acquire",
-				() -> this.backend.tryAcquire(claim, storable(lease)));
-		return this.retries.anyPending() ? afterPendingReleases(claim, List.of(claim), attempt, AcquireResult::acquired)
-				: attempt.get();
+		if (this.retries.anyPending()) {
+			return afterPendingReleases(claim, List.of(claim), () -> acquireOnce(claim, lease),
+					AcquireResult::acquired);
+		}
+		return acquireOnce(claim, lease);
+	}
+
+	private CompletableFuture<AcquireResult> acquireOnce(LockBackend.Claim claim, Duration lease) {
+		return call(claim.key(), "acquire", () -> this.backend.tryAcquire(claim, storable(lease)));
 	}
 
 	/**
@@ -119,10 +124,17 @@ final class StoreCalls {
 	 */
 	CompletableFuture<MultiKeyAcquireResult> tryAcquireAll(String keys, List<LockBackend.Claim> claims,
 			List<Duration> leases) {
-		Supplier<CompletableFuture<MultiKeyAcquireResult>> attempt = () -> call(keys, "acquire",
+		if (this.retries.anyPending()) {
+			return afterPendingReleases(claims.get(0), claims, () -> acquireAllOnce(keys, claims, leases),
+					MultiKeyAcquireResult::acquired);
+		}
+		return acquireAllOnce(keys, claims, leases);
+	}
+
+	private CompletableFuture<MultiKeyAcquireResult> acquireAllOnce(String keys, List<LockBackend.Claim> claims,
+			List<Duration> leases) {
+		return call(keys, "acquire",
 				() -> ((MultiKeyLockBackend) this.backend).tryAcquireAll(claims, storable(leases)));
-		return this.retries.anyPending()
-				? afterPendingReleases(claims.get(0), claims, attempt, MultiKeyAcquireResult::acquired) : attempt.get();
 	}
 
 	/**
@@ -290,17 +302,20 @@ final class StoreCalls {
 	 */
 	CompletableFuture<HandOverLockBackend.HandOver> handOver(LockBackend.Claim holder, LockBackend.Claim next,
 			Duration lease, @Nullable Long holderLeaseEndNanos) {
-		HandOverLockBackend handOver = (HandOverLockBackend) this.backend;
-		Supplier<CompletableFuture<HandOverLockBackend.HandOver>> attempt = () -> call(holder.key(), "hand over",
-				() -> handOver.handOver(holder, next, storable(lease)));
-		return (this.retries.anyPending()
-				? afterPendingReleases(next, List.of(next), attempt, (answer) -> answer.next().acquired())
-				: attempt.get())
+		return (this.retries.anyPending() ? afterPendingReleases(next, List.of(next),
+				() -> handOverOnce(holder, next, lease), (answer) -> answer.next().acquired())
+				: handOverOnce(holder, next, lease))
 			.whenComplete((handedOver, failure) -> {
 				if (failure != null) {
 					this.retries.retry(holder.on(null), holderLeaseEndNanos, failure);
 				}
 			});
+	}
+
+	private CompletableFuture<HandOverLockBackend.HandOver> handOverOnce(LockBackend.Claim holder,
+			LockBackend.Claim next, Duration lease) {
+		HandOverLockBackend handOver = (HandOverLockBackend) this.backend;
+		return call(holder.key(), "hand over", () -> handOver.handOver(holder, next, storable(lease)));
 	}
 
 	/**
