@@ -70,7 +70,9 @@ public @interface Lockable {
 	 * (getters, public fields and inherited properties, any depth, {@code null} anywhere
 	 * on the path gives {@code "null"}), or any SpEL expression such as {@code "#p0"} or
 	 * {@code "#user.id + '-' + #type"}. A path whose root names no parameter fails at
-	 * startup.
+	 * startup, and so does one that reads a property its declared class does not have; a
+	 * step through an interface, an abstract class, {@code Object}, a map or an array is
+	 * read from the argument at the call, as is every SpEL expression.
 	 * @return the expressions appended to the key, in order
 	 */
 	String[] fields() default {};

@@ -206,6 +206,8 @@ public class LockKeyResolver {
 			String variable = (root.equals("root") || root.equals("this")) ? "p" + indexByName.get(root) : root;
 			// A null anywhere on a plain path gives "null" rather than an error.
 			expression = "#" + (variable + source.substring(root.length())).replace(".", "?.");
+			checkDeclaredProperties(method, source, indexByName.get(root),
+					"#" + variable + source.substring(root.length()));
 		}
 		SpelExpression parsed;
 		try {
@@ -220,6 +222,21 @@ public class LockKeyResolver {
 		}
 		checkReferences(method, source, parsed.getAST(), indexByName, true);
 		return parsed;
+	}
+
+	private void checkDeclaredProperties(Method method, String path, int parameterIndex, String asSpel) {
+		String[] properties = path.split("\\.");
+		DeclaredPropertyPath.Unreadable unreadable = DeclaredPropertyPath.firstUnreadable(method, parameterIndex,
+				Arrays.copyOfRange(properties, 1, properties.length));
+		if (unreadable != null) {
+			throw new InvalidLockableException(method,
+					"field '" + path + "' reads '" + unreadable.property() + "', which "
+							+ unreadable.declared().getName()
+							+ " does not have (no public getter or field of that name)",
+					"Name one of its properties " + unreadable.readable()
+							+ ", or, if the argument passed is a subclass that has it, write the field as SpEL: \""
+							+ asSpel + "\"");
+		}
 	}
 
 	private void checkReferences(Method method, String source, SpelNode node, Map<String, Integer> indexByName,

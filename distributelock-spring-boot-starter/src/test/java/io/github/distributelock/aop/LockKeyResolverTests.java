@@ -141,6 +141,34 @@ class LockKeyResolverTests {
 	}
 
 	@Test
+	void aPathReadingAPropertyItsDeclaredTypeLacksFailsAtStartupWithTheProperties() {
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "misspeltProperty", Product.class))
+			.withMessageContaining(BadService.class.getName() + ".misspeltProperty")
+			.withMessageContaining("'product.idd' reads 'idd', which " + Product.class.getName() + " does not have")
+			.withMessageContaining("[id, name]")
+			.withMessageContaining("\"#product.idd\"");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "misspeltDeepInARecord", Order.class))
+			.withMessageContaining("reads 'town', which " + Address.class.getName())
+			.withMessageContaining("[city]");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "propertyOfAFinalValue", String.class))
+			.withMessageContaining("reads 'lenght', which java.lang.String");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "misspeltThroughATypeArgument", Box.class))
+			.withMessageContaining("reads 'idd', which " + Product.class.getName());
+	}
+
+	@Test
+	void aPathIsLeftToTheCallWhereTheDeclaredTypeDoesNotFixTheProperties() {
+		assertThat(lockKey("openTypes", new TaggedItem("t-9"), new SpecialProduct(3L, "pen", "red"),
+				java.util.Map.of("sku", "A-1"), new Box<>(new Product(4L, "cup"))))
+			.isEqualTo("open_t-9_red_A-1_4");
+		assertThat(lockKey("subclassPropertyAsSpel", new SpecialProduct(3L, "pen", "red"))).isEqualTo("sub_red");
+	}
+
+	@Test
 	void invalidSpelAndBadTimesFailAtDefinition() {
 		assertThatExceptionOfType(InvalidLockableException.class)
 			.isThrownBy(() -> definition(BadService.class, "unparsable", Product.class))
@@ -285,6 +313,14 @@ class LockKeyResolverTests {
 		void optional(Optional<Long> id, Optional<Long> other) {
 		}
 
+		@Lockable(key = "open", fields = { "item.tag", "thing.colour", "attributes.sku", "box.content.id" })
+		void openTypes(Item item, Object thing, java.util.Map<String, String> attributes, Box<?> box) {
+		}
+
+		@Lockable(key = "sub", fields = "#product.colour")
+		void subclassPropertyAsSpel(Product product) {
+		}
+
 		@Lockable(key = "failing", fields = "#product.missing")
 		void failing(Product product) {
 		}
@@ -326,6 +362,22 @@ class LockKeyResolverTests {
 
 		@Lockable(key = "k", fields = "prodcut.id")
 		void unknownRoot(Product product) {
+		}
+
+		@Lockable(key = "k", fields = "product.idd")
+		void misspeltProperty(Product product) {
+		}
+
+		@Lockable(key = "k", fields = "order.customer.address.town")
+		void misspeltDeepInARecord(Order order) {
+		}
+
+		@Lockable(key = "k", fields = "token.lenght")
+		void propertyOfAFinalValue(String token) {
+		}
+
+		@Lockable(key = "k", fields = "box.content.idd")
+		void misspeltThroughATypeArgument(Box<Product> box) {
 		}
 
 		@Lockable(key = "k", fields = "#item.id")
@@ -423,6 +475,18 @@ class LockKeyResolverTests {
 		public long getId() {
 			return this.id;
 		}
+
+	}
+
+	public record Box<T>(T content) {
+
+	}
+
+	public interface Item {
+
+	}
+
+	public record TaggedItem(String tag) implements Item {
 
 	}
 
