@@ -1,7 +1,11 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A moment on {@link System#nanoTime()}, by which a wait must end. Absolute, so that it
@@ -70,6 +74,38 @@ public final class Deadline {
 	public Deadline atMost(Duration duration) {
 		long other = System.nanoTime() + saturatedNanos(duration);
 		return (other - this.nanoTime < 0) ? new Deadline(other) : this;
+	}
+
+	/**
+	 * Waits for {@code work} until this deadline, whatever the interrupt flag, which is
+	 * set again at the end if it was set at any point: for releases at shutdown, which
+	 * must be waited for, but not for ever.
+	 * @return whether {@code work} completed, normally or not
+	 */
+	boolean awaitUninterruptibly(CompletableFuture<?> work) {
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					work.get(remainingNanos(), TimeUnit.NANOSECONDS);
+					return true;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+				catch (ExecutionException | CancellationException ex) {
+					return true;
+				}
+				catch (TimeoutException ex) {
+					return false;
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
 	static long saturatedNanos(Duration duration) {

@@ -1,6 +1,7 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -419,16 +420,27 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			logger.warn(stillRunning + " lock acquisitions in " + this.store.name() + " were still running "
 					+ SHUTDOWN_DRAIN_TIMEOUT.toSeconds() + " s after the shutdown began");
 		}
-		for (HeldLock lock : this.locks.held()) {
-			CallerRuns callerRuns = this.store.callerRuns();
-			try {
-				callerRuns.awaitUninterruptibly(lock.releaseAll(callerRuns.forRelease()));
-			}
-			catch (ExecutionException | RuntimeException ex) {
-				logger.warn("Could not release lock '" + lock.key + "' at shutdown", StoreCalls.unwrap(ex));
-			}
+		// Sent side by side and waited for together: one at a time, a store that does not
+		// answer would hold the shutdown up for a client timeout per lock held.
+		Deadline releasesEnd = Deadline.after(SHUTDOWN_DRAIN_TIMEOUT);
+		List<HeldLock> held = this.locks.held();
+		List<CompletableFuture<Boolean>> releases = new ArrayList<>(held.size());
+		for (HeldLock lock : held) {
+			releases.add(releaseAtShutdown(lock));
 		}
-		this.store.drainRetries(SHUTDOWN_DRAIN_TIMEOUT);
+		if (!releasesEnd.awaitUninterruptibly(CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)))) {
+			List<String> unanswered = new ArrayList<>();
+			for (int i = 0; i < held.size(); i++) {
+				if (!releases.get(i).isDone()) {
+					unanswered.add(held.get(i).key);
+				}
+			}
+			logger.warn("The releases of " + unanswered.size() + " locks in " + this.store.name()
+					+ " were not answered " + SHUTDOWN_DRAIN_TIMEOUT.toSeconds()
+					+ " s after they were sent at shutdown; the store frees them when their lease or session ends: "
+					+ unanswered);
+		}
+		this.store.drainRetries(releasesEnd);
 		if (backend() instanceof SessionLockBackend session) {
 			session.removeLossListener(this.losses);
 		}
@@ -437,6 +449,20 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		}
 		// After the releases above, which may have told some of a loss.
 		this.losses.close();
+	}
+
+	private CompletableFuture<Boolean> releaseAtShutdown(HeldLock lock) {
+		try {
+			return lock.releaseAll(null).whenComplete((released, failure) -> {
+				if (failure != null) {
+					logger.warn("Could not release lock '" + lock.key + "' at shutdown", StoreCalls.unwrap(failure));
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not release lock '" + lock.key + "' at shutdown", ex);
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	private static void awaitQuietly(CallerRuns callerRuns, CompletableFuture<?> settled) {

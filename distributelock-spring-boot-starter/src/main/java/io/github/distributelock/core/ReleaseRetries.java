@@ -1,6 +1,5 @@
 package io.github.distributelock.core;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -277,21 +276,39 @@ final class ReleaseRetries {
 	record Withdrawn(@Nullable Long leaseEndNanos) {
 	}
 
-	/** Makes one last attempt for each release still retried, and waits for them. */
-	void drain(Duration timeout) {
+	/**
+	 * Makes one last attempt for each release still retried, all sent at once, and waits
+	 * for them until {@code deadline}.
+	 */
+	void drain(Deadline deadline) {
+		List<CompletableFuture<Boolean>> lastAttempts = new ArrayList<>();
 		for (ReleaseRetry retry : this.retries) {
 			if (this.retries.remove(retry)) {
-				try {
-					this.releaseOnce.apply(retry.claim).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-				}
-				catch (Exception ex) {
-					if (ex instanceof InterruptedException) {
-						Thread.currentThread().interrupt();
-					}
-					logger.warn("Could not release lock '" + retry.claim.key() + "' in " + this.backend
-							+ " at shutdown; the store frees it when its lease or session ends", ex);
-				}
+				lastAttempts.add(lastAttempt(retry));
 			}
+		}
+		if (!deadline.awaitUninterruptibly(CompletableFuture.allOf(lastAttempts.toArray(CompletableFuture[]::new)))) {
+			long unanswered = lastAttempts.stream().filter((attempt) -> !attempt.isDone()).count();
+			logger.warn("The last attempts to release " + unanswered + " locks in " + this.backend
+					+ " at shutdown were not answered in time; the store frees them when their lease or session ends");
+		}
+	}
+
+	private CompletableFuture<Boolean> lastAttempt(ReleaseRetry retry) {
+		try {
+			return this.releaseOnce.apply(retry.claim).whenComplete((released, failure) -> {
+				if (failure != null) {
+					logger.warn(
+							"Could not release lock '" + retry.claim.key() + "' in " + this.backend
+									+ " at shutdown; the store frees it when its lease or session ends",
+							StoreCalls.unwrap(failure));
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not release lock '" + retry.claim.key() + "' in " + this.backend
+					+ " at shutdown; the store frees it when its lease or session ends", ex);
+			return CompletableFuture.failedFuture(ex);
 		}
 	}
 

@@ -446,9 +446,12 @@ final class StoreCalls {
 		}
 	}
 
-	/** Makes one last attempt for each release still retried, and waits for them. */
-	void drainRetries(Duration timeout) {
-		this.retries.drain(timeout);
+	/**
+	 * Makes one last attempt for each release still retried, and waits for them until
+	 * {@code deadline}.
+	 */
+	void drainRetries(Deadline deadline) {
+		this.retries.drain(deadline);
 	}
 
 	/**

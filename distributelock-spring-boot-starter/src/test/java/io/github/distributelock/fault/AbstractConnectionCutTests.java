@@ -264,6 +264,42 @@ abstract class AbstractConnectionCutTests {
 	}
 
 	/**
+	 * Closing the lock service while its store is cut off: the release of each held lock
+	 * goes unanswered, or fails after the client's timeout, and so does the last attempt
+	 * of a release then retried. They are sent side by side and waited for at most 5 s,
+	 * so the close ends in the same time however many locks were held; one at a time, a
+	 * client timeout per lock would hold up the application's shutdown for minutes with a
+	 * few hundred locks held (ZooKeeper's client waits out two thirds of its session
+	 * timeout per call).
+	 */
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void closingTheLockServiceWhileCutOffEndsWithinItsBoundWhateverTheLocksHeld(CapturedOutput output)
+			throws Exception {
+		Duration closing = closeWhileCutOff(8);
+		logger.info(backendName() + ": close() cut off from the store took " + closing.toMillis()
+				+ " ms with eight locks held");
+		// The 5 s of the releases and their retries, with room for a loaded machine.
+		assertThat(closing).isLessThan(Duration.ofSeconds(9));
+		assertThat(output.getOut() + output.getErr()).containsAnyOf("at shutdown");
+	}
+
+	private Duration closeWhileCutOff(int locks) throws Exception {
+		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
+		DefaultDistributeLock holderLock = longLeaseLock(proxy, Duration.ofSeconds(60), LockEventListener.NONE);
+		String prefix = "close-cut-off." + System.nanoTime() + ".";
+		for (int i = 0; i < locks; i++) {
+			holderLock.tryAcquire(prefix + i, Duration.ofSeconds(10), null).orElseThrow();
+		}
+		proxy.blackhole();
+		long started = System.nanoTime();
+		holderLock.close();
+		Duration closing = Duration.ofNanos(System.nanoTime() - started);
+		proxy.close();
+		return closing;
+	}
+
+	/**
 	 * A lock service through {@code proxy} whose locks outlive the test, closed after it.
 	 */
 	private DefaultDistributeLock longLeaseLock(TcpProxy proxy, Duration lease, LockEventListener events)
