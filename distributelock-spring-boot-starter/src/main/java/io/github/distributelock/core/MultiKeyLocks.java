@@ -156,30 +156,21 @@ final class MultiKeyLocks {
 	}
 
 	/**
-	 * Gives the keys back on the caller's thread, which a blocking store may need; at
-	 * once, whatever their minimum hold, as a request not taken whole leaves nothing in
-	 * the store (a key the thread held already keeps that hold).
+	 * Gives the keys back at once, whatever their minimum hold, as a request not taken
+	 * whole leaves nothing in the store (a key the thread held already keeps that hold),
+	 * and waits until every release has ended. They are sent together: one after the
+	 * other, a store that does not answer would keep the caller a client timeout per key
+	 * past its deadline.
 	 */
 	private static void closeInReverse(List<LockHandle> taken) {
-		for (int i = taken.size() - 1; i >= 0; i--) {
-			LockHandle handle = taken.get(i);
-			try {
-				if (handle instanceof Handle part) {
-					part.giveBack();
-				}
-				else {
-					handle.close();
-				}
-			}
-			catch (RuntimeException ex) {
-				logNotReleased(handle, ex);
-			}
-		}
+		// Never completes exceptionally; join() waits whatever the interrupt flag, and
+		// keeps it.
+		releaseInReverse(taken).join();
 	}
 
 	/**
-	 * Gives the keys back as {@link #closeInReverse} does, without blocking; completes
-	 * once every release has ended, failed ones logged.
+	 * Gives the keys back at once, the last taken first, without waiting for the store;
+	 * completes once every release has ended, failed ones logged.
 	 */
 	private static CompletableFuture<Void> releaseInReverse(List<LockHandle> taken) {
 		CompletableFuture<?>[] releases = new CompletableFuture<?>[taken.size()];

@@ -1,7 +1,13 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
@@ -56,6 +62,71 @@ class MultiKeyGiveBackTests {
 				.isFalse();
 		}
 		assertThat(this.lock.heldLocks()).isEmpty();
+	}
+
+	/**
+	 * The keys a blocking request took are given back together, the last taken first: one
+	 * after the other, a store that does not answer would keep the caller a client
+	 * timeout per key past its deadline. The store holds each answer until all three
+	 * give-backs have arrived, or for 1 s, so one at a time each arrives alone.
+	 */
+	@Test
+	void aBlockingRequestNotTakenWholeSendsItsGiveBacksTogetherLastTakenFirst() throws Exception {
+		HeldAnswers slowReleases = new HeldAnswers(this.store, 3);
+		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(slowReleases));
+		try (LockHandle busy = this.other.tryAcquire(LockRequest.of("give-back.d")).orElseThrow()) {
+			LockRequest fourKeys = LockRequest.all(LockRequest.of("give-back.c"),
+					LockRequest.of("give-back.a").withMode(LockMode.WRITE), LockRequest.of("give-back.d"),
+					LockRequest.of("give-back.b"));
+			assertThat(lock.tryAcquire(fourKeys)).isEmpty();
+		}
+		assertThat(slowReleases.arrived).containsExactly("give-back.c", "give-back.b", "give-back.a");
+		assertThat(slowReleases.arrivedBeforeTheFirstAnswer).as("give-backs sent before the first was answered")
+			.hasValue(3);
+		assertThat(this.store.isLocked("give-back.a") || this.store.isLocked("give-back.b")
+				|| this.store.isLocked("give-back.c"))
+			.isFalse();
+	}
+
+	/**
+	 * Holds the answers of releases until {@code together} of them have arrived, or for 1
+	 * s each.
+	 */
+	private static final class HeldAnswers extends ForwardingLockBackend {
+
+		private final int together;
+
+		final List<String> arrived = new CopyOnWriteArrayList<>();
+
+		final AtomicInteger arrivedBeforeTheFirstAnswer = new AtomicInteger();
+
+		private final List<Runnable> held = new CopyOnWriteArrayList<>();
+
+		HeldAnswers(LockBackend delegate, int together) {
+			super(delegate);
+			this.together = together;
+		}
+
+		@Override
+		public CompletionStage<Boolean> release(Claim claim) {
+			CompletableFuture<Boolean> answer = new CompletableFuture<>();
+			this.delegate.release(claim).whenComplete((released, failure) -> {
+				Runnable answering = () -> {
+					this.arrivedBeforeTheFirstAnswer.compareAndSet(0, this.arrived.size());
+					answer.complete(released);
+				};
+				this.held.add(answering);
+				this.arrived.add(claim.key());
+				if (this.arrived.size() == this.together) {
+					this.held.forEach(Runnable::run);
+				}
+				else {
+					CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS).execute(answering);
+				}
+			});
+			return answer;
+		}
+
 	}
 
 	@Test
