@@ -1,5 +1,7 @@
 package io.github.distributelock.autoconfigure;
 
+import java.time.Duration;
+
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.redis.RedisLockBackend;
 
@@ -20,6 +22,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @ConditionalOnClass({ RedisConnectionFactory.class, io.lettuce.core.RedisClient.class })
 @ConditionalOnProperty(name = "distributelock.type", havingValue = "redis")
 class RedisLockConfiguration {
+
+	/**
+	 * The longest idle timeout of a fencing counter: Redis refuses an expiry that, added
+	 * to the time in milliseconds since 1970, does not fit in 64 bits, and a timeout
+	 * whose own milliseconds did not fit failed the start with a bare "long overflow". A
+	 * round bound below that limit, far beyond any timeout that means something.
+	 */
+	static final Duration LONGEST_FENCE_IDLE_TIMEOUT = Duration.ofDays(100_000_000_000L);
 
 	@Bean
 	@ConditionalOnMissingBean(LockBackend.class)
@@ -65,6 +75,14 @@ class RedisLockConfiguration {
 		}
 		PositiveDuration.require("distributelock.redis.fence-idle-timeout", settings.getFenceIdleTimeout(),
 				"the fencing counter of a key would expire as soon as it is written", "1m");
+		if (settings.getFenceIdleTimeout().compareTo(LONGEST_FENCE_IDLE_TIMEOUT) > 0) {
+			long days = LONGEST_FENCE_IDLE_TIMEOUT.toDays();
+			throw new DistributeLockConfigurationException("distributelock.redis.fence-idle-timeout is "
+					+ settings.getFenceIdleTimeout() + ", longer than Redis can keep a key (" + days
+					+ " days, about 273 million years): it counts expiry times in milliseconds since 1970, in 64 bits.",
+					"Set distributelock.redis.fence-idle-timeout to at most " + days
+							+ "d (1m by default), or remove it.");
+		}
 		// Null only from a customizer; the backend takes it even when it does not wait.
 		if (settings.getMinReplicasToAck() > 0 || settings.getReplicaAckTimeout() == null) {
 			PositiveDuration.require("distributelock.redis.replica-ack-timeout", settings.getReplicaAckTimeout(),

@@ -354,6 +354,31 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Test
+	void fenceIdleTimeoutLongerThanRedisCanCountFailsAtStartupNamingTheLimit() {
+		// The start failed with a bare ArithmeticException ("long overflow") from the
+		// timeout in milliseconds, naming neither the property nor the fix.
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.redis.fence-idle-timeout=106751991168d")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.redis.fence-idle-timeout is "
+						+ "PT2562047788032H, longer than Redis can keep a key (100000000000 days, about 273 million "
+						+ "years): it counts expiry times in milliseconds since 1970, in 64 bits.");
+				assertThat(analysis.getAction()).isEqualTo("Set distributelock.redis.fence-idle-timeout to at most "
+						+ "100000000000d (1m by default), or remove it.");
+			});
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.redis.fence-idle-timeout=100000000000d")
+			.run((context) -> {
+				try (LockHandle handle = context.getBean(DistributeLock.class)
+					.tryAcquire("fence.longest", Duration.ZERO, null)
+					.orElseThrow()) {
+					assertThat(handle.isHeld()).isTrue();
+				}
+			});
+	}
+
+	@Test
 	void typeWithSpacesAroundItFailsSayingToRemoveThem() {
 		// As an environment variable can carry it; property files keep trailing spaces
 		// too.
