@@ -356,7 +356,7 @@ public class DistributeLockProperties {
 		 * its fencing token under the row lock (on MySQL, takes it over only with a
 		 * larger token), which keeps tokens in acquisition order; keep it longer than any
 		 * lock statement can stall inside the database (on MySQL, any attempt between its
-		 * statements).
+		 * statements). At least 1ms: the statements count it in whole milliseconds.
 		 */
 		private Duration releasedRowRetention = JdbcLockBackend.Defaults.RELEASED_ROW_RETENTION;
 

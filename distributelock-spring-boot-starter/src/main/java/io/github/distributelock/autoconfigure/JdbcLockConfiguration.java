@@ -36,6 +36,8 @@ import org.springframework.util.ClassUtils;
 @Import(ShardedJdbcLockConfiguration.class)
 class JdbcLockConfiguration {
 
+	private static final Duration SHORTEST_RELEASED_ROW_RETENTION = Duration.ofMillis(1);
+
 	private static final String EMBEDDED_DATABASE_CONNECTION = "org.springframework.boot.jdbc.EmbeddedDatabaseConnection";
 
 	@Bean
@@ -97,6 +99,17 @@ class JdbcLockConfiguration {
 					"distributelock.jdbc.released-row-retention must be positive, but is " + retention + ".",
 					"Set distributelock.jdbc.released-row-retention to how long the rows of released locks are "
 							+ "kept, longer than any lock statement can stall in the database, such as 1m.");
+		}
+		if (retention.compareTo(SHORTEST_RELEASED_ROW_RETENTION) < 0) {
+			// Positive, yet 0 ms in the statements: each release would also purge the
+			// rows just freed, and with them the order of fencing tokens they keep.
+			throw new DistributeLockConfigurationException(
+					"distributelock.jdbc.released-row-retention is " + retention
+							+ ", shorter than 1 ms: the lock statements count it in whole milliseconds, so the rows of "
+							+ "released locks would be deleted at once, and fencing tokens could leave the order of "
+							+ "acquisition.",
+					"Set distributelock.jdbc.released-row-retention to 1ms or more, longer than any lock statement can "
+							+ "stall in the database, such as 1m (the default), or remove it.");
 		}
 		Duration statementTimeout = settings.getStatementTimeout();
 		if (statementTimeout == null || statementTimeout.isNegative()) {

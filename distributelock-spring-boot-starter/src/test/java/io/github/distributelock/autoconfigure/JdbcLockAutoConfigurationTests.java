@@ -176,6 +176,21 @@ class JdbcLockAutoConfigurationTests {
 	}
 
 	@Test
+	void releasedRowRetentionShorterThanAMillisecondFailsAtStartup() {
+		// It started, and the statements, which count the retention in whole
+		// milliseconds, deleted each released row at the release after it: the order of
+		// fencing tokens that the retention keeps was not kept.
+		this.contextRunner.withPropertyValues("distributelock.jdbc.released-row-retention=500us")
+			.run((context) -> assertFailure(context,
+					"distributelock.jdbc.released-row-retention is PT0.0005S, shorter than 1 ms: the lock statements "
+							+ "count it in whole milliseconds",
+					"Set distributelock.jdbc.released-row-retention to 1ms or more"));
+		this.contextRunner.withPropertyValues("distributelock.jdbc.released-row-retention=1ms")
+			.run((context) -> assertThat(context.getBean(JdbcLockBackend.class).releasedRowRetention())
+				.isEqualTo(Duration.ofMillis(1)));
+	}
+
+	@Test
 	void statementTimeoutIsTenSecondsByDefaultAndConfigurable() {
 		this.contextRunner.run((context) -> assertThat(context.getBean(JdbcLockBackend.class).statementTimeout())
 			.isEqualTo(Duration.ofSeconds(10)));
