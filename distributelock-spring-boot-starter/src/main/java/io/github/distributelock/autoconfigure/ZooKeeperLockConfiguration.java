@@ -2,10 +2,12 @@ package io.github.distributelock.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
+import org.apache.curator.ensemble.fixed.FixedEnsembleProvider;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
@@ -54,10 +56,12 @@ class ZooKeeperLockConfiguration {
 					"distributelock.zookeeper.max-retries is " + zookeeper.getMaxRetries() + ", below 0.",
 					"Set distributelock.zookeeper.max-retries to 0 (no retries) or more (3 by default).");
 		}
+		int sessionTimeoutMs = sessionTimeoutMillis(zookeeper.getSessionTimeout());
+		int connectionTimeoutMs = millis(zookeeper.getConnectionTimeout(), "connection-timeout");
 		CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
 			.connectString(connectString)
-			.sessionTimeoutMs(sessionTimeoutMillis(zookeeper.getSessionTimeout()))
-			.connectionTimeoutMs(millis(zookeeper.getConnectionTimeout(), "connection-timeout"))
+			.sessionTimeoutMs(sessionTimeoutMs)
+			.connectionTimeoutMs(connectionTimeoutMs)
 			.retryPolicy(new ExponentialBackoffRetry(millis(zookeeper.getBaseSleep(), "base-sleep"),
 					zookeeper.getMaxRetries()));
 		String digest = zookeeper.getDigest();
@@ -73,7 +77,33 @@ class ZooKeeperLockConfiguration {
 				.aclProvider(new CreatorOnlyAclProvider());
 		}
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
-		return builder.build();
+		return checkedCustomizations(builder, connectString, sessionTimeoutMs, connectionTimeoutMs).build();
+	}
+
+	/**
+	 * Checks the connect string and the timeouts after the customizers as the properties
+	 * were checked before them: one a customizer set reached the client unchecked, and
+	 * the application started to fail every lock call (with a bare {@code SystemError}
+	 * for a connect string the client cannot use).
+	 */
+	private static CuratorFrameworkFactory.Builder checkedCustomizations(CuratorFrameworkFactory.Builder builder,
+			String connectString, int sessionTimeoutMs, int connectionTimeoutMs) {
+		// Another ensemble provider, such as one that discovers the servers, is the
+		// customizer's to check.
+		String customizedConnectString = (builder.getEnsembleProvider() instanceof FixedEnsembleProvider fixed)
+				? fixed.getConnectionString() : connectString;
+		List<String> changes = new ArrayList<>();
+		CustomizedSettings.addIfChanged(changes, "connectString", connectString, customizedConnectString);
+		CustomizedSettings.addIfChanged(changes, "sessionTimeoutMs", sessionTimeoutMs, builder.getSessionTimeoutMs());
+		CustomizedSettings.addIfChanged(changes, "connectionTimeoutMs", connectionTimeoutMs,
+				builder.getConnectionTimeoutMs());
+		return CustomizedSettings.explainingChanges(CuratorFrameworkBuilderCustomizer.class.getSimpleName(), changes,
+				() -> {
+					checkConnectString(customizedConnectString);
+					sessionTimeoutMillis(Duration.ofMillis(builder.getSessionTimeoutMs()));
+					millis(Duration.ofMillis(builder.getConnectionTimeoutMs()), "connection-timeout");
+					return builder;
+				});
 	}
 
 	@Bean

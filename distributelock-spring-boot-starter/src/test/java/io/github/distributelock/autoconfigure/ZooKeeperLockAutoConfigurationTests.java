@@ -108,6 +108,56 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	@Test
+	void connectStringAndTimeoutsSetByACustomizerAreCheckedAsThePropertiesAreNamingTheCustomizer() {
+		// The checks ran on the properties only, before the customizers: a connect string
+		// a customizer set started, and every lock call failed with a bare
+		// "KeeperErrorCode = SystemError".
+		this.contextRunner.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString())
+			.withBean(CuratorFrameworkBuilderCustomizer.class,
+					() -> (builder) -> builder.connectString("localhost:notaport"))
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription())
+					.startsWith("distributelock.zookeeper.connect-string is 'localhost:notaport', which ZooKeeper "
+							+ "cannot use: ")
+					.endsWith(" A CuratorFrameworkBuilderCustomizer bean set connectString to localhost:notaport "
+							+ "after the properties were read.");
+				assertThat(analysis.getAction()).startsWith("Correct the CuratorFrameworkBuilderCustomizer bean, or: "
+						+ "Set distributelock.zookeeper.connect-string to comma-separated host:port pairs");
+			});
+		this.contextRunner.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString())
+			.withBean(CuratorFrameworkBuilderCustomizer.class, () -> (builder) -> builder.sessionTimeoutMs(10))
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription())
+					.startsWith("distributelock.zookeeper.session-timeout is PT0.01S, below 1s: ")
+					.endsWith(" A CuratorFrameworkBuilderCustomizer bean set sessionTimeoutMs to 10 after the "
+							+ "properties were read.");
+				assertThat(analysis.getAction()).startsWith("Correct the CuratorFrameworkBuilderCustomizer bean, or: "
+						+ "Set distributelock.zookeeper.session-timeout to 1s or more");
+			});
+		this.contextRunner.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString())
+			.withBean(CuratorFrameworkBuilderCustomizer.class, () -> (builder) -> builder.connectionTimeoutMs(0))
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.zookeeper.connection-timeout is PT0S, "
+						+ "which ZooKeeper cannot use. A CuratorFrameworkBuilderCustomizer bean set connectionTimeoutMs "
+						+ "to 0 after the properties were read.");
+			});
+		this.contextRunner.withPropertyValues("distributelock.zookeeper.connect-string=localhost:1")
+			.withBean(CuratorFrameworkBuilderCustomizer.class,
+					() -> (builder) -> builder.connectString(server.getConnectString()).sessionTimeoutMs(5_000))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				try (LockHandle handle = context.getBean(DistributeLock.class)
+					.tryAcquire("customized.connection", Duration.ofSeconds(5), null)
+					.orElseThrow()) {
+					assertThat(handle.isHeld()).isTrue();
+				}
+			});
+	}
+
+	@Test
 	void curatorBuilderCustomizersAreNotCalledForTheApplicationsClient() {
 		AtomicReference<CuratorFrameworkFactory.Builder> customized = new AtomicReference<>();
 		this.contextRunner.withUserConfiguration(UserCuratorConfiguration.class)
