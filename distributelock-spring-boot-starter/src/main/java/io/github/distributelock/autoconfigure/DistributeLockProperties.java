@@ -240,7 +240,9 @@ public class DistributeLockProperties {
 		private @Nullable String connectString;
 
 		/**
-		 * Parent node of the lock nodes.
+		 * Parent node of the lock nodes: an absolute path without a trailing slash,
+		 * outside /zookeeper, which ZooKeeper keeps for its own nodes (unless a chroot in
+		 * the connect string or a namespace moves it).
 		 */
 		private String root = ZooKeeperLockBackend.DEFAULT_ROOT;
 

@@ -37,6 +37,12 @@ class ZooKeeperLockConfiguration {
 
 	static final Duration SHORTEST_SESSION_TIMEOUT = Duration.ofSeconds(1);
 
+	/**
+	 * The node ZooKeeper keeps its own nodes under ({@code /zookeeper/config},
+	 * {@code /zookeeper/quota}), a name its documentation reserves.
+	 */
+	static final String RESERVED_ROOT = "/zookeeper";
+
 	@Bean(initMethod = "start", destroyMethod = "close")
 	@ConditionalOnMissingBean
 	CuratorFramework distributeLockCuratorFramework(DistributeLockProperties properties,
@@ -110,6 +116,15 @@ class ZooKeeperLockConfiguration {
 	@ConditionalOnMissingBean(LockBackend.class)
 	ZooKeeperLockBackend zooKeeperLockBackend(CuratorFramework client, DistributeLockProperties properties) {
 		String root = properties.getZookeeper().getRoot();
+		if (root != null && (root.equals(RESERVED_ROOT) || root.startsWith(RESERVED_ROOT + "/"))
+				&& atTheTopOfTheTree(client)) {
+			throw new DistributeLockConfigurationException("distributelock.zookeeper.root is '" + root + "', inside "
+					+ RESERVED_ROOT + ", which ZooKeeper reserves for itself: its own nodes there "
+					+ "(config, quota) would read as locks held for ever, and it refuses to let clients write under "
+					+ "some of them.",
+					"Set distributelock.zookeeper.root to a path outside " + RESERVED_ROOT
+							+ ", such as /locks (the default), or remove it.");
+		}
 		try {
 			return new ZooKeeperLockBackend(client, root);
 		}
@@ -117,6 +132,25 @@ class ZooKeeperLockConfiguration {
 			throw new DistributeLockConfigurationException(
 					"distributelock.zookeeper.root is invalid. " + ex.getMessage() + ".",
 					"Set distributelock.zookeeper.root to an absolute path without a trailing slash, such as /locks.");
+		}
+	}
+
+	/**
+	 * Whether the client's paths start at the top of ZooKeeper's tree, where
+	 * {@value #RESERVED_ROOT} is ZooKeeper's own: with a namespace or a chroot they start
+	 * below it, and a root named so is an ordinary node. A connect string that cannot be
+	 * read, which the start reports elsewhere, counts as no chroot.
+	 */
+	private static boolean atTheTopOfTheTree(CuratorFramework client) {
+		if (StringUtils.hasLength(client.getNamespace())) {
+			return false;
+		}
+		try {
+			String connectString = client.getZookeeperClient().getCurrentConnectionString();
+			return connectString == null || new ConnectStringParser(connectString).getChrootPath() == null;
+		}
+		catch (RuntimeException ex) {
+			return true;
 		}
 	}
 

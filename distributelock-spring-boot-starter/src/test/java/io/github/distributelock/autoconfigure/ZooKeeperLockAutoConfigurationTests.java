@@ -331,6 +331,48 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	@Test
+	void rootInsideZooKeepersOwnNodeFailsAndNamesThePropertyUnlessAChrootOrNamespaceMovesIt() {
+		// Each started before: under /zookeeper/config every lock call failed with
+		// NoAuth,
+		// and under /zookeeper a key named config or quota was ZooKeeper's own node, a
+		// lock held for ever.
+		for (String root : List.of("/zookeeper", "/zookeeper/config", "/zookeeper/locks")) {
+			this.contextRunner
+				.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+						"distributelock.zookeeper.root=" + root)
+				.run((context) -> {
+					FailureAnalysis analysis = failureAnalysis(context);
+					assertThat(analysis.getDescription()).isEqualTo("distributelock.zookeeper.root is '" + root
+							+ "', inside /zookeeper, which ZooKeeper reserves for itself: its own nodes there (config, "
+							+ "quota) would read as locks held for ever, and it refuses to let clients write under "
+							+ "some of them.");
+					assertThat(analysis.getAction()).isEqualTo("Set distributelock.zookeeper.root to a path outside "
+							+ "/zookeeper, such as /locks (the default), or remove it.");
+				});
+		}
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+					"distributelock.zookeeper.root=/zookeepers")
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString() + "/app",
+					"distributelock.zookeeper.root=/zookeeper/locks")
+			.run((context) -> assertThat(context).as("under a chroot").hasNotFailed());
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+					"distributelock.zookeeper.root=/zookeeper")
+			.withBean(CuratorFrameworkBuilderCustomizer.class, () -> (builder) -> builder.namespace("app"))
+			.run((context) -> {
+				assertThat(context).as("in a namespace").hasNotFailed();
+				try (LockHandle handle = context.getBean(DistributeLock.class)
+					.tryAcquire("config", Duration.ofSeconds(5), null)
+					.orElseThrow()) {
+					assertThat(handle.isHeld()).isTrue();
+				}
+			});
+	}
+
+	@Test
 	void jdbcShardsFailAtStartupSayingZooKeeperDoesNotUseThem() {
 		this.contextRunner
 			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
