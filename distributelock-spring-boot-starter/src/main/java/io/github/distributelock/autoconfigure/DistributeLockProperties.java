@@ -190,7 +190,7 @@ public class DistributeLockProperties {
 
 		/**
 		 * How long to wait for the replicas to acknowledge when min-replicas-to-ack is
-		 * set; must be below spring.data.redis.timeout.
+		 * set; must be below spring.data.redis.timeout and below watchdog-lease.
 		 */
 		private Duration replicaAckTimeout = RedisLockBackend.DEFAULT_REPLICA_ACK_TIMEOUT;
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.redis.RedisLockBackend;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -56,11 +57,12 @@ class RedisLockConfiguration {
 		RedisLockBackendSettings settings = new RedisLockBackendSettings(properties.getRedis());
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(settings));
 		return CustomizedSettings.explainingChanges(RedisLockBackendCustomizer.class.getSimpleName(),
-				settings.changedByCustomizers(), () -> checkedBackend((LettuceConnectionFactory) factory, settings));
+				settings.changedByCustomizers(),
+				() -> checkedBackend((LettuceConnectionFactory) factory, settings, properties.getWatchdogLease()));
 	}
 
-	private static RedisLockBackend checkedBackend(LettuceConnectionFactory factory,
-			RedisLockBackendSettings settings) {
+	private static RedisLockBackend checkedBackend(LettuceConnectionFactory factory, RedisLockBackendSettings settings,
+			@Nullable Duration watchdogLease) {
 		if (settings.getKeyPrefix() == null) {
 			throw new DistributeLockConfigurationException(
 					"distributelock.redis.key-prefix is null: every lock key in "
@@ -98,6 +100,19 @@ class RedisLockConfiguration {
 						+ "would fail with a command timeout instead of the message that names the replicas.",
 						"Set distributelock.redis.replica-ack-timeout below spring.data.redis.timeout (such as 1s, "
 								+ "the default), or raise spring.data.redis.timeout.");
+			}
+			// A lease that is not positive has a failure of its own, which names it.
+			if (settings.getMinReplicasToAck() > 0 && watchdogLease != null && !watchdogLease.isNegative()
+					&& !watchdogLease.isZero() && settings.getReplicaAckTimeout().compareTo(watchdogLease) >= 0) {
+				throw new DistributeLockConfigurationException(
+						"distributelock.redis.replica-ack-timeout is " + settings.getReplicaAckTimeout().toMillis()
+								+ " ms, not below distributelock.watchdog-lease (" + watchdogLease.toMillis()
+								+ " ms): an acquisition waits that long for the replicas after it "
+								+ "took the lock, so a lock could run out before its caller is told it holds it, and a "
+								+ "renewal that waits as long lets the lease run out.",
+						"Set distributelock.redis.replica-ack-timeout well below distributelock.watchdog-lease (the "
+								+ "watchdog renews every third of it), or lengthen distributelock.watchdog-lease (30s "
+								+ "by default).");
 			}
 		}
 		try {

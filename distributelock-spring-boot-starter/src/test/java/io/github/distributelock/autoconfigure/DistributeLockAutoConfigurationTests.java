@@ -275,6 +275,32 @@ class DistributeLockAutoConfigurationTests {
 	}
 
 	@Test
+	void replicaAckTimeoutNotBelowTheWatchdogLeaseFailsAtStartupNamingBoth() {
+		// It started: an acquisition could be confirmed by the replicas after the lease
+		// it
+		// took had run out, and renewals waited for them as long.
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.redis.min-replicas-to-ack=1",
+					"distributelock.watchdog-lease=500ms")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.redis.replica-ack-timeout is 1000 ms, "
+						+ "not below distributelock.watchdog-lease (500 ms): an acquisition waits that long for the "
+						+ "replicas after it took the lock, so a lock could run out before its caller is told it holds "
+						+ "it, and a renewal that waits as long lets the lease run out.");
+				assertThat(analysis.getAction()).isEqualTo("Set distributelock.redis.replica-ack-timeout well below "
+						+ "distributelock.watchdog-lease (the watchdog renews every third of it), or lengthen "
+						+ "distributelock.watchdog-lease (30s by default).");
+			});
+		this.contextRunner
+			.withPropertyValues("distributelock.type=redis", "distributelock.redis.min-replicas-to-ack=1",
+					"distributelock.watchdog-lease=500ms", "distributelock.redis.replica-ack-timeout=100ms")
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.contextRunner.withPropertyValues("distributelock.type=redis", "distributelock.watchdog-lease=500ms")
+			.run((context) -> assertThat(context).as("without replicas to wait for").hasNotFailed());
+	}
+
+	@Test
 	void failMessageWithoutAMessageFailsAtStartupNamingTheProperty() {
 		for (String failMessage : List.of("|2101", "")) {
 			this.contextRunner
