@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -193,6 +194,52 @@ class TroubleshootingPageTests {
 		properties.setType("jdbc");
 		assertThat(DistributeLockAutoConfiguration.unusedShards(new StubBackend(), properties)).isNotNull()
 			.satisfies((ex) -> assertQuoted(ex.getDescription().replace(StubBackend.class.getName(), "...")));
+	}
+
+	@Test
+	void quotesTheStartupFailuresOfOutOfRangeAndCustomizedStoreSettings() {
+		// Each fails before anything reaches a store, so none needs one running.
+		ApplicationContextRunner redis = new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=redis");
+		assertStartupFailureQuotedUpTo(
+				redis.withPropertyValues("distributelock.redis.fence-idle-timeout=106751991168d"), "years): ");
+		assertStartupFailureQuotedUpTo(redis.withPropertyValues("distributelock.redis.min-replicas-to-ack=1",
+				"distributelock.watchdog-lease=500ms"), "ms): ");
+		assertStartupFailureQuotedUpTo(
+				new ApplicationContextRunner()
+					.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+							DistributeLockAutoConfiguration.class))
+					.withPropertyValues("distributelock.type=jdbc", "distributelock.jdbc.released-row-retention=500us"),
+				"milliseconds, ");
+		ApplicationContextRunner zookeeper = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class))
+			.withPropertyValues("distributelock.type=zookeeper", "distributelock.zookeeper.connect-string=localhost:1");
+		assertStartupFailureQuotedUpTo(zookeeper.withPropertyValues("distributelock.zookeeper.root=/zookeeper/locks"),
+				"itself: ");
+		zookeeper
+			.withBean(CuratorFrameworkBuilderCustomizer.class,
+					() -> (builder) -> builder.connectString("localhost:notaport"))
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOfSatisfying(DistributeLockConfigurationException.class, (ex) -> {
+					String description = ex.getDescription();
+					assertQuoted(description.substring(0, description.indexOf("cannot use: ") + 12));
+					assertQuoted(
+							"..." + description.substring(description.indexOf(" A CuratorFrameworkBuilder")) + "`");
+				}));
+	}
+
+	/**
+	 * Asserts that the page quotes the startup failure's description up to {@code end}.
+	 */
+	private static void assertStartupFailureQuotedUpTo(ApplicationContextRunner contextRunner, String end) {
+		contextRunner.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+			.isInstanceOfSatisfying(DistributeLockConfigurationException.class, (ex) -> {
+				String description = ex.getDescription();
+				assertThat(description).contains(end);
+				assertQuoted(description.substring(0, description.indexOf(end) + end.length()));
+			}));
 	}
 
 	private static void assertStartupFailureQuoted(ApplicationContextRunner contextRunner) {
