@@ -262,7 +262,7 @@ public class DistributeLockProperties {
 		private Duration baseSleep = Duration.ofSeconds(1);
 
 		/**
-		 * Maximum number of connection retries.
+		 * Maximum number of connection retries, from 0 to 29 (Curator's limit).
 		 */
 		private int maxRetries = 3;
 

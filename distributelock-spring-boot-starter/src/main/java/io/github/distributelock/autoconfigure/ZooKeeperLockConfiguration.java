@@ -37,6 +37,9 @@ class ZooKeeperLockConfiguration {
 
 	static final Duration SHORTEST_SESSION_TIMEOUT = Duration.ofSeconds(1);
 
+	/** The most retries {@link ExponentialBackoffRetry} makes, its own limit. */
+	static final int MOST_RETRIES = 29;
+
 	/**
 	 * The node ZooKeeper keeps its own nodes under ({@code /zookeeper/config},
 	 * {@code /zookeeper/quota}), a name its documentation reserves.
@@ -61,6 +64,14 @@ class ZooKeeperLockConfiguration {
 			throw new DistributeLockConfigurationException(
 					"distributelock.zookeeper.max-retries is " + zookeeper.getMaxRetries() + ", below 0.",
 					"Set distributelock.zookeeper.max-retries to 0 (no retries) or more (3 by default).");
+		}
+		if (zookeeper.getMaxRetries() > MOST_RETRIES) {
+			// Curator would log a warning and make 29, which the reader of the property
+			// would not expect.
+			throw new DistributeLockConfigurationException(
+					"distributelock.zookeeper.max-retries is " + zookeeper.getMaxRetries() + ", above " + MOST_RETRIES
+							+ ", the most Curator's ExponentialBackoffRetry makes: it would make " + MOST_RETRIES + ".",
+					"Set distributelock.zookeeper.max-retries to at most " + MOST_RETRIES + " (3 by default).");
 		}
 		int sessionTimeoutMs = sessionTimeoutMillis(zookeeper.getSessionTimeout());
 		int connectionTimeoutMs = millis(zookeeper.getConnectionTimeout(), "connection-timeout");

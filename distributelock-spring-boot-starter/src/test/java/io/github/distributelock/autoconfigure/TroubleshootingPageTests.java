@@ -218,6 +218,10 @@ class TroubleshootingPageTests {
 			.withPropertyValues("distributelock.type=zookeeper", "distributelock.zookeeper.connect-string=localhost:1");
 		assertStartupFailureQuotedUpTo(zookeeper.withPropertyValues("distributelock.zookeeper.root=/zookeeper/locks"),
 				"itself: ");
+		zookeeper.withPropertyValues("distributelock.zookeeper.max-retries=30")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOfSatisfying(DistributeLockConfigurationException.class,
+						(ex) -> assertQuoted(ex.getDescription() + "`")));
 		zookeeper
 			.withBean(CuratorFrameworkBuilderCustomizer.class,
 					() -> (builder) -> builder.connectString("localhost:notaport"))

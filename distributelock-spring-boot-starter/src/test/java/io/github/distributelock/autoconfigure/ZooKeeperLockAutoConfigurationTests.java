@@ -298,6 +298,28 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	@Test
+	void maxRetriesAboveCuratorsLimitFailsAndNamesTheLimit() {
+		// It started with a warning of Curator's ("maxRetries too large (30). Pinning to
+		// 29"), which names no property.
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+					"distributelock.zookeeper.max-retries=30")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription()).isEqualTo("distributelock.zookeeper.max-retries is 30, above 29, "
+						+ "the most Curator's ExponentialBackoffRetry makes: it would make 29.");
+				assertThat(analysis.getAction())
+					.isEqualTo("Set distributelock.zookeeper.max-retries to at most 29 (3 by default).");
+			});
+		this.contextRunner
+			.withPropertyValues("distributelock.zookeeper.connect-string=" + server.getConnectString(),
+					"distributelock.zookeeper.max-retries=29")
+			.run((context) -> assertThat(context.getBean(CuratorFramework.class).getZookeeperClient().getRetryPolicy())
+				.isInstanceOfSatisfying(ExponentialBackoffRetry.class,
+						(retry) -> assertThat(retry.getN()).isEqualTo(29)));
+	}
+
+	@Test
 	void aSessionTimeoutOfMillisecondsFailsAndNamesTheShortestOne() {
 		for (String timeout : List.of("1ms", "10ms", "999ms")) {
 			this.contextRunner
