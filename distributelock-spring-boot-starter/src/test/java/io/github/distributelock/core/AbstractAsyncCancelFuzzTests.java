@@ -229,6 +229,11 @@ public abstract class AbstractAsyncCancelFuzzTests extends AbstractStoreContract
 		 */
 		private final Map<String, AtomicInteger> holders = new ConcurrentHashMap<>();
 
+		/** Per key, who holds it now, to name them when there are too many. */
+		private final Map<String, Map<Long, String>> holderNames = new ConcurrentHashMap<>();
+
+		private final AtomicLong holds = new AtomicLong();
+
 		Fuzz(long seed) {
 			this.seed = seed;
 		}
@@ -333,13 +338,13 @@ public abstract class AbstractAsyncCancelFuzzTests extends AbstractStoreContract
 			CompletableFuture<Void> terminated = new CompletableFuture<>();
 			AtomicLong endedAt = new AtomicLong();
 			Disposable subscription = reactive.withLockMono(request, (handle) -> Mono.defer(() -> {
-				enter(request, "withLockMono");
+				long hold = enter(request, "withLockMono", handle);
 				// Left before the work's end reaches usingWhen, which then releases: a
 				// doFinally runs after that, when the next holder may be in.
 				AtomicBoolean left = new AtomicBoolean();
 				Runnable leave = () -> {
 					if (left.compareAndSet(false, true)) {
-						leave(request);
+						leave(request, hold);
 					}
 				};
 				return Mono.delay(Duration.ofNanos(workMicros * 1_000)).doOnTerminate(leave).doOnCancel(leave);
@@ -396,10 +401,10 @@ public abstract class AbstractAsyncCancelFuzzTests extends AbstractStoreContract
 		private CompletableFuture<Void> hold(String path, LockRequest request, LockHandle handle, long holdMicros,
 				boolean cancelRelease) {
 			this.taken.incrementAndGet();
-			enter(request, path);
+			long hold = enter(request, path, handle);
 			CompletableFuture<Void> released = new CompletableFuture<>();
 			later(holdMicros, () -> {
-				leave(request);
+				leave(request, hold);
 				CompletableFuture<Void> releasing = handle.releaseAsync();
 				if (cancelRelease) {
 					releasing.cancel(false);
@@ -416,7 +421,15 @@ public abstract class AbstractAsyncCancelFuzzTests extends AbstractStoreContract
 			return released;
 		}
 
-		private void enter(LockRequest request, String path) {
+		private long enter(LockRequest request, String path, LockHandle handle) {
+			long hold = this.holds.incrementAndGet();
+			List<LockHandle> handles = (handle instanceof MultiKeyHandle multiKey) ? multiKey.handles()
+					: List.of(handle);
+			for (LockHandle each : handles) {
+				this.holderNames.computeIfAbsent(each.key(), (key) -> new ConcurrentHashMap<>())
+					.put(hold, path + " token " + each.fencingToken() + " held " + each.isHeld() + " at "
+							+ System.nanoTime() / 1_000);
+			}
 			for (LockRequest part : parts(request)) {
 				int most = (part.permits() != 0) ? Kind.PERMITS.most
 						: (part.mode() != LockMode.EXCLUSIVE) ? Kind.READ_WRITE.most : Kind.PLAIN.most;
@@ -424,13 +437,15 @@ public abstract class AbstractAsyncCancelFuzzTests extends AbstractStoreContract
 					.addAndGet(weight(part));
 				if (now > most) {
 					this.problems.add("Holders of " + part.key() + " counted " + now + " (most " + most + ") as " + path
-							+ " took " + request);
+							+ " took " + request + ": " + this.holderNames.get(part.key()));
 				}
 			}
+			return hold;
 		}
 
-		private void leave(LockRequest request) {
+		private void leave(LockRequest request, long hold) {
 			for (LockRequest part : parts(request)) {
+				this.holderNames.get(part.key()).remove(hold);
 				this.holders.get(part.key()).addAndGet(-weight(part));
 			}
 		}
