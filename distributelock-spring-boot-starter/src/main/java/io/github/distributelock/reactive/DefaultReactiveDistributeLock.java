@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -70,11 +71,12 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 				return work.apply(reentered);
 			}
 			LockRequest wanted = notHeld(held, service, request);
-			return Flux.usingWhen(acquired(wanted, busy),
-					(handle) -> Flux.defer(() -> work.apply(handle))
+			return Flux.usingWhen(acquired(wanted, busy).map(Work::new),
+					(locked) -> Flux.defer(() -> locked.start(() -> work.apply(locked.handle), Flux.<T>empty()))
 						.subscribeOn(Schedulers.parallel())
-						.contextWrite(HeldKeys.with(service, wanted, handle)),
-					this::release, (handle, failure) -> release(handle), this::release);
+						.contextWrite(HeldKeys.with(service, wanted, locked.handle)),
+					(locked) -> release(locked.handle), (locked, failure) -> release(locked.handle),
+					(locked) -> locked.cancelled(this::release));
 		});
 	}
 
@@ -89,11 +91,12 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 				return work.apply(reentered);
 			}
 			LockRequest wanted = notHeld(held, service, request);
-			return Mono.usingWhen(acquired(wanted, busy),
-					(handle) -> Mono.defer(() -> work.apply(handle))
+			return Mono.usingWhen(acquired(wanted, busy).map(Work::new),
+					(locked) -> Mono.defer(() -> locked.start(() -> work.apply(locked.handle), Mono.<T>empty()))
 						.subscribeOn(Schedulers.parallel())
-						.contextWrite(HeldKeys.with(service, wanted, handle)),
-					this::release, (handle, failure) -> release(handle), this::release);
+						.contextWrite(HeldKeys.with(service, wanted, locked.handle)),
+					(locked) -> release(locked.handle), (locked, failure) -> release(locked.handle),
+					(locked) -> locked.cancelled(this::release));
 		});
 	}
 
@@ -179,6 +182,59 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	 */
 	public static boolean holds(ContextView context, String key) {
 		return HeldKeys.of(context).holds(key);
+	}
+
+	/**
+	 * The lock of one subscription and whether its work has started. The work is
+	 * subscribed on a parallel thread, and disposing the subscription does not stop a
+	 * task that has begun: the work's function then ran with a lock that the cancel had
+	 * released already, while another caller held it. So a cancel that comes first keeps
+	 * the work from starting, and one that comes while the work's function runs releases
+	 * once it has returned.
+	 */
+	private static final class Work {
+
+		private static final int WAITING = 0;
+
+		private static final int STARTED = 1;
+
+		private static final int CANCELLED = 2;
+
+		final LockHandle handle;
+
+		private final AtomicInteger state = new AtomicInteger(WAITING);
+
+		/** Completes once the work's function has returned or thrown. */
+		private final CompletableFuture<@Nullable Void> applied = new CompletableFuture<>();
+
+		Work(LockHandle handle) {
+			this.handle = handle;
+		}
+
+		/**
+		 * The work, unless the subscription was cancelled before it started; then
+		 * {@code notStarted}.
+		 */
+		<P> P start(Supplier<? extends P> work, P notStarted) {
+			if (!this.state.compareAndSet(WAITING, STARTED)) {
+				return notStarted;
+			}
+			try {
+				return work.get();
+			}
+			finally {
+				this.applied.complete(null);
+			}
+		}
+
+		/** Releases for a cancel: at once, or once the work's function has returned. */
+		Mono<Void> cancelled(Function<LockHandle, Mono<Void>> release) {
+			if (this.state.compareAndSet(WAITING, CANCELLED)) {
+				return release.apply(this.handle);
+			}
+			return Mono.fromFuture(this.applied, true).then(release.apply(this.handle));
+		}
+
 	}
 
 }
