@@ -15,8 +15,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
@@ -72,7 +74,8 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 			}
 			LockRequest wanted = notHeld(held, service, request);
 			return Flux.usingWhen(acquired(wanted, busy).map(Work::new),
-					(locked) -> Flux.defer(() -> locked.start(() -> work.apply(locked.handle), Flux.<T>empty()))
+					(locked) -> Flux
+						.<T>from((subscriber) -> locked.subscribe(() -> work.apply(locked.handle), subscriber))
 						.subscribeOn(Schedulers.parallel())
 						.contextWrite(HeldKeys.with(service, wanted, locked.handle)),
 					(locked) -> release(locked.handle), (locked, failure) -> release(locked.handle),
@@ -92,7 +95,8 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 			}
 			LockRequest wanted = notHeld(held, service, request);
 			return Mono.usingWhen(acquired(wanted, busy).map(Work::new),
-					(locked) -> Mono.defer(() -> locked.start(() -> work.apply(locked.handle), Mono.<T>empty()))
+					(locked) -> Mono
+						.<T>fromDirect((subscriber) -> locked.subscribe(() -> work.apply(locked.handle), subscriber))
 						.subscribeOn(Schedulers.parallel())
 						.contextWrite(HeldKeys.with(service, wanted, locked.handle)),
 					(locked) -> release(locked.handle), (locked, failure) -> release(locked.handle),
@@ -189,8 +193,8 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	 * subscribed on a parallel thread, and disposing the subscription does not stop a
 	 * task that has begun: the work's function then ran with a lock that the cancel had
 	 * released already, while another caller held it. So a cancel that comes first keeps
-	 * the work from starting, and one that comes while the work's function runs releases
-	 * once it has returned.
+	 * the work from starting, and one that comes while the work is being applied and
+	 * subscribed (which then cancels it at once) releases once that has returned.
 	 */
 	private static final class Work {
 
@@ -204,7 +208,7 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 
 		private final AtomicInteger state = new AtomicInteger(WAITING);
 
-		/** Completes once the work's function has returned or thrown. */
+		/** Completes once the work was applied and subscribed to, or failed to be. */
 		private final CompletableFuture<@Nullable Void> applied = new CompletableFuture<>();
 
 		Work(LockHandle handle) {
@@ -212,22 +216,33 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 		}
 
 		/**
-		 * The work, unless the subscription was cancelled before it started; then
-		 * {@code notStarted}.
+		 * Subscribes {@code subscriber} to the work, as {@code defer} would, unless the
+		 * subscription was cancelled before the work started; then completes it empty.
 		 */
-		<P> P start(Supplier<? extends P> work, P notStarted) {
+		<T> void subscribe(Supplier<? extends Publisher<T>> work, Subscriber<? super T> subscriber) {
 			if (!this.state.compareAndSet(WAITING, STARTED)) {
-				return notStarted;
+				Operators.complete(subscriber);
+				return;
 			}
 			try {
-				return work.get();
+				Publisher<T> started;
+				try {
+					started = work.get();
+				}
+				catch (Throwable ex) {
+					Operators.error(subscriber, ex);
+					return;
+				}
+				started.subscribe(subscriber);
 			}
 			finally {
 				this.applied.complete(null);
 			}
 		}
 
-		/** Releases for a cancel: at once, or once the work's function has returned. */
+		/**
+		 * Releases for a cancel: at once, or once the work was applied and subscribed to.
+		 */
 		Mono<Void> cancelled(Function<LockHandle, Mono<Void>> release) {
 			if (this.state.compareAndSet(WAITING, CANCELLED)) {
 				return release.apply(this.handle);

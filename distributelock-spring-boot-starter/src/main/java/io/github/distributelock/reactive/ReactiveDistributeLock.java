@@ -40,7 +40,7 @@ public interface ReactiveDistributeLock {
 	 * Runs {@code work} under the lock: the lock is taken when the result is subscribed
 	 * to, and released when the work completes, fails or is cancelled. A subscription
 	 * cancelled before the work has started never starts it; one cancelled while
-	 * {@code work} is being applied releases once it has returned.
+	 * {@code work} is being applied and subscribed to releases once that has returned.
 	 * @param <T> the type of the elements
 	 * @param request what to lock, how long to wait, which lease
 	 * @param work the work, given the handle of the held lock

@@ -338,6 +338,9 @@ public abstract class AbstractAsyncCancelFuzzTests extends AbstractStoreContract
 			CompletableFuture<Void> terminated = new CompletableFuture<>();
 			AtomicLong endedAt = new AtomicLong();
 			Disposable subscription = reactive.withLockMono(request, (handle) -> Mono.defer(() -> {
+				if (!handle.isHeld()) {
+					this.problems.add("withLockMono's work subscribed to with its lock released: " + request);
+				}
 				long hold = enter(request, "withLockMono", handle);
 				// Left before the work's end reaches usingWhen, which then releases: a
 				// doFinally runs after that, when the next holder may be in.

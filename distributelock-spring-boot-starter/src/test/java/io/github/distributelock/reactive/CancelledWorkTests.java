@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -54,6 +55,34 @@ class CancelledWorkTests {
 		assertTheWorkDoesNotStartOnceReleased("cancelled.flux",
 				(reactive, work) -> reactive.withLock(LockRequest.of("cancelled.flux"),
 						(handle) -> Flux.just(work.apply(handle).get()), CancelledWorkTests::busy));
+	}
+
+	/**
+	 * A cancel that comes while the work is being applied (here, the work's function
+	 * disposes the subscription): what the work runs as it is subscribed to, such as the
+	 * supplier of its own {@code defer}, runs before the release, with the lock held.
+	 */
+	@Test
+	void aSubscriptionCancelledWhileItsWorkIsAppliedReleasesOnceTheWorkIsSubscribedTo() throws Exception {
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(new MemoryLockBackend())) {
+			ReactiveDistributeLock reactive = new DefaultReactiveDistributeLock(() -> lock);
+			AtomicReference<Boolean> heldWhenSubscribed = new AtomicReference<>();
+			CountDownLatch subscribed = new CountDownLatch(1);
+			BaseSubscriber<String> subscriber = new BaseSubscriber<>() {
+			};
+			reactive.withLockMono(LockRequest.of("cancelled.applying"), (handle) -> {
+				subscriber.dispose();
+				return Mono.defer(() -> {
+					heldWhenSubscribed.set(handle.isHeld());
+					subscribed.countDown();
+					return Mono.just("work");
+				});
+			}, CancelledWorkTests::busy).subscribe(subscriber);
+			assertThat(subscribed.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+			assertThat(heldWhenSubscribed.get()).as("whether the lock was held when the work was subscribed to")
+				.isTrue();
+			await().atMost(BOUND).until(() -> lock.heldLocks().isEmpty());
+		}
 	}
 
 	/**
