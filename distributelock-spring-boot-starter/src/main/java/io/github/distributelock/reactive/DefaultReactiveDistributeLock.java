@@ -16,6 +16,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
@@ -230,6 +231,9 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 					started = work.get();
 				}
 				catch (Throwable ex) {
+					// As defer: the work's failure is the subscriber's, a fatal error is
+					// thrown.
+					Exceptions.throwIfFatal(ex);
 					Operators.error(subscriber, ex);
 					return;
 				}
