@@ -21,6 +21,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -59,8 +60,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  *
  * @since 1.0.0
  */
-public class RedisLockBackend
-		implements HandOverLockBackend, MultiKeyLockBackend, LockStoreProbe, StoreClientThreads, AutoCloseable {
+public class RedisLockBackend implements HandOverLockBackend, MultiKeyLockBackend, LockStoreProbe, StoreClientThreads,
+		SmartLifecycle, AutoCloseable {
+
+	/**
+	 * The lifecycle phase of a backend bean: after the lock service's (1024), which ends
+	 * every wait, and before the connection factory's (0), whose stop fails a
+	 * subscription made after it.
+	 */
+	public static final int PHASE = 512;
 
 	/** The key prefix of the original {@code cn.dslcode} starter. */
 	public static final String DEFAULT_KEY_PREFIX = "lock:";
@@ -343,6 +351,35 @@ public class RedisLockBackend
 		if (!"PONG".equals(reply)) {
 			throw new IllegalStateException("Redis answered PING with '" + reply + "'");
 		}
+	}
+
+	/**
+	 * Makes release subscriptions again after a {@link #stop()}.
+	 */
+	@Override
+	public void start() {
+		this.releaseListener.resume();
+	}
+
+	/**
+	 * Makes no more release subscriptions, once one under way has ended: stopped with the
+	 * application context before the connection factory, a subscription made after the
+	 * factory stopped would fail, and the listener container retry it every 5 s until
+	 * this backend is closed. Waits still end at their deadline or the holder's lease.
+	 */
+	@Override
+	public void stop() {
+		this.releaseListener.pause();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return !this.releaseListener.isPaused();
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
 	}
 
 	@Override

@@ -55,6 +55,9 @@ final class RedisReleaseListener implements AutoCloseable {
 
 	private final RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 
+	/** How long close() waits for a subscription under way to end before it stops it. */
+	private static final Duration SUBSCRIPTION_END_WAIT = Duration.ofSeconds(2);
+
 	private final AtomicBoolean keptOpen = new AtomicBoolean();
 
 	private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
@@ -68,6 +71,15 @@ final class RedisReleaseListener implements AutoCloseable {
 	 * one of three runs of the multi-key contract test before, none after.
 	 */
 	private final ReentrantLock containerChanges = new ReentrantLock();
+
+	/**
+	 * Set once by {@link #close()}, before it takes {@link #containerChanges}: no
+	 * subscription is made after it.
+	 */
+	private volatile boolean closed;
+
+	/** Set by {@link #pause()}, before it takes {@link #containerChanges}. */
+	private volatile boolean paused;
 
 	/**
 	 * Subscribes for the waiters: while Redis is unreachable a subscription waits for it
@@ -249,6 +261,13 @@ final class RedisReleaseListener implements AutoCloseable {
 	private void subscribe(Channel channel, boolean retry) {
 		this.containerChanges.lock();
 		try {
+			if (this.closed || this.paused) {
+				// The container is destroyed, or its connection factory stopped or soon
+				// is: a subscription now would fail, and the container retry it for ever.
+				// Failed, the next waiter of the channel subscribes again.
+				throw new IllegalStateException(
+						"Not subscribing to " + channel.name + ": the Redis lock backend is stopped or closed");
+			}
 			if (this.keptOpen.compareAndSet(false, true)) {
 				this.container.addMessageListener((message, pattern) -> {
 				}, KEEP_OPEN);
@@ -266,12 +285,49 @@ final class RedisReleaseListener implements AutoCloseable {
 		channel.confirmed = true;
 	}
 
+	/**
+	 * Makes no more subscriptions, once one under way has ended (waited for a while: one
+	 * waiting for a Redis that does not answer waits without bound).
+	 */
+	void pause() {
+		this.paused = true;
+		if (awaitSubscriptionUnderWay()) {
+			this.containerChanges.unlock();
+		}
+	}
+
+	void resume() {
+		this.paused = false;
+	}
+
+	boolean isPaused() {
+		return this.paused;
+	}
+
+	private boolean awaitSubscriptionUnderWay() {
+		try {
+			return this.containerChanges.tryLock(SUBSCRIPTION_END_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
 	@Override
 	public void close() throws Exception {
+		this.closed = true;
+		// Not shutdownNow at once: an interrupt would break a subscription under way,
+		// which is waited for instead.
+		this.subscriptions.shutdown();
+		boolean subscriptionEnded = awaitSubscriptionUnderWay();
 		try {
 			this.container.destroy();
 		}
 		finally {
+			if (subscriptionEnded) {
+				this.containerChanges.unlock();
+			}
 			this.subscriptions.shutdownNow();
 			this.background.shutdownNow();
 			// Its timers are dropped with the thread: end the waits they would have
