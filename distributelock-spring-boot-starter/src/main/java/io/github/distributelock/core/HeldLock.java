@@ -246,11 +246,38 @@ final class HeldLock {
 			releasing = keepForMinimumHold(callerExecutor);
 		}
 		else {
-			this.parts.watchdog().unwatch(this);
-			releasing = releaseInStore(previous, callerExecutor, storeRelease);
+			releasing = afterRenewals(previous, callerExecutor, storeRelease);
 		}
 		releasing.whenComplete((released, failure) -> this.releaseEnded.complete(null));
 		return releasing;
+	}
+
+	/**
+	 * Releases the lock in the store once no renewal of it is in flight. A blocking store
+	 * runs a renewal on a connection of its own, where it can reach the store after a
+	 * release sent on the caller's: with an owner value that a caller chose and claimed
+	 * again since, it would extend that new lock by a whole watchdog lease. A renewal
+	 * stuck on an unreachable store is waited for until the lease runs out at most.
+	 */
+	private CompletableFuture<Boolean> afterRenewals(int previous, @Nullable Executor callerExecutor,
+			@Nullable StoreRelease storeRelease) {
+		if (!this.lease.renewed) {
+			this.parts.watchdog().unwatch(this);
+			return releaseInStore(previous, callerExecutor, storeRelease);
+		}
+		CompletableFuture<Void> renewalsStopped = this.parts.watchdog().stopRenewing(this);
+		if (renewalsStopped.isDone()) {
+			return releaseInStore(previous, callerExecutor, storeRelease);
+		}
+		// A zero-wait caller of this instance waits for this release, as for any in
+		// flight.
+		this.releasingInStore = true;
+		this.parts.store()
+			.expire(renewalsStopped, Deadline.after(Duration.ofNanos(this.lease.remainingNanos())), RENEWAL_STUCK);
+		return renewalsStopped
+			.handleAsync((stopped, stuck) -> releaseInStore(previous, callerExecutor, storeRelease),
+					CallerRuns.continuation(callerExecutor))
+			.thenCompose(Function.identity());
 	}
 
 	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor) {
