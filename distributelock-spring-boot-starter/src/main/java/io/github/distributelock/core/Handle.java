@@ -68,7 +68,7 @@ final class Handle implements LockHandle {
 		if (earlier != null) {
 			return earlier.thenApply((ended) -> true);
 		}
-		return HandleRelease.endsWith(this.lock.releaseHold(callerExecutor, storeRelease), outcome);
+		return HandleRelease.endsWith(this.lock.releaseHold(callerExecutor, storeRelease, this), outcome);
 	}
 
 	/**
@@ -116,7 +116,7 @@ final class Handle implements LockHandle {
 	}
 
 	private CompletableFuture<Boolean> endHold(boolean givingBack, @Nullable Executor callerExecutor) {
-		return givingBack ? this.lock.giveBackHold(callerExecutor) : this.lock.releaseHold(callerExecutor);
+		return givingBack ? this.lock.giveBackHold(callerExecutor, this) : this.lock.releaseHold(callerExecutor, this);
 	}
 
 	/** {@link #giveBack()} without blocking. */

@@ -186,30 +186,42 @@ final class HeldLock {
 	}
 
 	/**
-	 * Releases one reentrant hold; the last one releases the store, or keeps the lock
-	 * there for the rest of its minimum hold.
+	 * Releases the reentrant hold of {@code closing}; the last one releases the store, or
+	 * keeps the lock there for the rest of its minimum hold.
 	 */
-	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor) {
-		return releaseHold(callerExecutor, null);
+	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor, LockHandle closing) {
+		return releaseHold(callerExecutor, null, closing);
 	}
 
 	/**
-	 * {@link #releaseHold(Executor)}, with the release in the store, if it comes to one,
-	 * sent through {@code storeRelease}: a multi-key handle sends its keys' in one call.
+	 * {@link #releaseHold(Executor, LockHandle)}, with the release in the store, if it
+	 * comes to one, sent through {@code storeRelease}: a multi-key handle sends its keys'
+	 * in one call.
 	 */
-	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor, @Nullable StoreRelease storeRelease) {
-		return (this.holds.decrementAndGet() > 0) ? CompletableFuture.completedFuture(true)
+	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor, @Nullable StoreRelease storeRelease,
+			LockHandle closing) {
+		return (this.holds.decrementAndGet() > 0) ? otherHoldsRemain(closing)
 				: release(callerExecutor, true, storeRelease);
 	}
 
 	/**
-	 * Gives back one reentrant hold taken by a call that did not get everything it asked
-	 * for (a multi-key request not taken whole): the last one releases the store at once,
-	 * whatever the minimum hold, as nothing of the call may stay in the store.
+	 * Gives back the reentrant hold of {@code closing}, taken by a call that did not get
+	 * everything it asked for (a multi-key request not taken whole): the last one
+	 * releases the store at once, whatever the minimum hold, as nothing of the call may
+	 * stay in the store.
 	 */
-	CompletableFuture<Boolean> giveBackHold(@Nullable Executor callerExecutor) {
-		return (this.holds.decrementAndGet() > 0) ? CompletableFuture.completedFuture(true)
-				: release(callerExecutor, false, null);
+	CompletableFuture<Boolean> giveBackHold(@Nullable Executor callerExecutor, LockHandle closing) {
+		return (this.holds.decrementAndGet() > 0) ? otherHoldsRemain(closing) : release(callerExecutor, false, null);
+	}
+
+	/**
+	 * Forgets the lost-lock listeners of an entry closed while other holds keep the lock:
+	 * they are told of a loss before their handle is closed only, and a long outer hold
+	 * would otherwise keep those of every entry closed meanwhile.
+	 */
+	private CompletableFuture<Boolean> otherHoldsRemain(LockHandle closing) {
+		this.lostListeners.removeIf((lostListener) -> lostListener.handle == closing);
+		return CompletableFuture.completedFuture(true);
 	}
 
 	/**
