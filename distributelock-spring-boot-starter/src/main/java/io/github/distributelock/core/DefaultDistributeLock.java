@@ -96,7 +96,8 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	 * {@link io.github.distributelock.LockLostException} when the lock had been lost
 	 * @param events told of every acquisition, for metrics and traces
 	 * @param scheduler runs the watchdog, timers and background retries; {@code null}
-	 * creates one that {@link #close()} stops
+	 * creates one that {@link #close()} stops; a given one is left running, without the
+	 * watchdog's periodic task once {@link #close()} has returned
 	 */
 	public DefaultDistributeLock(LockBackend backend, Duration watchdogLease, boolean throwOnLost,
 			LockEventListener events, @Nullable ScheduledExecutorService scheduler) {
@@ -444,6 +445,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		if (backend() instanceof SessionLockBackend session) {
 			session.removeLossListener(this.losses);
 		}
+		this.parts.watchdog().close();
 		if (this.ownsScheduler) {
 			this.scheduler.shutdownNow();
 		}

@@ -41,6 +41,11 @@ final class Watchdog {
 
 	private final AtomicBoolean started = new AtomicBoolean();
 
+	/** The periodic tick, once started. */
+	private volatile @Nullable ScheduledFuture<?> ticks;
+
+	private volatile boolean closed;
+
 	Watchdog(StoreCalls store, ScheduledExecutorService scheduler, Duration lease) {
 		this.store = store;
 		this.scheduler = scheduler;
@@ -102,12 +107,33 @@ final class Watchdog {
 		if (!this.started.get() && this.started.compareAndSet(false, true)) {
 			long period = Math.max(1, this.lease.toNanos() / 3);
 			try {
-				this.scheduler.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.NANOSECONDS);
+				this.ticks = this.scheduler.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.NANOSECONDS);
 			}
 			catch (RejectedExecutionException ex) {
 				this.started.set(false);
 				throw ex;
 			}
+			if (this.closed) {
+				// close() ran before the tick was set, and did not see it.
+				cancelTicks();
+			}
+		}
+	}
+
+	/**
+	 * Stops the periodic tick, once the locks are released: a scheduler given by the
+	 * application outlives the lock service, and would otherwise run the tick, and keep
+	 * the service and its store client reachable, for as long.
+	 */
+	void close() {
+		this.closed = true;
+		cancelTicks();
+	}
+
+	private void cancelTicks() {
+		ScheduledFuture<?> current = this.ticks;
+		if (current != null) {
+			current.cancel(false);
 		}
 	}
 
