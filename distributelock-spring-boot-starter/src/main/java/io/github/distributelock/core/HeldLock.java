@@ -328,6 +328,13 @@ final class HeldLock {
 
 	private CompletableFuture<Boolean> startRelease(int previous, LockBackend.Claim release,
 			@Nullable StoreRelease storeRelease) {
+		if (previous == LOST && this.slot.claimedAgain(this)) {
+			// A lost lock is still released, in case the store kept it (a renewal whose
+			// answer was lost extended it there), but not once this JVM took the key
+			// again with the same owner value: the release, checked by owner only, would
+			// end that lock.
+			return CompletableFuture.completedFuture(false);
+		}
 		if (storeRelease != null) {
 			return storeRelease.release(release, this.lease.endNanos());
 		}

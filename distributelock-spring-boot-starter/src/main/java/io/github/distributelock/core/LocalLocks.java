@@ -140,6 +140,16 @@ final class LocalLocks {
 		}
 
 		/**
+		 * Whether this JVM holds the slot's key again for the owner of {@code lock}, by a
+		 * lock other than it: a claim with the same owner value taken after {@code lock}
+		 * was lost.
+		 */
+		boolean claimedAgain(HeldLock lock) {
+			HeldLock current = held(key(), lock.owner());
+			return current != null && current != lock;
+		}
+
+		/**
 		 * The lock this JVM holds on the key for {@code reentrancyOwner} that a request
 		 * of {@code kind} re-enters, or {@code null} if it must be acquired.
 		 * @throws io.github.distributelock.LockKindConflictException if the owner holds
