@@ -197,6 +197,14 @@ final class LocalLocks {
 		boolean tryTakeGate() {
 			if (this.entry.gate.tryTake()) {
 				this.gateTaken.set(true);
+				// A slot left on another thread (a cancel) between the take and the mark
+				// above found no gate to give back: give it here, or it stays taken for
+				// every later caller of the key. leave() marks, then reads; this marks,
+				// then reads: one of the two sees the other.
+				if (this.left.get() && this.gateTaken.compareAndSet(true, false)) {
+					this.entry.gate.give();
+					return false;
+				}
 				return true;
 			}
 			return false;
