@@ -7,11 +7,11 @@ import java.util.concurrent.CompletionStage;
  * A backend that passes every call to another, for tests that change or record some of
  * them: each overrides only the calls it is about.
  */
-abstract class ForwardingLockBackend implements LockBackend {
+public abstract class ForwardingLockBackend implements LockBackend {
 
 	protected final LockBackend delegate;
 
-	ForwardingLockBackend(LockBackend delegate) {
+	protected ForwardingLockBackend(LockBackend delegate) {
 		this.delegate = delegate;
 	}
 

@@ -11,9 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
-import io.github.distributelock.core.AcquireResult;
-import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.ForwardingLockBackend;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockEventListener;
 
@@ -62,9 +61,7 @@ class JdbcRenewalRacingReleaseTests {
 	 * Holds the first renewal back, as a pool busy with other statements would, until the
 	 * value was claimed again or a second has passed.
 	 */
-	private static final class SlowRenewals implements LockBackend {
-
-		private final LockBackend delegate;
+	private static final class SlowRenewals extends ForwardingLockBackend {
 
 		private final AtomicBoolean held = new AtomicBoolean();
 
@@ -75,17 +72,7 @@ class JdbcRenewalRacingReleaseTests {
 		final CompletableFuture<Void> claimedAgain = new CompletableFuture<>();
 
 		SlowRenewals(LockBackend delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public String name() {
-			return this.delegate.name();
-		}
-
-		@Override
-		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
-			return this.delegate.tryAcquire(claim, lease);
+			super(delegate);
 		}
 
 		@Override
@@ -97,16 +84,6 @@ class JdbcRenewalRacingReleaseTests {
 			return this.claimedAgain.completeOnTimeout(null, 1, TimeUnit.SECONDS)
 				.thenComposeAsync((go) -> this.delegate.renew(claim, lease))
 				.whenComplete((renewed, failure) -> this.renewalEnded.countDown());
-		}
-
-		@Override
-		public CompletionStage<Boolean> release(Claim claim) {
-			return this.delegate.release(claim);
-		}
-
-		@Override
-		public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
-			return this.delegate.awaitRelease(claim, lastAttempt, deadline);
 		}
 
 	}
