@@ -10,6 +10,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -59,6 +60,16 @@ class RedisLockConfiguration {
 		return CustomizedSettings.explainingChanges(RedisLockBackendCustomizer.class.getSimpleName(),
 				settings.changedByCustomizers(),
 				() -> checkedBackend((LettuceConnectionFactory) factory, settings, properties.getWatchdogLease()));
+	}
+
+	/**
+	 * Pauses the Redis backend's release subscriptions between the lock service's stop,
+	 * which ends every wait, and the connection factory's.
+	 */
+	@Bean
+	static RedisReleaseSubscriptionsLifecycle redisReleaseSubscriptionsLifecycle(
+			ObjectProvider<RedisLockBackend> backend) {
+		return new RedisReleaseSubscriptionsLifecycle(backend);
 	}
 
 	private static RedisLockBackend checkedBackend(LettuceConnectionFactory factory, RedisLockBackendSettings settings,
@@ -127,6 +138,47 @@ class RedisLockConfiguration {
 							+ "(spring.data.redis.host, spring.data.redis.sentinel.* or spring.data.redis.cluster.*) "
 							+ "and a positive distributelock.redis.replica-ack-timeout.");
 		}
+	}
+
+	/**
+	 * Stops in the phase between the lock service's ({@code 1024}) and the connection
+	 * factory's ({@code 0}): a release subscription made after the factory stopped fails,
+	 * and the listener container retries it every 5 s until the backend is closed.
+	 */
+	static final class RedisReleaseSubscriptionsLifecycle implements SmartLifecycle {
+
+		static final int PHASE = LockLifecycleConfiguration.DistributeLockLifecycle.PHASE / 2;
+
+		private final ObjectProvider<RedisLockBackend> backend;
+
+		private volatile boolean running;
+
+		RedisReleaseSubscriptionsLifecycle(ObjectProvider<RedisLockBackend> backend) {
+			this.backend = backend;
+		}
+
+		@Override
+		public void start() {
+			this.running = true;
+			this.backend.ifAvailable(RedisLockBackend::resumeReleaseSubscriptions);
+		}
+
+		@Override
+		public void stop() {
+			this.running = false;
+			this.backend.ifAvailable(RedisLockBackend::pauseReleaseSubscriptions);
+		}
+
+		@Override
+		public boolean isRunning() {
+			return this.running;
+		}
+
+		@Override
+		public int getPhase() {
+			return PHASE;
+		}
+
 	}
 
 }

@@ -21,7 +21,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -60,15 +59,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  *
  * @since 1.0.0
  */
-public class RedisLockBackend implements HandOverLockBackend, MultiKeyLockBackend, LockStoreProbe, StoreClientThreads,
-		SmartLifecycle, AutoCloseable {
-
-	/**
-	 * The lifecycle phase of a backend bean: after the lock service's (1024), which ends
-	 * every wait, and before the connection factory's (0), whose stop fails a
-	 * subscription made after it.
-	 */
-	public static final int PHASE = 512;
+public class RedisLockBackend
+		implements HandOverLockBackend, MultiKeyLockBackend, LockStoreProbe, StoreClientThreads, AutoCloseable {
 
 	/** The key prefix of the original {@code cn.dslcode} starter. */
 	public static final String DEFAULT_KEY_PREFIX = "lock:";
@@ -354,32 +346,29 @@ public class RedisLockBackend implements HandOverLockBackend, MultiKeyLockBacken
 	}
 
 	/**
-	 * Makes release subscriptions again after a {@link #stop()}.
+	 * Makes release subscriptions again after {@link #pauseReleaseSubscriptions()}.
 	 */
-	@Override
-	public void start() {
+	public void resumeReleaseSubscriptions() {
 		this.releaseListener.resume();
 	}
 
 	/**
-	 * Makes no more release subscriptions, once one under way has ended: stopped with the
-	 * application context before the connection factory, a subscription made after the
-	 * factory stopped would fail, and the listener container retry it every 5 s until
-	 * this backend is closed. Waits still end at their deadline or the holder's lease.
+	 * Makes no more release subscriptions, once one under way has ended (waited for up to
+	 * 2 s): called as the application stops, after the lock service and before the
+	 * connection factory, as a subscription made after the factory stopped would fail,
+	 * and the listener container retry it every 5 s until this backend is closed. Waits
+	 * still end at their deadline or the holder's lease.
 	 */
-	@Override
-	public void stop() {
+	public void pauseReleaseSubscriptions() {
 		this.releaseListener.pause();
 	}
 
-	@Override
-	public boolean isRunning() {
-		return !this.releaseListener.isPaused();
-	}
-
-	@Override
-	public int getPhase() {
-		return PHASE;
+	/**
+	 * Whether release subscriptions are paused.
+	 * @return whether {@link #pauseReleaseSubscriptions()} was called last
+	 */
+	public boolean releaseSubscriptionsPaused() {
+		return this.releaseListener.isPaused();
 	}
 
 	@Override
