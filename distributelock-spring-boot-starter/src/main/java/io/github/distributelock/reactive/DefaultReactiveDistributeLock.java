@@ -71,7 +71,7 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 			DistributeLock service = this.lock.get();
 			LockHandle reentered = reentered(held, service, request);
 			if (reentered != null) {
-				return work.apply(reentered);
+				return Flux.using(() -> reentered, work, LockHandle::close);
 			}
 			LockRequest wanted = notHeld(held, service, request);
 			return Flux.usingWhen(acquired(wanted, busy).map(Work::new),
@@ -92,7 +92,7 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 			DistributeLock service = this.lock.get();
 			LockHandle reentered = reentered(held, service, request);
 			if (reentered != null) {
-				return work.apply(reentered);
+				return Mono.using(() -> reentered, work, LockHandle::close);
 			}
 			LockRequest wanted = notHeld(held, service, request);
 			return Mono.usingWhen(acquired(wanted, busy).map(Work::new),

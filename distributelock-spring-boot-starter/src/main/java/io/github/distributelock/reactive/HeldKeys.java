@@ -5,6 +5,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -12,6 +14,8 @@ import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.LockKind;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
@@ -21,6 +25,8 @@ import reactor.util.context.ContextView;
  * nested lock on the same key enters at once, as a thread re-enters a lock it holds.
  */
 final class HeldKeys {
+
+	private static final Log logger = LogFactory.getLog(HeldKeys.class);
 
 	private static final Object CONTEXT_KEY = HeldKeys.class;
 
@@ -56,7 +62,7 @@ final class HeldKeys {
 		if (!held.kind.admitsReentryAs(asked)) {
 			throw held.kind.reentryConflict(asked, request.key(), REACTIVE, "this reactive pipeline");
 		}
-		return new Reentered(held.handle);
+		return new Reentered(held);
 	}
 
 	/** Whether a lock service holds {@code key} for the pipeline, whichever kind. */
@@ -88,8 +94,9 @@ final class HeldKeys {
 	static Function<Context, Context> with(Object service, LockRequest request, LockHandle handle) {
 		return (context) -> {
 			Map<Id, Held> held = new HashMap<>(of(context).held);
+			NestedLostListeners nestedLostListeners = new NestedLostListeners(handle);
 			for (LockRequest part : request.isMultiKey() ? request.parts() : List.of(request)) {
-				held.put(new Id(service, part.key()), new Held(handle, LockKind.of(part)));
+				held.put(new Id(service, part.key()), new Held(handle, LockKind.of(part), nestedLostListeners));
 			}
 			return context.put(CONTEXT_KEY, new HeldKeys(Map.copyOf(held)));
 		};
@@ -101,50 +108,122 @@ final class HeldKeys {
 	private record Id(Object service, String key) {
 	}
 
-	private record Held(LockHandle handle, LockKind kind) {
+	private record Held(LockHandle handle, LockKind kind, NestedLostListeners nestedLostListeners) {
 	}
 
 	/**
 	 * A nested entry: closing it leaves the enclosing hold alone, as closing a reentrant
-	 * handle does.
+	 * handle does, and ends the entry itself: it is no longer held, and its lost-lock
+	 * listeners are forgotten.
 	 */
-	private record Reentered(LockHandle lock) implements LockHandle {
+	private static final class Reentered implements LockHandle {
+
+		private final Held enclosing;
+
+		private final AtomicBoolean closed = new AtomicBoolean();
+
+		Reentered(Held enclosing) {
+			this.enclosing = enclosing;
+		}
 
 		@Override
 		public String key() {
-			return this.lock.key();
+			return this.enclosing.handle.key();
 		}
 
 		@Override
 		public long fencingToken() {
-			return this.lock.fencingToken();
+			return this.enclosing.handle.fencingToken();
 		}
 
 		@Override
 		public boolean isHeld() {
-			return this.lock.isHeld();
+			return !this.closed.get() && this.enclosing.handle.isHeld();
 		}
 
 		@Override
 		public boolean isSuspect() {
-			return this.lock.isSuspect();
+			return isHeld() && this.enclosing.handle.isSuspect();
 		}
 
 		@Override
 		public LockHandle onLost(Consumer<LockHandle> listener) {
-			this.lock.onLost(listener);
+			if (!this.closed.get()) {
+				this.enclosing.nestedLostListeners.add(this, listener);
+			}
 			return this;
 		}
 
 		@Override
 		public CompletableFuture<Void> releaseAsync() {
+			close();
 			return CompletableFuture.completedFuture(null);
 		}
 
 		@Override
 		public void close() {
+			if (this.closed.compareAndSet(false, true)) {
+				this.enclosing.nestedLostListeners.removeAll(this);
+			}
 		}
 
+	}
+
+	/**
+	 * The lost-lock listeners of the entries nested in one hold, told through one
+	 * listener on that hold's handle: its own listeners cannot be taken off it, and a
+	 * long hold would otherwise keep those of every nested entry closed meanwhile.
+	 */
+	private static final class NestedLostListeners {
+
+		private final LockHandle enclosing;
+
+		private final List<NestedListener> listeners = new CopyOnWriteArrayList<>();
+
+		/**
+		 * Whether the one listener on the enclosing handle is registered and not told
+		 * yet.
+		 */
+		private final AtomicBoolean forwarding = new AtomicBoolean();
+
+		NestedLostListeners(LockHandle enclosing) {
+			this.enclosing = enclosing;
+		}
+
+		void add(Reentered nested, Consumer<LockHandle> listener) {
+			this.listeners.add(new NestedListener(nested, listener));
+			// Registered again after a loss was told: the handle then tells it at once.
+			if (this.forwarding.compareAndSet(false, true)) {
+				this.enclosing.onLost((lost) -> tellAll());
+			}
+		}
+
+		void removeAll(Reentered nested) {
+			this.listeners.removeIf((listener) -> listener.nested == nested);
+		}
+
+		private void tellAll() {
+			this.forwarding.set(false);
+			for (NestedListener listener : this.listeners) {
+				if (this.listeners.remove(listener)) {
+					tell(listener);
+				}
+			}
+		}
+
+	}
+
+	private static void tell(NestedListener listener) {
+		try {
+			listener.listener.accept(listener.nested);
+		}
+		catch (RuntimeException | Error ex) {
+			// Logged; the next listener is still told, as the lock service does.
+			logger.warn("Lost-lock listener for '" + listener.nested.key() + "' failed", ex);
+		}
+	}
+
+	private record NestedListener(Reentered nested, Consumer<LockHandle> listener) {
 	}
 
 }

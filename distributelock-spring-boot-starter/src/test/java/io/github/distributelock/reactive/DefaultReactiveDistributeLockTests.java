@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import io.github.distributelock.LockFailedException;
@@ -248,6 +249,48 @@ class DefaultReactiveDistributeLockTests {
 				.succeedsWithin(Duration.ofSeconds(10))
 				.isEqualTo(List.of("a", "b", "c"));
 			await().atMost(Duration.ofSeconds(5)).until(() -> lock.heldLocks().isEmpty());
+		}
+	}
+
+	/**
+	 * A nested entry ends with its work, as a closed reentrant handle does: it is no
+	 * longer held while the pipeline's hold goes on, and it is not told of a later loss
+	 * of that hold; an entry still open is told, with its own handle.
+	 */
+	@Test
+	void aNestedEntryEndsWithItsWorkAndOnlyOpenEntriesAreToldOfALoss() throws Exception {
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(new MemoryLockBackend())) {
+			ReactiveDistributeLock reactive = new DefaultReactiveDistributeLock(() -> lock);
+			// A fixed lease that nothing renews: the pipeline's hold is lost when it runs
+			// out, long after the first nested entry has ended.
+			LockRequest held = LockRequest.of("reactive.nested").withLeaseTime(Duration.ofSeconds(1));
+			AtomicInteger toldEnded = new AtomicInteger();
+			CompletableFuture<LockHandle> toldOpen = new CompletableFuture<>();
+			CompletableFuture<List<Boolean>> heldAfterTheFirstEntry = new CompletableFuture<>();
+			CompletableFuture<LockHandle> open = new CompletableFuture<>();
+			CountDownLatch outerLost = new CountDownLatch(1);
+			Mono<LockHandle> work = reactive.withLockMono(held, (outer) -> {
+				outer.onLost((lost) -> outerLost.countDown());
+				return reactive.withLockMono(LockRequest.of("reactive.nested"), (ended) -> {
+					ended.onLost((lost) -> toldEnded.incrementAndGet());
+					return Mono.just(ended);
+				}, BUSY).flatMap((ended) -> {
+					heldAfterTheFirstEntry.complete(List.of(ended.isHeld(), outer.isHeld()));
+					return reactive.withLockMono(LockRequest.of("reactive.nested"), (entry) -> {
+						open.complete(entry);
+						entry.onLost(toldOpen::complete);
+						return Mono.fromFuture(toldOpen);
+					}, BUSY);
+				});
+			}, BUSY);
+			CompletableFuture<LockHandle> result = work.toFuture();
+
+			assertThat(heldAfterTheFirstEntry).succeedsWithin(Duration.ofSeconds(10))
+				.as("the ended entry, then the pipeline's hold")
+				.isEqualTo(List.of(false, true));
+			assertThat(outerLost.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(result).succeedsWithin(Duration.ofSeconds(10)).isSameAs(open.get());
+			assertThat(toldEnded).hasValue(0);
 		}
 	}
 
