@@ -452,6 +452,37 @@ final class HeldLock {
 		}
 	}
 
+	/**
+	 * Answers a renewal that the store confirmed after this lock was reported lost (its
+	 * lease ran out here while the renewal waited): the store now keeps, for a whole
+	 * lease, a lock that nobody here holds, and other instances would wait for it. It is
+	 * released there at once, unless this JVM took the key again with the same owner
+	 * value since, whose lock that renewal then extended.
+	 * @param storeLeaseEndNanos when the lease the renewal set ends, on
+	 * {@link System#nanoTime()}: a failed release is retried until then
+	 * @return whether the lock had been reported lost
+	 */
+	boolean renewedAfterLoss(long storeLeaseEndNanos) {
+		if (this.state.get() != LOST) {
+			return false;
+		}
+		if (!this.slot.claimedAgain(this)) {
+			logger.warn("Lock '" + this.key + "' was renewed in " + this.parts.store().name()
+					+ " after it was reported lost; releasing it there");
+			this.parts.store()
+				.release(this.claim.on(null), storeLeaseEndNanos)
+				.whenComplete((released, failure) -> logFailedReleaseAfterLoss(failure));
+		}
+		return true;
+	}
+
+	private void logFailedReleaseAfterLoss(@Nullable Throwable failure) {
+		if (failure != null) {
+			logger.warn("Could not release lock '" + this.key + "', renewed in " + this.parts.store().name()
+					+ " after it was reported lost; it ends with its lease there", StoreCalls.unwrap(failure));
+		}
+	}
+
 	void markLost(String reason) {
 		if (this.state.compareAndSet(HELD, LOST)) {
 			this.parts.watchdog().unwatch(this);

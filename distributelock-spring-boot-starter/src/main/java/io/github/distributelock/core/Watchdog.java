@@ -212,6 +212,9 @@ final class Watchdog {
 			}
 		}
 		else if (Boolean.TRUE.equals(renewed)) {
+			if (lock.renewedAfterLoss(sent + this.lease.toNanos())) {
+				return;
+			}
 			lock.lease.extend(sent);
 			lock.tracker.renewed();
 		}
