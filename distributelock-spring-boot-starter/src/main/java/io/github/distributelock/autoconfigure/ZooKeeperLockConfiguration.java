@@ -16,6 +16,7 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.client.ConnectStringParser;
 import org.apache.zookeeper.data.ACL;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -46,7 +47,10 @@ class ZooKeeperLockConfiguration {
 	 */
 	static final String RESERVED_ROOT = "/zookeeper";
 
-	@Bean(initMethod = "start", destroyMethod = "close")
+	/** The name of the client built from the properties when the application has none. */
+	private static final String BUILT_CLIENT = "distributeLockCuratorFramework";
+
+	@Bean(name = BUILT_CLIENT, initMethod = "start", destroyMethod = "close")
 	@ConditionalOnMissingBean
 	CuratorFramework distributeLockCuratorFramework(DistributeLockProperties properties,
 			ObjectProvider<CuratorFrameworkBuilderCustomizer> customizers) {
@@ -125,7 +129,21 @@ class ZooKeeperLockConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(LockBackend.class)
-	ZooKeeperLockBackend zooKeeperLockBackend(CuratorFramework client, DistributeLockProperties properties) {
+	ZooKeeperLockBackend zooKeeperLockBackend(CuratorFramework client, DistributeLockProperties properties,
+			ListableBeanFactory beanFactory) {
+		if (StringUtils.hasText(properties.getZookeeper().getDigest()) && !beanFactory.containsBean(BUILT_CLIENT)) {
+			// Ignored as Boot ignores a client's properties beside the application's own
+			// client, it would leave the lock's nodes open to every client of the
+			// ensemble
+			// where the reader of the property expects them kept to one user.
+			throw new DistributeLockConfigurationException("distributelock.zookeeper.digest is set, but the "
+					+ "application defines its own CuratorFramework bean, which the lock uses as it is: the digest "
+					+ "is not applied, and the lock's nodes get that client's ACLs.",
+					"Give your CuratorFramework the authentication and ACLs it needs "
+							+ "(CuratorFrameworkFactory.builder().authorization(\"digest\", ...).aclProvider(...)) and "
+							+ "remove distributelock.zookeeper.digest, or remove your CuratorFramework bean so that "
+							+ "the lock builds its client from distributelock.zookeeper.*.");
+		}
 		String root = properties.getZookeeper().getRoot();
 		if (root != null && (root.equals(RESERVED_ROOT) || root.startsWith(RESERVED_ROOT + "/"))
 				&& atTheTopOfTheTree(client)) {

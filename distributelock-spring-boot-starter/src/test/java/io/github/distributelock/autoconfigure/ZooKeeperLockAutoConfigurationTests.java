@@ -205,6 +205,23 @@ class ZooKeeperLockAutoConfigurationTests {
 	}
 
 	@Test
+	void digestBesideTheApplicationsCuratorFrameworkFailsSayingItWouldNotBeApplied() {
+		this.contextRunner.withUserConfiguration(UserCuratorConfiguration.class)
+			.withPropertyValues("distributelock.zookeeper.digest=app:secret")
+			.run((context) -> {
+				FailureAnalysis analysis = failureAnalysis(context);
+				assertThat(analysis.getDescription())
+					.startsWith("distributelock.zookeeper.digest is set, but the "
+							+ "application defines its own CuratorFramework bean")
+					.contains("the digest is not applied")
+					.doesNotContain("secret");
+				assertThat(analysis.getAction()).contains(".authorization(\"digest\"")
+					.contains("remove distributelock.zookeeper.digest")
+					.contains("remove your CuratorFramework bean");
+			});
+	}
+
+	@Test
 	void missingConnectStringFailsAndNamesTheProperty() {
 		this.contextRunner.run((context) -> {
 			FailureAnalysis analysis = failureAnalysis(context);
