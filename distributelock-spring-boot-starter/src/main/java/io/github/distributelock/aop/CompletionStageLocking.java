@@ -84,7 +84,14 @@ final class CompletionStageLocking {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
-			held.close();
+			// As try-with-resources: the method's own exception is the caller's, the
+			// release's failure rides along with it.
+			try {
+				held.close();
+			}
+			catch (RuntimeException | Error releaseFailure) {
+				ex.addSuppressed(releaseFailure);
+			}
 			throw ex;
 		}
 		if (result == null) {
