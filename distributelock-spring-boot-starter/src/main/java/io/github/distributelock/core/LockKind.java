@@ -130,13 +130,22 @@ public record LockKind(Type type, int permits) {
 							+ "other forever). Release the read lock first, or take the write lock from the start.",
 					key, backend);
 		}
-		return new LockKindConflictException("Lock '" + key + "' is held by " + holder + " as a " + describe()
-				+ " lock, and was asked for as a " + asked.describe() + " lock; a key is locked as one kind at a "
+		return new LockKindConflictException("Lock '" + key + "' is held by " + holder + " as " + withArticle()
+				+ " lock, and was asked for as " + asked.withArticle() + " lock; a key is locked as one kind at a "
 				+ "time. Use another key, or the same kind.", key, backend);
 	}
 
-	private String describe() {
-		return (this.type == Type.PERMITS) ? this.permits + "-permit" : tag();
+	/**
+	 * The kind as messages name it, with its article: {@code an exclusive},
+	 * {@code a fair}, {@code a 2-permit}.
+	 * @return the kind's name in a sentence
+	 */
+	public String withArticle() {
+		return switch (this.type) {
+			case EXCLUSIVE -> "an exclusive";
+			case PERMITS -> "a " + this.permits + "-permit";
+			default -> "a " + tag();
+		};
 	}
 
 	/**

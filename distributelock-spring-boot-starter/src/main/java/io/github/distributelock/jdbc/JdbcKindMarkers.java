@@ -66,8 +66,7 @@ final class JdbcKindMarkers {
 	static LockKindConflictException conflict(String key, LockKind kind, String holder, String table) {
 		return new LockKindConflictException(
 				"Lock '" + key + "' is held as " + heldAs(holder) + " lock in the lock table " + table
-						+ " and was asked for as a "
-						+ ((kind.type() == LockKind.Type.PERMITS) ? kind.permits() + "-permit" : kind.tag())
+						+ " and was asked for as " + kind.withArticle()
 						+ " lock; a key is locked as one kind at a time. Use another key, or the same kind.",
 				key, "jdbc");
 	}

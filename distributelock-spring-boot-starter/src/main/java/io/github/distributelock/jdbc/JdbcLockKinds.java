@@ -228,7 +228,7 @@ final class JdbcLockKinds {
 		if (channel == null || this.sql.releaseNotify == null) {
 			return inTransaction(claim, "release", (session) -> release(session, claim.kind()));
 		}
-		String task = "release a " + claim.kind().tag() + " lock";
+		String task = "release " + claim.kind().withArticle() + " lock";
 		return tables(() -> this.repository.onConnectionMarking(task, (connection, marked) -> {
 			Session session = new Session(this.repository, connection, claim.key(), claim.owner());
 			boolean released;
@@ -298,7 +298,7 @@ final class JdbcLockKinds {
 	}
 
 	private <T> T inTransaction(Claim claim, String operation, SessionWork<T> work) {
-		return tables(() -> this.repository.onConnection(operation + " a " + claim.kind().tag() + " lock", true,
+		return tables(() -> this.repository.onConnection(operation + " " + claim.kind().withArticle() + " lock", true,
 				(connection) -> work.run(new Session(this.repository, connection, claim.key(), claim.owner()))));
 	}
 

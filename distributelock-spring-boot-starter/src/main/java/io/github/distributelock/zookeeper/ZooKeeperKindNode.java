@@ -85,28 +85,17 @@ record ZooKeeperKindNode(String name, @Nullable LockKind kind, String prefix, lo
 	}
 
 	/**
-	 * The kind as messages name it, with its article: {@code a fair}, {@code an
-	 * exclusive}, {@code a 2-permit}.
-	 */
-	static String describe(LockKind kind) {
-		return switch (kind.type()) {
-			case EXCLUSIVE -> "an exclusive";
-			case PERMITS -> "a " + kind.permits() + "-permit";
-			default -> "a " + kind.tag();
-		};
-	}
-
-	/**
 	 * The failure of a claim that found the key held as another kind.
 	 * @param heldAs the kind found, or {@code null} for a node this library did not
 	 * create
 	 * @param node the node found
 	 */
 	static LockKindConflictException conflict(Claim claim, @Nullable LockKind heldAs, String node, String backend) {
-		String held = (heldAs != null) ? "as " + describe(heldAs) + " lock"
+		String held = (heldAs != null) ? "as " + heldAs.withArticle() + " lock"
 				: "through the node '" + node + "', which distributelock did not create,";
 		return new LockKindConflictException("Lock '" + claim.key() + "' is held in ZooKeeper " + held
-				+ " and was asked for as " + describe(claim.kind()) + " lock; a key is locked as one kind at a time "
+				+ " and was asked for as " + claim.kind().withArticle()
+				+ " lock; a key is locked as one kind at a time "
 				+ "(exclusive or fair, read/write, or permits of one count). Use another key, or the same kind.",
 				claim.key(), backend);
 	}

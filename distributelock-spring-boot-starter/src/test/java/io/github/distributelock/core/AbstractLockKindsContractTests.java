@@ -1113,9 +1113,20 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 			assertThatExceptionOfType(LockKindConflictException.class)
 				.isThrownBy(
 						() -> newLock().tryAcquire(LockRequest.of(key()).withMode(LockMode.READ).withWaitTime(WAIT)))
-				.withMessageContaining(key());
+				.withMessageContaining(key())
+				.withMessageContaining("as an exclusive");
 		}
 		assertThat(isLockedInStore(key())).isFalse();
+	}
+
+	@Test
+	void aKeyThisThreadHoldsAsOneKindIsRefusedAtOnceAsAnotherNamingBoth() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		try (LockHandle held = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow()) {
+			assertThatExceptionOfType(LockKindConflictException.class)
+				.isThrownBy(() -> lock.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ)))
+				.withMessageContaining("held by this thread as an exclusive lock, and was asked for as a read lock");
+		}
 	}
 
 	@Test

@@ -333,8 +333,8 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 					: (!this.shared.isEmpty()) ? this.shared.values().iterator().next().kind : null;
 			if (held != null && family(held) != family(kind)
 					|| (held != null && held.type() == LockKind.Type.PERMITS && !held.equals(kind))) {
-				throw new LockKindConflictException("Lock '" + this.key + "' is held as a " + held.tag()
-						+ " lock and was asked for as a " + kind.tag() + " lock", this.key, name());
+				throw new LockKindConflictException("Lock '" + this.key + "' is held as " + held.withArticle()
+						+ " lock and was asked for as " + kind.withArticle() + " lock", this.key, name());
 			}
 		}
 
