@@ -17,6 +17,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.InvalidDataAccessResourceUsageException;
@@ -80,9 +81,10 @@ final class JdbcLockKinds {
 			catch (DuplicateKeyException | ConcurrencyFailureException ex) {
 				// Only a statement that raced past the key's row lock gets here, and
 				// nothing was changed: two first inserts of the key's row at once (H2's
-				// MERGE lets both try), or a deadlock across keys. The row exists now,
-				// so the attempt is made again at once: a wait of 0 must not refuse a
-				// reader that only met another reader.
+				// MERGE lets both try), a deadlock across keys, or a purge that deleted
+				// the row before it was locked. The next try finds the row, or inserts it
+				// anew, so the attempt is made again at once: a wait of 0 must not refuse
+				// a reader that only met another reader.
 				if (logger.isDebugEnabled()) {
 					logger.debug("Lock '" + claim.key() + "' (" + claim.kind().tag() + ") met a concurrent statement, "
 							+ "attempting again: " + ex.getMessage());
@@ -96,7 +98,15 @@ final class JdbcLockKinds {
 
 	private AcquireResult attempt(Session session, Claim claim) throws SQLException {
 		session.update(this.sql.wordInsert);
-		session.query(this.sql.wordLock, (row) -> Boolean.TRUE);
+		if (session.query(this.sql.wordLock, (row) -> Boolean.TRUE).isEmpty()) {
+			// The purge of an instance deleted the row, free for longer than the
+			// retention, after the insert found it (PostgreSQL's insert does not lock
+			// a row it finds): taken without its row, the key would be taken by the
+			// next attempt of any kind too. The attempt is made again, and inserts the
+			// row.
+			throw new CannotAcquireLockException("The row of lock '" + claim.key() + "' was deleted by the purge of "
+					+ "free rows before this attempt could lock it");
+		}
 		KeyState state = session.state(this.sql.state);
 		requireSameFamily(claim, state.holder());
 		return switch (claim.kind().type()) {
