@@ -49,6 +49,8 @@ final class JdbcKindStatements {
 
 	final LockStatement permitSlots;
 
+	final LockStatement permitFree;
+
 	final List<LockStatement> permitTake;
 
 	final LockStatement permitRenew;
@@ -84,6 +86,7 @@ final class JdbcKindStatements {
 		this.holderRelease = all(dialect, "holder-release.sql", tableName);
 		this.holdersShrink = one(dialect, "holders-shrink.sql", tableName);
 		this.permitSlots = one(dialect, "permit-slots.sql", tableName);
+		this.permitFree = one(dialect, "permit-free.sql", tableName);
 		this.permitTake = all(dialect, "permit-take.sql", tableName);
 		this.permitRenew = one(dialect, "permit-renew.sql", tableName);
 		this.permitRelease = all(dialect, "permit-release.sql", tableName);

@@ -166,17 +166,26 @@ final class JdbcLockKinds {
 
 	/** A permit attempt: takes the lowest free slot of 0 to N-1, if there is one. */
 	private AcquireResult permit(Session session, int permits, KeyState state) throws SQLException {
-		List<long[]> held = session.query(this.sql.permitSlots,
-				(row) -> new long[] { row.getLong("slot"), row.getLong("remaining_ms") });
+		List<PermitSlot> slots = session.query(this.sql.permitSlots,
+				(row) -> new PermitSlot(row.getLong("slot"), row.getInt("mine") == 1, row.getLong("remaining_ms")));
+		List<PermitSlot> held = slots.stream().filter((slot) -> !slot.mine() && slot.remainingMillis() > 0).toList();
 		if (held.size() >= permits) {
-			long soonest = held.stream().mapToLong((slot) -> slot[1]).min().orElse(0);
+			long soonest = held.stream().mapToLong(PermitSlot::remainingMillis).min().orElse(0);
 			return AcquireResult.heldByAnother(lease(soonest));
 		}
 		Set<Long> taken = new HashSet<>();
-		held.forEach((slot) -> taken.add(slot[0]));
+		held.forEach((slot) -> taken.add(slot.slot()));
 		int slot = 0;
 		while (taken.contains((long) slot)) {
 			slot++;
+		}
+		for (PermitSlot row : slots) {
+			if (row.mine() || row.slot() == slot) {
+				// This owner's earlier slot, or the slot to take whose lease ran out: one
+				// by one by its primary key, as a delete by owner locked gaps on MariaDB
+				// and MySQL that attempts on neighbouring keys deadlocked over.
+				session.with("free_slot", row.slot()).update(this.sql.permitFree);
+			}
 		}
 		long token = session.token(this.sql.token);
 		session.with("token", token).with("slot", slot).with("holder", JdbcKindMarkers.permits(permits));
@@ -345,6 +354,13 @@ final class JdbcLockKinds {
 	 */
 	static boolean missingTable(SQLException ex) {
 		return "42P01".equals(ex.getSQLState()) || "42S02".equals(ex.getSQLState());
+	}
+
+	/**
+	 * A permit slot of the key as an attempt read it: whether this owner has it, and how
+	 * long its lease still runs (zero or less once it ran out).
+	 */
+	private record PermitSlot(long slot, boolean mine, long remainingMillis) {
 	}
 
 	@FunctionalInterface

@@ -1,9 +1,7 @@
--- Takes permit slot :slot (0 to N-1) of the key. The slot's primary key is what bounds the holders
+-- Takes permit slot :slot (0 to N-1) of the key, freed before by permit-free.sql where this owner
+-- had another slot or the slot's lease ran out. The slot's primary key is what bounds the holders
 -- to N, whatever else happens: the insert fails on a slot whose holder's lease still runs, even
--- for a statement that raced past the key's row lock. This owner's earlier slot, if any, is
--- given up first, and a slot whose lease ran out is freed.
-DELETE FROM ${table}_p WHERE lock_key = :key AND owner = :owner;
-DELETE FROM ${table}_p WHERE lock_key = :key AND slot = :slot AND expires_at <= CURRENT_TIMESTAMP;
+-- for a statement that raced past the key's row lock.
 INSERT INTO ${table}_p (lock_key, slot, owner, fencing_token, expires_at, acquired_at)
 VALUES (:key, :slot, :owner, :token,
 	DATEADD(MILLISECOND, CAST(:lease_ms AS BIGINT), CURRENT_TIMESTAMP), CURRENT_TIMESTAMP);

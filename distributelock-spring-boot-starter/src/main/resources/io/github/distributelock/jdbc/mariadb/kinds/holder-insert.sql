@@ -1,6 +1,10 @@
 -- Records a reader or the writer of the key, with its own lease and token, after the key's row
--- was taken or joined under its row lock. A row of this owner whose lease ran out is replaced.
-DELETE FROM ${table}_h WHERE lock_key = :key AND owner = :owner;
+-- was taken or joined under its row lock. A row of this owner (whose lease ran out) is replaced.
+-- One insert rather than a delete and an insert: a delete that finds no row locks the gap
+-- where it would be, and two attempts on neighbouring keys that each locked the gap and then
+-- inserted into it deadlocked each other.
 INSERT INTO ${table}_h (lock_key, owner, kind, fencing_token, expires_at, acquired_at)
 VALUES (:key, :owner, :kind, :token,
-	UTC_TIMESTAMP(6) + INTERVAL (:lease_ms * 1000) MICROSECOND, UTC_TIMESTAMP(6));
+	UTC_TIMESTAMP(6) + INTERVAL (:lease_ms * 1000) MICROSECOND, UTC_TIMESTAMP(6))
+ON DUPLICATE KEY UPDATE kind = :kind, fencing_token = :token,
+	expires_at = UTC_TIMESTAMP(6) + INTERVAL (:lease_ms * 1000) MICROSECOND, acquired_at = UTC_TIMESTAMP(6)

@@ -1,3 +1,6 @@
--- The permit slots of the key held by others, with how long each lease still runs.
-SELECT slot, CAST(CEIL(EXTRACT(EPOCH FROM (expires_at - statement_timestamp())) * 1000) AS BIGINT) AS remaining_ms
-FROM ${table}_p WHERE lock_key = :key AND owner <> :owner AND expires_at > statement_timestamp()
+-- The permit slots of the key, each with whether this owner has it and how long its lease still
+-- runs (zero or less once it has run out): the attempt picks a slot free of live holders, and
+-- deletes this owner's earlier slot and a slot whose lease ran out one by one (permit-free.sql).
+SELECT slot, CASE WHEN owner = :owner THEN 1 ELSE 0 END AS mine,
+	CAST(CEIL(EXTRACT(EPOCH FROM (expires_at - statement_timestamp())) * 1000) AS BIGINT) AS remaining_ms
+FROM ${table}_p WHERE lock_key = :key
