@@ -249,11 +249,13 @@ public final class LockRequest {
 	/**
 	 * A copy owned by a value the caller chose instead of by the handle: the lock is not
 	 * reentrant, and {@link DistributeLock#releaseLock(String, String)} with that value
-	 * releases it from any thread or instance, as the original starter's
-	 * {@code tryLock(key, value, ...)} did. One value names one holder: a fair,
-	 * read/write or permit lock asked for with the value of a claim of the same key that
-	 * holds or waits in this instance is refused with {@link IllegalArgumentException},
-	 * as the store could not tell the two apart.
+	 * releases it from any thread of the instance that holds it. A plain (exclusive) lock
+	 * it releases from any instance too, as the original starter's
+	 * {@code tryLock(key, value, ...)} did; a fair, read/write or permit lock only from
+	 * the instance that holds it, as the store keeps such holders by kind. One value
+	 * names one holder: a fair, read/write or permit lock asked for with the value of a
+	 * claim of the same key that holds or waits in this instance is refused with
+	 * {@link IllegalArgumentException}, as the store could not tell the two apart.
 	 * @param owner the owner value, not empty
 	 * @return the new request
 	 * @throws IllegalArgumentException if the owner is null or empty
