@@ -1,0 +1,138 @@
+package io.github.distributelock.zookeeper;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributelock.Closeables;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockMode;
+import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockEventListener;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Sessions that end while a fair, write, read or permit caller waits in a key's queue, on
+ * a real server: the waiter whose session ended queues again on its new session and is
+ * let in by the holder's release, and a holder whose session ended lets the waiter in at
+ * once; nothing is left in the queue.
+ */
+class ZooKeeperKindSessionTests {
+
+	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
+
+	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	@RegisterExtension
+	static final EmbeddedZooKeeperExtension zooKeeper = new EmbeddedZooKeeperExtension();
+
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
+
+	@ParameterizedTest
+	@ValueSource(strings = { "fair", "write", "read", "permits" })
+	void aWaiterWhoseSessionEndedQueuesAgainAndIsLetInByTheRelease(String kind) throws Exception {
+		String key = "waiter-session-" + kind + "." + System.nanoTime();
+		CuratorFramework waiterClient = newClient();
+		DefaultDistributeLock holderLock = newLock(newClient());
+		DefaultDistributeLock waiterLock = newLock(waiterClient);
+		LockHandle held = holderLock.tryAcquire(holding(key, kind)).orElseThrow();
+		CompletableFuture<LockHandle> waiter = acquireAsync(waiterLock, waiting(key, kind));
+		String queue = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key;
+		await().atMost(Duration.ofSeconds(10)).until(() -> children(queue).size() == 2);
+
+		zooKeeper.expireSession(waiterClient);
+		// Its node went with the session; its next attempt queues it again.
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> children(queue).size() == 2 && waiterClient.getZookeeperClient().isConnected());
+		held.close();
+
+		// Let in by the release, long before its wait time would end.
+		try (LockHandle taken = waiter.get(WAIT.toSeconds() / 2, TimeUnit.SECONDS)) {
+			assertThat(taken.isHeld()).isTrue();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> children(queue).isEmpty());
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "fair", "write", "read", "permits" })
+	void aHolderWhoseSessionEndedLetsTheWaiterIn(String kind) throws Exception {
+		String key = "holder-session-" + kind + "." + System.nanoTime();
+		CuratorFramework holderClient = newClient();
+		DefaultDistributeLock holderLock = newLock(holderClient);
+		DefaultDistributeLock waiterLock = newLock(newClient());
+		LockHandle held = holderLock.tryAcquire(holding(key, kind)).orElseThrow();
+		CompletableFuture<LockHandle> waiter = acquireAsync(waiterLock, waiting(key, kind));
+		String queue = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key;
+		await().atMost(Duration.ofSeconds(10)).until(() -> children(queue).size() == 2);
+
+		zooKeeper.expireSession(holderClient);
+
+		// Let in by the deletion of the holder's node, long before its wait time would
+		// end.
+		try (LockHandle taken = waiter.get(WAIT.toSeconds() / 2, TimeUnit.SECONDS)) {
+			assertThat(taken.isHeld()).isTrue();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> !held.isHeld());
+		held.close();
+		await().atMost(Duration.ofSeconds(10)).until(() -> children(queue).isEmpty());
+	}
+
+	private static LockRequest holding(String key, String kind) {
+		return switch (kind) {
+			case "fair" -> LockRequest.of(key).withFair(true);
+			case "write", "read" -> LockRequest.of(key).withMode(LockMode.WRITE);
+			default -> LockRequest.of(key).withPermits(1);
+		};
+	}
+
+	private static LockRequest waiting(String key, String kind) {
+		LockRequest request = switch (kind) {
+			case "fair" -> LockRequest.of(key).withFair(true);
+			case "write" -> LockRequest.of(key).withMode(LockMode.WRITE);
+			case "read" -> LockRequest.of(key).withMode(LockMode.READ);
+			default -> LockRequest.of(key).withPermits(1);
+		};
+		return request.withWaitTime(WAIT);
+	}
+
+	private static CompletableFuture<LockHandle> acquireAsync(DefaultDistributeLock lock, LockRequest request) {
+		return CompletableFuture.supplyAsync(() -> {
+			try {
+				return lock.tryAcquire(request).orElseThrow();
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+	}
+
+	private CuratorFramework newClient() throws Exception {
+		return this.closeables.add(zooKeeper.newClient(SESSION_TIMEOUT));
+	}
+
+	private DefaultDistributeLock newLock(CuratorFramework client) {
+		ZooKeeperLockBackend backend = this.closeables.add(new ZooKeeperLockBackend(client));
+		return this.closeables
+			.add(new DefaultDistributeLock(backend, Duration.ofSeconds(30), false, LockEventListener.NONE, null));
+	}
+
+	private static List<String> children(String queue) throws Exception {
+		try {
+			return zooKeeper.store().getChildren().forPath(queue);
+		}
+		catch (KeeperException.NoNodeException ex) {
+			return List.of();
+		}
+	}
+
+}
