@@ -126,6 +126,63 @@ class ZooKeeperConnectionCutTests extends AbstractConnectionCutTests {
 		}
 	}
 
+	/**
+	 * The first claim of a free key creates the queue and its node in one transaction:
+	 * sent again after its answer was lost, the transaction finds the queue and the claim
+	 * adds a second node behind its first, which it must delete, or hold the key twice
+	 * and leave one behind at its release.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "fair", "read", "permits" })
+	void kindClaimWhoseQueueWasCreatedButItsAnswerLostLeavesNoNodeBehind(String kind) throws Exception {
+		TcpProxy proxy = closeAfter(TcpProxy.start(storePort()));
+		LockBackend backend = closeAfter(new ZooKeeperLockBackend(
+				closeAfter(EmbeddedZooKeeper.newClient("127.0.0.1:" + proxy.port(), Duration.ofSeconds(60)))));
+		DefaultDistributeLock lock = closeAfter(
+				new DefaultDistributeLock(backend, Duration.ofSeconds(60), false, LockEventListener.NONE, null));
+		DefaultDistributeLock other = closeAfter(new DefaultDistributeLock(newBackend(storePort()),
+				Duration.ofSeconds(60), false, LockEventListener.NONE, null));
+		String key = "answer-lost-queue-" + kind + "." + System.nanoTime();
+		LockRequest request = switch (kind) {
+			case "fair" -> LockRequest.of(key).withFair(true);
+			case "read" -> LockRequest.of(key).withMode(LockMode.READ);
+			default -> LockRequest.of(key).withPermits(1);
+		};
+		String queue = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key;
+		lock.tryAcquire(LockRequest.of(key + ".warm-up")).orElseThrow().close();
+		proxy.latency(Duration.ofSeconds(1));
+		CompletableFuture<LockHandle> caller = CompletableFuture.supplyAsync(() -> {
+			try {
+				return lock.tryAcquire(request.withWaitTime(Duration.ofSeconds(30))).orElseThrow();
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		try {
+			await().atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(5))
+				.until(() -> children(queue).size() == 1);
+			proxy.cut();
+			proxy.latency(Duration.ZERO);
+			proxy.restore();
+		}
+		finally {
+			proxy.latency(Duration.ZERO);
+			proxy.restore();
+		}
+		try (LockHandle taken = caller.get(40, TimeUnit.SECONDS)) {
+			assertThat(taken.isHeld()).isTrue();
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(children(queue)).as("the claim's nodes").hasSize(1));
+		}
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(children(queue)).as("nodes left in the queue").isEmpty());
+		try (LockHandle again = other.tryAcquire(request.withWaitTime(Duration.ofSeconds(5))).orElseThrow()) {
+			assertThat(again.isHeld()).isTrue();
+		}
+	}
+
 	private static List<String> children(String queue) throws Exception {
 		try {
 			return zooKeeper.store().getChildren().forPath(queue);
