@@ -6,6 +6,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 import io.github.distributelock.DistributeLock;
@@ -137,10 +138,23 @@ final class CompletionStageLocking {
 				result.completeExceptionally(definition.failure(request.key()));
 			}
 			else {
-				this.executor.execute(() -> invokeHeld(invocation, handle.get(), result));
+				callHeld(invocation, handle.get(), result);
 			}
 		});
 		return result;
+	}
+
+	private void callHeld(MethodInvocation invocation, LockHandle held, CompletableFuture<@Nullable Object> result) {
+		try {
+			this.executor.execute(() -> invokeHeld(invocation, held, result));
+		}
+		catch (RejectedExecutionException ex) {
+			// Shut down, or its queue full: the method does not run, and nothing else
+			// would give back the lock it was to run under or complete the caller's
+			// future.
+			release(held, "after the executor refused to call its method");
+			result.completeExceptionally(ex);
+		}
 	}
 
 	private void invokeHeld(MethodInvocation invocation, LockHandle held, CompletableFuture<@Nullable Object> result) {

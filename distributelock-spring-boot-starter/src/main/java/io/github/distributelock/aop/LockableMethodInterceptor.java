@@ -57,7 +57,8 @@ public class LockableMethodInterceptor implements MethodInterceptor {
 	 * before the store's beans
 	 * @param executor calls a method that returns a {@code CompletionStage}, once its
 	 * lock is held, when it was called on an event loop (which must not wait for the
-	 * lock)
+	 * lock); if it refuses the call ({@code RejectedExecutionException}), the method does
+	 * not run, its future fails with that exception and the lock is released
 	 */
 	public LockableMethodInterceptor(LockKeyResolver resolver, Supplier<DistributeLock> lock, Executor executor) {
 		this.resolver = resolver;
