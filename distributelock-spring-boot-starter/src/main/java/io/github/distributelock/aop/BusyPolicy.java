@@ -86,11 +86,14 @@ final class BusyPolicy {
 
 	/**
 	 * Whether Spring's scheduler calls the method: {@code @Scheduled} on it, also
-	 * repeated or as a meta-annotation, as Spring's own scheduling finds it.
+	 * repeated or as a meta-annotation, found as
+	 * {@code ScheduledAnnotationBeanPostProcessor} finds it. Not on an interface or
+	 * superclass method it overrides, which Spring does not schedule: a call of such a
+	 * method from anywhere else would be skipped quietly.
 	 */
 	static boolean isScheduled(Method method) {
-		return AnnotatedElementUtils.hasAnnotation(method, Scheduled.class)
-				|| AnnotatedElementUtils.hasAnnotation(method, Schedules.class);
+		return !AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class, Schedules.class)
+			.isEmpty();
 	}
 
 	/**

@@ -21,7 +21,10 @@ import io.reactivex.rxjava3.core.Maybe;
 import io.reactivex.rxjava3.core.Single;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfiguration;
+import org.springframework.scheduling.config.ScheduledTaskHolder;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -39,10 +42,30 @@ class BusyPolicyTests {
 		assertThat(definition(Jobs.class, "scheduled").skipsWhenBusy()).isTrue();
 		assertThat(definition(Jobs.class, "metaScheduled").skipsWhenBusy()).isTrue();
 		assertThat(definition(Jobs.class, "twiceScheduled").skipsWhenBusy()).isTrue();
-		assertThat(definition(Jobs.class, "inheritedScheduled").skipsWhenBusy()).isTrue();
 		assertThat(definition(Jobs.class, "scheduledButFailing").skipsWhenBusy()).isFalse();
 		assertThat(definition(Jobs.class, "plain").skipsWhenBusy()).isFalse();
 		assertThat(definition(Jobs.class, "skipping").skipsWhenBusy()).isTrue();
+	}
+
+	/**
+	 * Spring schedules a method only by the {@code @Scheduled} it declares (or a default
+	 * method of an interface declares), not by one on an interface or superclass method
+	 * it overrides: such a method is not scheduled, and fails when busy rather than
+	 * skipping the call of whoever calls it.
+	 */
+	@Test
+	void aMethodOverridingAScheduledMethodIsNotScheduledAndFailsWhenBusy() {
+		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+			context.register(SchedulingConfiguration.class);
+			context.registerBean(OverridingJobs.class);
+			context.refresh();
+			assertThat(context.getBean(ScheduledTaskHolder.class).getScheduledTasks())
+				.extracting((task) -> task.getTask().toString())
+				.containsExactly(OverridingJobs.class.getName() + ".declaredScheduled");
+		}
+		assertThat(definition(OverridingJobs.class, "declaredScheduled").skipsWhenBusy()).isTrue();
+		assertThat(definition(OverridingJobs.class, "inheritedScheduled").skipsWhenBusy()).isFalse();
+		assertThat(definition(OverridingJobs.class, "superclassScheduled").skipsWhenBusy()).isFalse();
 	}
 
 	@Test
@@ -195,6 +218,33 @@ class BusyPolicyTests {
 
 		@Scheduled(fixedDelay = 60_000)
 		void inheritedScheduled();
+
+	}
+
+	static class ScheduledBase {
+
+		@Scheduled(fixedDelay = 60_000)
+		public void superclassScheduled() {
+		}
+
+	}
+
+	static class OverridingJobs extends ScheduledBase implements ScheduledJob {
+
+		@Scheduled(fixedDelay = 60_000, initialDelay = 60_000)
+		@Lockable(key = "declared")
+		public void declaredScheduled() {
+		}
+
+		@Override
+		@Lockable(key = "inherited")
+		public void inheritedScheduled() {
+		}
+
+		@Override
+		@Lockable(key = "superclass")
+		public void superclassScheduled() {
+		}
 
 	}
 
