@@ -243,7 +243,10 @@ public class LockKeyResolver {
 			boolean first) {
 		if (node instanceof VariableReference) {
 			String name = node.toStringAST().substring(1);
-			if (!indexByName.containsKey(name) && !name.equals("root") && !name.equals("this")) {
+			if (name.equals("root")) {
+				throw rootObject(method, source);
+			}
+			if (!indexByName.containsKey(name) && !name.equals("this")) {
 				throw unknownParameter(method, source, name);
 			}
 		}
@@ -257,6 +260,21 @@ public class LockKeyResolver {
 			checkReferences(method, source, node.getChild(i), indexByName,
 					first && i == 0 && node instanceof CompoundExpression);
 		}
+	}
+
+	/**
+	 * A field is evaluated against the arguments alone, so SpEL's {@code #root} (also
+	 * when a parameter is named {@code root}) is always null: {@code #root.args[0]},
+	 * written as for Spring's cache annotations, would fail every call.
+	 */
+	private InvalidLockableException rootObject(Method method, String source) {
+		String[] names = this.parameterNames.getParameterNames(method);
+		String known = (names != null) ? "by its parameter name " + Arrays.toString(names) + " or " : "by ";
+		return new InvalidLockableException(method,
+				"field '" + source + "' reads #root, which is null here: fields are evaluated against the arguments "
+						+ "alone, without the root object of Spring's cache annotations (#root.args, #root.method, "
+						+ "#root.target)",
+				"Name an argument " + known + "its position (#p0, #p1, ...), such as #p0");
 	}
 
 	private InvalidLockableException unknownParameter(Method method, String source, String root) {

@@ -140,6 +140,29 @@ class LockKeyResolverTests {
 			.withMessageContaining("'#p3'");
 	}
 
+	/**
+	 * A field is evaluated against the arguments alone, with no root object: SpEL's
+	 * {@code #root} is always null there, so {@code #root.args[0]} (as written for
+	 * Spring's cache annotations) failed every call, and a bare {@code #root} keyed every
+	 * call {@code k_null}.
+	 */
+	@Test
+	void aFieldReadingTheRootObjectFailsAtStartupWithTheParameters() {
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "rootArguments", Product.class))
+			.satisfies((ex) -> {
+				assertThat(ex.getProblem()).isEqualTo("field '#root.args[0]' reads #root, which is null here: "
+						+ "fields are evaluated against the arguments alone, without the root object of Spring's "
+						+ "cache annotations (#root.args, #root.method, #root.target)");
+				assertThat(ex.getFix()).isEqualTo("Name an argument by its parameter name [product] or its position "
+						+ "(#p0, #p1, ...), such as #p0");
+			});
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "bareRoot", Product.class))
+			.withMessageContaining("field '#root' reads #root");
+		assertThat(lockKey("selectsWithThis", List.of(1L, 5L, 7L))).isEqualTo("select_[5, 7]");
+	}
+
 	@Test
 	void aPathReadingAPropertyItsDeclaredTypeLacksFailsAtStartupWithTheProperties() {
 		assertThatExceptionOfType(InvalidLockableException.class)
@@ -280,6 +303,10 @@ class LockKeyResolverTests {
 		void named(Product root) {
 		}
 
+		@Lockable(key = "select", fields = "#ids.?[#this > 2]")
+		void selectsWithThis(List<Long> ids) {
+		}
+
 		@Lockable(key = "each", fields = "ids", keyPerElement = true)
 		void each(List<Long> ids) {
 		}
@@ -362,6 +389,14 @@ class LockKeyResolverTests {
 
 		@Lockable(key = "k", fields = "prodcut.id")
 		void unknownRoot(Product product) {
+		}
+
+		@Lockable(key = "k", fields = "#root.args[0]")
+		void rootArguments(Product product) {
+		}
+
+		@Lockable(key = "k", fields = "#root")
+		void bareRoot(Product product) {
 		}
 
 		@Lockable(key = "k", fields = "product.idd")
