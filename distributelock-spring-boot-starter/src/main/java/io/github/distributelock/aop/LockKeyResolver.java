@@ -23,6 +23,7 @@ import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelCompilerMode;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.ast.BeanReference;
 import org.springframework.expression.spel.ast.CompoundExpression;
 import org.springframework.expression.spel.ast.PropertyOrFieldReference;
 import org.springframework.expression.spel.ast.VariableReference;
@@ -249,6 +250,13 @@ public class LockKeyResolver {
 			if (!indexByName.containsKey(name) && !name.equals("this")) {
 				throw unknownParameter(method, source, name);
 			}
+		}
+		if (node instanceof BeanReference) {
+			throw new InvalidLockableException(method,
+					"field '" + source + "' refers to the bean '" + node.toStringAST().substring(1)
+							+ "', and fields are evaluated against the arguments alone, without beans",
+					"Pass what the key needs as an argument of the method, or lock by hand with DistributeLock "
+							+ "inside it");
 		}
 		if (first && node instanceof PropertyOrFieldReference reference) {
 			throw new InvalidLockableException(method,

@@ -163,6 +163,22 @@ class LockKeyResolverTests {
 		assertThat(lockKey("selectsWithThis", List.of(1L, 5L, 7L))).isEqualTo("select_[5, 7]");
 	}
 
+	/**
+	 * Fields are evaluated without a bean resolver: a bean reference failed every call
+	 * with SpEL's "No bean resolver registered in the context".
+	 */
+	@Test
+	void aFieldReferringToABeanFailsAtStartup() {
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "beanReference", Product.class))
+			.satisfies((ex) -> {
+				assertThat(ex.getProblem()).isEqualTo("field '@tenants.current() + #product.id' refers to the bean "
+						+ "'tenants', and fields are evaluated against the arguments alone, without beans");
+				assertThat(ex.getFix()).isEqualTo("Pass what the key needs as an argument of the method, or lock by "
+						+ "hand with DistributeLock inside it");
+			});
+	}
+
 	@Test
 	void aPathReadingAPropertyItsDeclaredTypeLacksFailsAtStartupWithTheProperties() {
 		assertThatExceptionOfType(InvalidLockableException.class)
@@ -397,6 +413,10 @@ class LockKeyResolverTests {
 
 		@Lockable(key = "k", fields = "#root")
 		void bareRoot(Product product) {
+		}
+
+		@Lockable(key = "k", fields = "@tenants.current() + #product.id")
+		void beanReference(Product product) {
 		}
 
 		@Lockable(key = "k", fields = "product.idd")
