@@ -31,13 +31,21 @@ final class DeclaredPropertyPath {
 	/**
 	 * The first property of a path that no value of its declared type can have.
 	 * @param method the annotated method
+	 * @param targetClass the class of the bean, which binds the type variables of a
+	 * generic class's method, or {@code null}
 	 * @param parameterIndex the parameter the path starts at
 	 * @param properties the path's properties after the parameter's name
 	 * @return the property and the type that lacks it, or {@code null} if none is known
 	 * to be missing
 	 */
-	static @Nullable Unreadable firstUnreadable(Method method, int parameterIndex, String[] properties) {
-		ResolvableType type = ResolvableType.forMethodParameter(method, parameterIndex);
+	static @Nullable Unreadable firstUnreadable(Method method, @Nullable Class<?> targetClass, int parameterIndex,
+			String[] properties) {
+		// Resolved for the bean's class: a generic service's T is the type its subclass
+		// binds (SpecialProduct), not the bound of T (Product), which lacks its
+		// properties.
+		ResolvableType type = (targetClass != null)
+				? ResolvableType.forMethodParameter(method, parameterIndex, targetClass)
+				: ResolvableType.forMethodParameter(method, parameterIndex);
 		for (String property : properties) {
 			Class<?> declared = type.resolve();
 			if (declared == null) {

@@ -92,11 +92,11 @@ public class LockKeyResolver {
 	public @Nullable LockDefinition definition(Method method, @Nullable Class<?> targetClass) {
 		return this.definitions
 			.computeIfAbsent(new MethodClassKey(method, targetClass),
-					(key) -> compile(AopUtils.getMostSpecificMethod(method, targetClass)))
+					(key) -> compile(AopUtils.getMostSpecificMethod(method, targetClass), targetClass))
 			.orElse(null);
 	}
 
-	private Optional<LockDefinition> compile(Method method) {
+	private Optional<LockDefinition> compile(Method method, @Nullable Class<?> targetClass) {
 		Lockable lockable = AnnotatedElementUtils.findMergedAnnotation(method, Lockable.class);
 		if (lockable == null) {
 			return Optional.empty();
@@ -134,7 +134,7 @@ public class LockKeyResolver {
 						"Remove it, or name what to append to the key, such as a property path \"product.id\" or "
 								+ "a SpEL expression \"#p0\"");
 			}
-			fields[i] = compileField(method, sources[i].trim(), indexByName);
+			fields[i] = compileField(method, targetClass, sources[i].trim(), indexByName);
 		}
 		String failMessage = lockable.failMsg().isEmpty() ? this.defaultFailMessage : lockable.failMsg();
 		if (!lockable.failMsg().isEmpty() && !hasMessage(lockable.failMsg())) {
@@ -195,7 +195,8 @@ public class LockKeyResolver {
 		return Map.copyOf(indexByName);
 	}
 
-	private Expression compileField(Method method, String source, Map<String, Integer> indexByName) {
+	private Expression compileField(Method method, @Nullable Class<?> targetClass, String source,
+			Map<String, Integer> indexByName) {
 		String expression = source;
 		if (PROPERTY_PATH.matcher(source).matches()) {
 			String root = source.split("\\.", 2)[0];
@@ -207,7 +208,7 @@ public class LockKeyResolver {
 			String variable = (root.equals("root") || root.equals("this")) ? "p" + indexByName.get(root) : root;
 			// A null anywhere on a plain path gives "null" rather than an error.
 			expression = "#" + (variable + source.substring(root.length())).replace(".", "?.");
-			checkDeclaredProperties(method, source, indexByName.get(root),
+			checkDeclaredProperties(method, targetClass, source, indexByName.get(root),
 					"#" + variable + source.substring(root.length()));
 		}
 		SpelExpression parsed;
@@ -225,10 +226,11 @@ public class LockKeyResolver {
 		return parsed;
 	}
 
-	private void checkDeclaredProperties(Method method, String path, int parameterIndex, String asSpel) {
+	private void checkDeclaredProperties(Method method, @Nullable Class<?> targetClass, String path, int parameterIndex,
+			String asSpel) {
 		String[] properties = path.split("\\.");
-		DeclaredPropertyPath.Unreadable unreadable = DeclaredPropertyPath.firstUnreadable(method, parameterIndex,
-				Arrays.copyOfRange(properties, 1, properties.length));
+		DeclaredPropertyPath.Unreadable unreadable = DeclaredPropertyPath.firstUnreadable(method, targetClass,
+				parameterIndex, Arrays.copyOfRange(properties, 1, properties.length));
 		if (unreadable != null) {
 			throw new InvalidLockableException(method,
 					"field '" + path + "' reads '" + unreadable.property() + "', which "

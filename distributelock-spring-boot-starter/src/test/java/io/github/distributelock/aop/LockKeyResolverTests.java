@@ -179,6 +179,22 @@ class LockKeyResolverTests {
 			});
 	}
 
+	/**
+	 * A generic service's method is checked for the bean's class, where its type
+	 * variables are bound: a property of the bound type argument is readable, one it
+	 * lacks is not.
+	 */
+	@Test
+	void aPathThroughATypeVariableIsCheckedAgainstTheTypeTheBeansClassBindsItTo() throws Exception {
+		Method handle = Handler.class.getDeclaredMethod("handle", Product.class);
+		LockDefinition definition = this.resolver.definition(handle, SpecialHandler.class);
+		assertThat(definition).isNotNull();
+		assertThat(definition.lockKey(new Object[] { new SpecialProduct(7L, "pen", "blue") })).isEqualTo("handle_blue");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> this.resolver.definition(handle, Handler.class))
+			.withMessageContaining("reads 'colour', which " + Product.class.getName());
+	}
+
 	@Test
 	void aPathReadingAPropertyItsDeclaredTypeLacksFailsAtStartupWithTheProperties() {
 		assertThatExceptionOfType(InvalidLockableException.class)
@@ -370,6 +386,18 @@ class LockKeyResolverTests {
 
 		void notLocked() {
 		}
+
+	}
+
+	static class Handler<T extends Product> {
+
+		@Lockable(key = "handle", fields = "item.colour")
+		void handle(T item) {
+		}
+
+	}
+
+	static class SpecialHandler extends Handler<SpecialProduct> {
 
 	}
 
