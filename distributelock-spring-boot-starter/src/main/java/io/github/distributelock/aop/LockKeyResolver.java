@@ -1,6 +1,7 @@
 package io.github.distributelock.aop;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -29,6 +30,7 @@ import org.springframework.expression.spel.ast.PropertyOrFieldReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
 
 /**
  * Finds the {@link Lockable @Lockable} of a method and compiles it into a
@@ -90,10 +92,16 @@ public class LockKeyResolver {
 	 * @throws InvalidLockableException if the annotation cannot work on this method
 	 */
 	public @Nullable LockDefinition definition(Method method, @Nullable Class<?> targetClass) {
-		return this.definitions
-			.computeIfAbsent(new MethodClassKey(method, targetClass),
-					(key) -> compile(AopUtils.getMostSpecificMethod(method, targetClass), targetClass))
-			.orElse(null);
+		return this.definitions.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> {
+			if (targetClass != null && Proxy.isProxyClass(targetClass)) {
+				// A bean that is itself a JDK proxy (a MyBatis mapper, an HTTP interface
+				// client) implements the method in a class without parameter names: its
+				// interface's method defines the lock, as Spring's cache interceptor
+				// reads it.
+				return compile(ClassUtils.getInterfaceMethodIfPossible(method, targetClass), null);
+			}
+			return compile(AopUtils.getMostSpecificMethod(method, targetClass), targetClass);
+		}).orElse(null);
 	}
 
 	private Optional<LockDefinition> compile(Method method, @Nullable Class<?> targetClass) {
