@@ -93,11 +93,11 @@ public class LockKeyResolver {
 	 */
 	public @Nullable LockDefinition definition(Method method, @Nullable Class<?> targetClass) {
 		return this.definitions.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> {
-			if (targetClass != null && Proxy.isProxyClass(targetClass)) {
+			if (targetClass != null && (Proxy.isProxyClass(targetClass) || ClassUtils.isLambdaClass(targetClass))) {
 				// A bean that is itself a JDK proxy (a MyBatis mapper, an HTTP interface
-				// client) implements the method in a class without parameter names: its
-				// interface's method defines the lock, as Spring's cache interceptor
-				// reads it.
+				// client) or a lambda implements the method in a class without parameter
+				// names: its interface's method defines the lock, as Spring's cache
+				// interceptor reads a proxy's.
 				return compile(ClassUtils.getInterfaceMethodIfPossible(method, targetClass), null);
 			}
 			return compile(AopUtils.getMostSpecificMethod(method, targetClass), targetClass);

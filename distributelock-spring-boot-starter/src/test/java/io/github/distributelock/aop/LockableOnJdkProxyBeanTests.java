@@ -16,8 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link Lockable @Lockable} on the interface of a bean that is itself a JDK proxy, as a
- * MyBatis mapper or an HTTP interface client is: the key is built from the interface
- * method's parameters, which the proxy class has no names for.
+ * MyBatis mapper or an HTTP interface client is, or a lambda: the key is built from the
+ * interface method's parameters, which the class of the proxy or the lambda has no names
+ * for.
  */
 class LockableOnJdkProxyBeanTests {
 
@@ -36,8 +37,23 @@ class LockableOnJdkProxyBeanTests {
 		});
 	}
 
+	@Test
+	void aMethodOfAnInterfaceImplementedByALambdaIsLockedUnderTheKeyOfItsNamedParameters() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			MemoryLockBackend store = context.getBean(MemoryLockBackend.class);
+			assertThat(context.getBean(UserHandler.class).handle(7L)).isEqualTo("user.handle_7 locked: true");
+			assertThat(store.isLocked("user.handle_7")).isFalse();
+		});
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class MapperConfiguration {
+
+		@Bean
+		UserHandler userHandler(MemoryLockBackend store) {
+			return (userId) -> "user.handle_" + userId + " locked: " + store.isLocked("user.handle_" + userId);
+		}
 
 		@Bean
 		MemoryLockBackend memoryLockBackend() {
@@ -55,6 +71,14 @@ class LockableOnJdkProxyBeanTests {
 						return key + " locked: " + store.isLocked(key);
 					});
 		}
+
+	}
+
+	@FunctionalInterface
+	public interface UserHandler {
+
+		@Lockable(key = "user.handle", fields = "userId")
+		String handle(Long userId);
 
 	}
 
