@@ -142,9 +142,21 @@ public final class LockDefinition {
 	private String key(@Nullable Object[] values) {
 		StringBuilder key = new StringBuilder(this.name.length() + 16 * values.length).append(this.name);
 		for (Object value : values) {
-			key.append(this.separator).append(value);
+			key.append(this.separator).append(text(value));
 		}
 		return key.toString();
+	}
+
+	/**
+	 * A value as the key writes it: its {@code toString()}, but an array's elements, as a
+	 * list's are written; an array's own text is its identity ({@code [J@1b6d3586}),
+	 * which would give every call a key of its own, and no lock.
+	 */
+	private static String text(@Nullable Object value) {
+		if (value != null && value.getClass().isArray()) {
+			return Arrays.deepToString(ObjectUtils.toObjectArray(value));
+		}
+		return String.valueOf(value);
 	}
 
 	private @Nullable Object[] values(@Nullable Object[] arguments) {

@@ -85,6 +85,19 @@ class LockKeyResolverTests {
 			.isEqualTo("optional_Optional.empty_null");
 	}
 
+	/**
+	 * An array's own text is its identity ({@code [J@1b6d3586}): written as is, every
+	 * call locked a key of its own, and no two calls excluded each other.
+	 */
+	@Test
+	void writesAnArrayAsItsElementsAsAListIsWritten() {
+		LockDefinition definition = definition("arrays", long[].class, String[].class, List.class);
+		Object[] arguments = { new long[] { 1, 2 }, new String[] { "a", "b" }, List.of(1L, 2L) };
+		Object[] sameValues = { new long[] { 1, 2 }, new String[] { "a", "b" }, List.of(1L, 2L) };
+		assertThat(definition.lockKey(arguments)).isEqualTo("arrays_[1, 2]_[a, b]_[1, 2]")
+			.isEqualTo(definition.lockKey(sameValues));
+	}
+
 	@Test
 	void acceptsIndexedArgumentsAndFullSpel() {
 		assertThat(lockKey("indexed", new Product(5L, "x"), "t")).isEqualTo("indexed_5_t");
@@ -370,6 +383,10 @@ class LockKeyResolverTests {
 
 		@Lockable(key = "optional", fields = { "id", "#other.orElse(null)" })
 		void optional(Optional<Long> id, Optional<Long> other) {
+		}
+
+		@Lockable(key = "arrays", fields = { "ids", "#names", "list" })
+		void arrays(long[] ids, String[] names, List<Long> list) {
 		}
 
 		@Lockable(key = "open", fields = { "item.tag", "thing.colour", "attributes.sku", "box.content.id" })
