@@ -13,9 +13,14 @@ import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.MemoryLockBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * With {@code distributelock.throw-on-lost}, a {@link Lockable @Lockable} method that
@@ -23,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * loss added to it as suppressed, whatever it returns: the loss does not hide why the
  * work failed.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class LockableLostAtReleaseTests {
 
 	private final MemoryLockBackend store = new MemoryLockBackend();
@@ -59,7 +65,25 @@ class LockableLostAtReleaseTests {
 		assertThat(this.store.isLocked("lost.future")).isFalse();
 	}
 
+	/**
+	 * The future has completed when its lock is released: the loss found there cannot
+	 * reach the caller, and is logged as observability.md says.
+	 */
+	@Test
+	void aFutureMethodWhoseLockIsFoundLostAtTheReleaseLogsTheLoss(CapturedOutput output) {
+		assertThat(this.jobs.completing()).succeedsWithin(Duration.ofSeconds(5)).isEqualTo("done");
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(output.getOut())
+				.contains("Could not release lock 'lost.completing' after the stage it guarded completed")
+				.contains(LockLostException.class.getName()));
+	}
+
 	public static class Jobs {
+
+		@Lockable(key = "lost.completing")
+		public CompletableFuture<String> completing() {
+			return CompletableFuture.completedFuture("done");
+		}
 
 		@Lockable(key = "lost.blocking")
 		public void blocking() {
