@@ -2,10 +2,12 @@ package io.github.distributelock.autoconfigure;
 
 import java.security.Principal;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.Arrays;
 
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
 import io.github.distributelock.actuate.DistributeLocksEndpoint;
 import io.github.distributelock.actuate.DistributeLocksEndpoint.HeldLockDescriptor;
 import io.github.distributelock.actuate.DistributeLocksEndpointWebExtension;
@@ -69,6 +71,13 @@ class DistributeLocksEndpointAutoConfigurationTests {
 					assertThat(lock.releaseLock("report", "owner-value")).isTrue();
 				}
 				assertThat(endpoint.heldLocks().locks()).isEmpty();
+				try (LockHandle async = lock.tryAcquireAsync(LockRequest.of("account:2"))
+					.get(10, TimeUnit.SECONDS)
+					.orElseThrow()) {
+					// Owned by its handle, not by the thread that asked: no thread shown.
+					assertThat(endpoint.heldLocks().locks()).singleElement()
+						.satisfies((held) -> assertThat(held.thread()).isNull());
+				}
 			});
 	}
 
