@@ -254,8 +254,10 @@ public class LockKeyResolver {
 			boolean first) {
 		if (node instanceof VariableReference) {
 			String name = node.toStringAST().substring(1);
-			if (name.equals("root")) {
-				throw rootObject(method, source);
+			// #this is the root too where the expression starts with it, and only in a
+			// selection or projection (#ids.?[#this > 2]) an element.
+			if (name.equals("root") || (first && name.equals("this"))) {
+				throw rootObject(method, source, name);
 			}
 			if (!indexByName.containsKey(name) && !name.equals("this")) {
 				throw unknownParameter(method, source, name);
@@ -282,16 +284,17 @@ public class LockKeyResolver {
 
 	/**
 	 * A field is evaluated against the arguments alone, so SpEL's {@code #root} (also
-	 * when a parameter is named {@code root}) is always null: {@code #root.args[0]},
-	 * written as for Spring's cache annotations, would fail every call.
+	 * when a parameter is named {@code root}), and {@code #this} where it is the root, is
+	 * always null: {@code #root.args[0]}, written as for Spring's cache annotations,
+	 * would fail every call.
 	 */
-	private InvalidLockableException rootObject(Method method, String source) {
+	private InvalidLockableException rootObject(Method method, String source, String variable) {
 		String[] names = this.parameterNames.getParameterNames(method);
 		String known = (names != null) ? "by its parameter name " + Arrays.toString(names) + " or " : "by ";
 		return new InvalidLockableException(method,
-				"field '" + source + "' reads #root, which is null here: fields are evaluated against the arguments "
-						+ "alone, without the root object of Spring's cache annotations (#root.args, #root.method, "
-						+ "#root.target)",
+				"field '" + source + "' reads #" + variable + ", which is null here: fields are evaluated against "
+						+ "the arguments alone, without the root object of Spring's cache annotations (#root.args, "
+						+ "#root.method, #root.target)",
 				"Name an argument " + known + "its position (#p0, #p1, ...), such as #p0");
 	}
 

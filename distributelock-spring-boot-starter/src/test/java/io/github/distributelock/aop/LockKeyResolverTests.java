@@ -173,6 +173,9 @@ class LockKeyResolverTests {
 		assertThatExceptionOfType(InvalidLockableException.class)
 			.isThrownBy(() -> definition(BadService.class, "bareRoot", Product.class))
 			.withMessageContaining("field '#root' reads #root");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> definition(BadService.class, "thisAtTheTop", Product.class))
+			.withMessageContaining("field '#this.id' reads #this");
 		assertThat(lockKey("selectsWithThis", List.of(1L, 5L, 7L))).isEqualTo("select_[5, 7]");
 	}
 
@@ -458,6 +461,10 @@ class LockKeyResolverTests {
 
 		@Lockable(key = "k", fields = "#root")
 		void bareRoot(Product product) {
+		}
+
+		@Lockable(key = "k", fields = "#this.id")
+		void thisAtTheTop(Product product) {
 		}
 
 		@Lockable(key = "k", fields = "@tenants.current() + #product.id")
