@@ -102,14 +102,14 @@ class ZooKeeperConnectionCutTests extends AbstractConnectionCutTests {
 		try {
 			await().atMost(Duration.ofSeconds(10))
 				.pollInterval(Duration.ofMillis(5))
-				.until(() -> children(queue).size() == 2);
-			List<String> before = children(queue);
+				.until(() -> zooKeeper.children(queue).size() == 2);
+			List<String> before = zooKeeper.children(queue);
 			proxy.cut();
 			proxy.latency(Duration.ZERO);
 			proxy.restore();
 			// The node is made again, and the waiter keeps one node only.
 			await().atMost(Duration.ofSeconds(20))
-				.untilAsserted(() -> assertThat(children(queue)).hasSize(2).isNotEqualTo(before));
+				.untilAsserted(() -> assertThat(zooKeeper.children(queue)).hasSize(2).isNotEqualTo(before));
 		}
 		finally {
 			proxy.latency(Duration.ZERO);
@@ -120,7 +120,7 @@ class ZooKeeperConnectionCutTests extends AbstractConnectionCutTests {
 			assertThat(taken.isHeld()).isTrue();
 		}
 		await().atMost(Duration.ofSeconds(10))
-			.untilAsserted(() -> assertThat(children(queue)).as("nodes left in the queue").isEmpty());
+			.untilAsserted(() -> assertThat(zooKeeper.children(queue)).as("nodes left in the queue").isEmpty());
 		try (LockHandle again = holderLock.tryAcquire(request.withWaitTime(Duration.ofSeconds(5))).orElseThrow()) {
 			assertThat(again.isHeld()).isTrue();
 		}
@@ -162,7 +162,7 @@ class ZooKeeperConnectionCutTests extends AbstractConnectionCutTests {
 		try {
 			await().atMost(Duration.ofSeconds(10))
 				.pollInterval(Duration.ofMillis(5))
-				.until(() -> children(queue).size() == 1);
+				.until(() -> zooKeeper.children(queue).size() == 1);
 			proxy.cut();
 			proxy.latency(Duration.ZERO);
 			proxy.restore();
@@ -174,21 +174,12 @@ class ZooKeeperConnectionCutTests extends AbstractConnectionCutTests {
 		try (LockHandle taken = caller.get(40, TimeUnit.SECONDS)) {
 			assertThat(taken.isHeld()).isTrue();
 			await().atMost(Duration.ofSeconds(10))
-				.untilAsserted(() -> assertThat(children(queue)).as("the claim's nodes").hasSize(1));
+				.untilAsserted(() -> assertThat(zooKeeper.children(queue)).as("the claim's nodes").hasSize(1));
 		}
 		await().atMost(Duration.ofSeconds(10))
-			.untilAsserted(() -> assertThat(children(queue)).as("nodes left in the queue").isEmpty());
+			.untilAsserted(() -> assertThat(zooKeeper.children(queue)).as("nodes left in the queue").isEmpty());
 		try (LockHandle again = other.tryAcquire(request.withWaitTime(Duration.ofSeconds(5))).orElseThrow()) {
 			assertThat(again.isHeld()).isTrue();
-		}
-	}
-
-	private static List<String> children(String queue) throws Exception {
-		try {
-			return zooKeeper.store().getChildren().forPath(queue);
-		}
-		catch (org.apache.zookeeper.KeeperException.NoNodeException ex) {
-			return List.of();
 		}
 	}
 

@@ -2,6 +2,7 @@ package io.github.distributelock.zookeeper;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 
 import io.github.distributelock.StoreExtension;
 import org.apache.curator.framework.CuratorFramework;
@@ -79,6 +80,11 @@ public final class EmbeddedZooKeeperExtension extends StoreExtension<EmbeddedZoo
 	/** A client of its own, to read the store directly. */
 	public CuratorFramework store() {
 		return started().store();
+	}
+
+	/** The children of {@code path}, read directly; none if it does not exist. */
+	public List<String> children(String path) throws Exception {
+		return ZooKeeperTree.children(store(), path);
 	}
 
 	/**

@@ -1,7 +1,6 @@
 package io.github.distributelock.zookeeper;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -12,7 +11,6 @@ import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockEventListener;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -48,19 +46,19 @@ class ZooKeeperKindSessionTests {
 		LockHandle held = holderLock.tryAcquire(holding(key, kind)).orElseThrow();
 		CompletableFuture<LockHandle> waiter = acquireAsync(waiterLock, waiting(key, kind));
 		String queue = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key;
-		await().atMost(Duration.ofSeconds(10)).until(() -> children(queue).size() == 2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.children(queue).size() == 2);
 
 		zooKeeper.expireSession(waiterClient);
 		// Its node went with the session; its next attempt queues it again.
 		await().atMost(Duration.ofSeconds(20))
-			.until(() -> children(queue).size() == 2 && waiterClient.getZookeeperClient().isConnected());
+			.until(() -> zooKeeper.children(queue).size() == 2 && waiterClient.getZookeeperClient().isConnected());
 		held.close();
 
 		// Let in by the release, long before its wait time would end.
 		try (LockHandle taken = waiter.get(WAIT.toSeconds() / 2, TimeUnit.SECONDS)) {
 			assertThat(taken.isHeld()).isTrue();
 		}
-		await().atMost(Duration.ofSeconds(10)).until(() -> children(queue).isEmpty());
+		await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.children(queue).isEmpty());
 	}
 
 	@ParameterizedTest
@@ -73,7 +71,7 @@ class ZooKeeperKindSessionTests {
 		LockHandle held = holderLock.tryAcquire(holding(key, kind)).orElseThrow();
 		CompletableFuture<LockHandle> waiter = acquireAsync(waiterLock, waiting(key, kind));
 		String queue = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key;
-		await().atMost(Duration.ofSeconds(10)).until(() -> children(queue).size() == 2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.children(queue).size() == 2);
 
 		zooKeeper.expireSession(holderClient);
 
@@ -84,7 +82,7 @@ class ZooKeeperKindSessionTests {
 		}
 		await().atMost(Duration.ofSeconds(10)).until(() -> !held.isHeld());
 		held.close();
-		await().atMost(Duration.ofSeconds(10)).until(() -> children(queue).isEmpty());
+		await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.children(queue).isEmpty());
 	}
 
 	private static LockRequest holding(String key, String kind) {
@@ -124,15 +122,6 @@ class ZooKeeperKindSessionTests {
 		ZooKeeperLockBackend backend = this.closeables.add(new ZooKeeperLockBackend(client));
 		return this.closeables
 			.add(new DefaultDistributeLock(backend, Duration.ofSeconds(30), false, LockEventListener.NONE, null));
-	}
-
-	private static List<String> children(String queue) throws Exception {
-		try {
-			return zooKeeper.store().getChildren().forPath(queue);
-		}
-		catch (KeeperException.NoNodeException ex) {
-			return List.of();
-		}
 	}
 
 }

@@ -60,14 +60,14 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 
 	@AfterEach
 	void leavesNoQueueBehind() throws Exception {
-		for (String name : children(ZooKeeperLockBackend.DEFAULT_ROOT)) {
+		for (String name : zooKeeper.children(ZooKeeperLockBackend.DEFAULT_ROOT)) {
 			String path = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + name;
 			if (EmbeddedZooKeeper.lockKeyOf(name).startsWith(getClass().getSimpleName())) {
 				// Every test releases what it holds, and a waiter that gives up
 				// leaves the queue just after its caller hears so; an empty queue
 				// is deleted by its last member.
 				await().atMost(Duration.ofSeconds(5))
-					.untilAsserted(() -> assertThat(children(path)).as(path).isEmpty());
+					.untilAsserted(() -> assertThat(zooKeeper.children(path)).as(path).isEmpty());
 			}
 		}
 	}
@@ -124,8 +124,8 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 		try (LockHandle held = newLock().tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow()) {
 			CompletableFuture<Optional<LockHandle>> waiting = newLock()
 				.tryAcquireAsync(LockRequest.of(key()).withFair(true).withWaitTime(WAIT));
-			await().atMost(Duration.ofSeconds(10)).until(() -> children(path).size() == 2);
-			List<String> nodes = children(path);
+			await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.children(path).size() == 2);
+			List<String> nodes = zooKeeper.children(path);
 			assertThat(stat(path).getEphemeralOwner()).isZero();
 			assertThat(nodes).allMatch((name) -> name.matches("fair-[0-9a-f]{24}-[0-9a-f]{16}-[0-9]{10}"));
 			String first = nodes.stream()
@@ -135,7 +135,7 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 			held.close();
 			LockHandle next = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
 			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken())
-				.isEqualTo(stat(path + "/" + children(path).get(0)).getCzxid());
+				.isEqualTo(stat(path + "/" + zooKeeper.children(path).get(0)).getCzxid());
 			next.close();
 		}
 		assertThat(stat(path)).isNull();
@@ -173,10 +173,10 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 			CompletableFuture<Optional<LockHandle>> next = behindLock
 				.tryAcquireAsync(LockRequest.of(key()).withFair(true).withWaitTime(WAIT));
 			assertThat(behind.waiting.await(10, TimeUnit.SECONDS)).isTrue();
-			assertThat(children(path)).hasSize(3);
+			assertThat(zooKeeper.children(path)).hasSize(3);
 			// A crash: the session ends and the server deletes the session's nodes.
 			crashingClient.close();
-			await().atMost(Duration.ofSeconds(10)).until(() -> children(path).size() == 2);
+			await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.children(path).size() == 2);
 			assertThat(next).isNotDone();
 			held.close();
 			next.get(10, TimeUnit.SECONDS).orElseThrow().close();
@@ -206,7 +206,7 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 					.withMessageContaining(key())
 					.withMessageContaining("held in ZooKeeper as an exclusive lock");
 			}
-			assertThat(children(path)).isEmpty();
+			assertThat(zooKeeper.children(path)).isEmpty();
 			oldNode.delete().forPath(path);
 			for (LockRequest kind : kinds) {
 				try (LockHandle held = lock.tryAcquire(kind).orElseThrow()) {
@@ -305,14 +305,15 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 			List<String> nodes = queueOfThree(path);
 			CompletableFuture<Void> releasing = held.releaseAsync();
 			LockHandle taken = next.get(10, TimeUnit.SECONDS).orElseThrow();
-			assertThat(children(path)).as("the holder's node, whose delete is held back").contains(nodes.get(0));
+			assertThat(zooKeeper.children(path)).as("the holder's node, whose delete is held back")
+				.contains(nodes.get(0));
 			assertThat(releasing).isNotDone();
 			assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken())
 				.isEqualTo(stat(path + "/" + nodes.get(1)).getCzxid());
 			assertThat(backend.admissions.get()).isOne();
 			releasesGo.countDown();
 			releasing.get(10, TimeUnit.SECONDS);
-			assertThat(children(path)).doesNotContain(nodes.get(0));
+			assertThat(zooKeeper.children(path)).doesNotContain(nodes.get(0));
 			assertThat(behind).as("the other instance's claim, behind the new holder").isNotDone();
 			caller.submit(taken::close).get(10, TimeUnit.SECONDS);
 			behind.get(10, TimeUnit.SECONDS).orElseThrow().close();
@@ -363,7 +364,7 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 			});
 			held.close();
 			assertThat(next.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
-			assertThat(children(path)).as("the interrupted caller's node").doesNotContain(nextNode);
+			assertThat(zooKeeper.children(path)).as("the interrupted caller's node").doesNotContain(nextNode);
 			assertThat(backend.admissions.get()).isOne();
 			assertThat(lock.heldLocks()).isEmpty();
 			behind.get(10, TimeUnit.SECONDS).orElseThrow().close();
@@ -407,7 +408,7 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 			DefaultDistributeLock other = namespacedLock(closeables);
 			try (LockHandle first = one.tryAcquire(two).orElseThrow();
 					LockHandle second = other.tryAcquire(two).orElseThrow()) {
-				assertThat(children(path)).hasSize(2).allMatch((name) -> name.startsWith("permits2-"));
+				assertThat(zooKeeper.children(path)).hasSize(2).allMatch((name) -> name.startsWith("permits2-"));
 				assertThat(stat(PATHS.lockPath(key()))).isNull();
 			}
 			assertThat(stat(path)).isNull();
@@ -426,19 +427,11 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 	 * The three nodes of the queue at {@code path}, once they are there, in their order.
 	 */
 	private static List<String> queueOfThree(String path) throws Exception {
-		await().atMost(Duration.ofSeconds(10)).until(() -> children(path).size() == 3);
-		return children(path).stream()
+		await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.children(path).size() == 3);
+		return zooKeeper.children(path)
+			.stream()
 			.sorted(Comparator.comparing((name) -> name.substring(name.length() - 10)))
 			.toList();
-	}
-
-	private static List<String> children(String path) throws Exception {
-		try {
-			return zooKeeper.store().getChildren().forPath(path);
-		}
-		catch (KeeperException.NoNodeException ex) {
-			return List.of();
-		}
 	}
 
 	private static Stat stat(String path) {

@@ -12,7 +12,6 @@ import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockEventListener;
-import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -48,9 +47,9 @@ class ZooKeeperManyPermitsTests {
 			held.add(holders.tryAcquireAsync(permit).get(10, TimeUnit.SECONDS).orElseThrow());
 		}
 		CompletableFuture<Optional<LockHandle>> first = waiters.tryAcquireAsync(permit.withWaitTime(WAIT));
-		await().atMost(Duration.ofSeconds(10)).until(() -> children(queue).size() == PERMITS + 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.children(queue).size() == PERMITS + 1);
 		CompletableFuture<Optional<LockHandle>> second = waiters.tryAcquireAsync(permit.withWaitTime(WAIT));
-		await().atMost(Duration.ofSeconds(10)).until(() -> children(queue).size() == PERMITS + 2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.children(queue).size() == PERMITS + 2);
 		assertThat(first).isNotDone();
 		assertThat(second).isNotDone();
 
@@ -61,14 +60,14 @@ class ZooKeeperManyPermitsTests {
 		assertThat(second).isNotDone();
 		held.remove(0).close();
 		LockHandle secondIn = second.get(WAIT.toSeconds() / 2, TimeUnit.SECONDS).orElseThrow();
-		assertThat(children(queue)).hasSize(PERMITS);
+		assertThat(zooKeeper.children(queue)).hasSize(PERMITS);
 
 		firstIn.close();
 		secondIn.close();
 		for (LockHandle handle : held) {
 			handle.close();
 		}
-		await().atMost(Duration.ofSeconds(10)).until(() -> children(queue).isEmpty());
+		await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.children(queue).isEmpty());
 	}
 
 	private DefaultDistributeLock newLock() throws Exception {
@@ -76,15 +75,6 @@ class ZooKeeperManyPermitsTests {
 			.add(new ZooKeeperLockBackend(this.closeables.add(zooKeeper.newClient(Duration.ofSeconds(10)))));
 		return this.closeables
 			.add(new DefaultDistributeLock(backend, Duration.ofSeconds(30), false, LockEventListener.NONE, null));
-	}
-
-	private static List<String> children(String queue) throws Exception {
-		try {
-			return zooKeeper.store().getChildren().forPath(queue);
-		}
-		catch (KeeperException.NoNodeException ex) {
-			return List.of();
-		}
 	}
 
 }
