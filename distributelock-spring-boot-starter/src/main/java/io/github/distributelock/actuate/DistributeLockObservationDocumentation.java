@@ -14,7 +14,8 @@ import io.micrometer.observation.docs.ObservationDocumentation;
  * scheduled methods, and {@link #LOCK_HOLD} gives the timer {@code distributelock.hold},
  * the long-task timer {@code distributelock.hold.active} (the locks held now) and one
  * counter per {@link LockHoldEvent event}: {@code distributelock.hold.renewed},
- * {@code distributelock.hold.renewal.failed} and {@code distributelock.hold.lost}.
+ * {@code distributelock.hold.renewal.failed}, {@code distributelock.hold.lost} and
+ * {@code distributelock.hold.release.failed}.
  *
  * @since 1.0.0
  */
