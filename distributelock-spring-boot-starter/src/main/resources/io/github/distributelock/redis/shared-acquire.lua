@@ -14,8 +14,9 @@
 -- ARGV[1]: the marker of this kind; ARGV[2]: the owner; ARGV[3]: the lease in ms;
 -- ARGV[4]: how long an idle fencing counter is kept, in ms; ARGV[5]: the most holders,
 -- or 0 for any number
--- Returns {1, fencing token} when taken, {0, ms until a holder's lease ends or a negative
--- number} when not, {-1, kind of the holder} on a conflict.
+-- Returns {1, fencing token} when taken, {0, ms until a holder's lease ends (or, while
+-- writers wait, the last waiter's lease, if that comes first) or a negative number} when
+-- not, {-1, kind of the holder} on a conflict.
 local marker = ARGV[1]
 local alone = marker .. '\0' .. ARGV[2]
 local lease = tonumber(ARGV[3])
@@ -32,14 +33,16 @@ end
 -- no queue.
 if redis.call('EXISTS', KEYS[4]) == 1
     and (prune_waiters(KEYS[4], KEYS[5], now_ms()) == 0 or redis.call('EXISTS', KEYS[4]) == 1) then
+  -- Readers get in once no writer waits. If the writers waiting crashed, nothing tells
+  -- the readers when the last one's lease runs out, free key or not (the readers holding
+  -- it may hold it for long), so they attempt again then, or when the holders' lease
+  -- ends, whichever comes first.
   local wait = held and redis.call('PTTL', KEYS[1]) or -2
-  if wait < 0 then
-    -- The key is free and a writer heads the queue: if it crashed, nothing tells the
-    -- readers when its lease runs out, so they attempt again then.
-    local head = redis.call('ZRANGE', KEYS[4], 0, 0)[1]
-    local deadline = head and redis.call('ZSCORE', KEYS[5], head)
-    if deadline then
-      wait = math.max(1, tonumber(deadline) - now_ms() + 1)
+  local last = redis.call('ZRANGE', KEYS[5], -1, -1, 'WITHSCORES')[2]
+  if last then
+    local ends = math.max(1, tonumber(last) - now_ms() + 1)
+    if wait < 0 or ends < wait then
+      wait = ends
     end
   end
   return {0, wait}

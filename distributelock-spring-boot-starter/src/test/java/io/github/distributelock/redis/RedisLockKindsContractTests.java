@@ -280,6 +280,31 @@ class RedisLockKindsContractTests extends AbstractLockKindsContractTests {
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * As above, while another reader holds the key: nothing is published when the crashed
+	 * writer's lease runs out, and the holder's lease (renewed by its watchdog) is no
+	 * time to attempt again, so the reader must be told when the queue entry ends. Its
+	 * wait time is shorter than the 3 s between its periodic attempts: told only the
+	 * holder's lease, it attempted once and then at its deadline, and did not get in.
+	 */
+	@Test
+	void aCrashedWriterInTheQueueKeepsReadersOutWhileTheKeyIsReadOnlyUntilItsLeaseRunsOut() throws Exception {
+		Duration crashedLease = Duration.ofSeconds(1);
+		try (LockHandle reading = newLock().tryAcquire(LockRequest.of(key()).withMode(LockMode.READ)).orElseThrow()) {
+			// A writer of another JVM queues behind the reader, then crashes.
+			LockBackend crashed = track(backend(redis.newConnectionFactory(), crashedLease));
+			assertThat(join(crashed.tryAcquire(claim("crashed", LockKind.WRITE), LEASE)).acquired()).isFalse();
+			Optional<LockHandle> second = newLock()
+				.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ).withWaitTime(crashedLease.plusMillis(1500)));
+			assertThat(second).isPresent();
+			try (LockHandle secondReader = second.get()) {
+				assertThat(reading.isHeld() && secondReader.isHeld()).isTrue();
+				assertThat(store.hasKey("{lock:" + key() + "}:queue")).isFalse();
+			}
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
 	@Test
 	void aCrashedPermitHolderOrReaderGivesItsPlaceBackWhenItsLeaseRunsOut() throws Exception {
 		LockBackend crashed = track(newBackend());
