@@ -31,8 +31,18 @@ if held and held ~= marker and not single then
 end
 -- Crashed waiters are pruned only where there is a queue: an uncontended reader pays for
 -- no queue.
-if redis.call('EXISTS', KEYS[4]) == 1
-    and (prune_waiters(KEYS[4], KEYS[5], now_ms()) == 0 or redis.call('EXISTS', KEYS[4]) == 1) then
+local queued = redis.call('EXISTS', KEYS[4]) == 1
+if queued then
+  prune_waiters(KEYS[4], KEYS[5], now_ms())
+  -- Entries left in a queue without a single waiter lease are leftovers (see
+  -- fair_attempt), which only a writer's attempt on the free key would remove: they
+  -- keep no reader out.
+  if redis.call('EXISTS', KEYS[5]) == 0 then
+    redis.call('DEL', KEYS[4])
+    queued = false
+  end
+end
+if queued then
   -- Readers get in once no writer waits. If the writers waiting crashed, nothing tells
   -- the readers when the last one's lease runs out, free key or not (the readers holding
   -- it may hold it for long), so they attempt again then, or when the holders' lease

@@ -231,6 +231,26 @@ class RedisLockKindsContractTests extends AbstractLockKindsContractTests {
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * The same leftovers, with no waiter lease left at all (their writer gave up and left
+	 * the queue, which removed the last lease): only a writer's attempt removed them, so
+	 * readers stayed out until the queue expired, up to the waiter lease after the last
+	 * arrival.
+	 */
+	@Test
+	void queueEntriesWithoutAWaiterLeaseKeepNoReaderOut() throws Exception {
+		String queue = "{lock:" + key() + "}:queue";
+		store.opsForZSet().add(queue, "left-over-1", 1);
+		store.opsForZSet().add(queue, "left-over-2", 2);
+		store.expire(queue, Duration.ofSeconds(30));
+		try (LockHandle reading = newLock()
+			.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ).withWaitTime(Duration.ofSeconds(2)))
+			.orElseThrow()) {
+			assertThat(store.hasKey(queue)).isFalse();
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
 	@Test
 	void aFairWaiterOfThisJvmAtTheHeadOfTheQueueTakesTheLockAtOnceWhenItsHolderHadLostIt() throws Exception {
 		DefaultDistributeLock lock = newLock();
