@@ -391,6 +391,71 @@ class RedisClusterFailoverTests {
 	}
 
 	/**
+	 * Waiters listen on one subscriber connection, to one node of the cluster (a release
+	 * is published to every node). Killed, that node takes the subscription with it: the
+	 * client must subscribe again on a node that runs, or waiters hear no release and
+	 * wait for the holder's lease. The holder's lease here outlasts the waiter's wait, so
+	 * only the release message can let it in.
+	 */
+	@Test
+	void aWaiterWhoseSubscriberNodeIsKilledIsStillWokenByTheRelease() throws Exception {
+		DefaultDistributeLock holder = newLock(0, REPLICA_ACK_TIMEOUT, Duration.ofSeconds(90), LockEventListener.NONE);
+		DefaultDistributeLock waiter = newLock(0);
+		// The waiter's first wait opens its subscriber connection, and is woken through
+		// it.
+		LockHandle warmUp = holder.tryAcquire("subscriber-warm-up", Duration.ZERO, null).orElseThrow();
+		CompletableFuture<Optional<LockHandle>> warmingUp = waitAsync(waiter, "subscriber-warm-up");
+		AtomicReference<EmbeddedRedisClusterNode> found = new AtomicReference<>();
+		await().atMost(FAILOVER).until(() -> {
+			found.set(cluster().subscribedTo(lockKey("subscriber-warm-up") + ":released"));
+			return found.get() != null;
+		});
+		warmUp.close();
+		warmingUp.get(60, TimeUnit.SECONDS).orElseThrow().close();
+		EmbeddedRedisClusterNode subscriber = found.get();
+		// A key that another master serves, so that only the subscription is at stake.
+		String key = "woken-after-kill";
+		for (int i = 0; cluster().masterOf(lockKey(key)) == subscriber; i++) {
+			key = "woken-after-kill." + i;
+		}
+		String channel = lockKey(key) + ":released";
+		LockHandle held = holder.tryAcquire(key, Duration.ZERO, null).orElseThrow();
+		CompletableFuture<Optional<LockHandle>> waiting = waitAsync(waiter, key);
+		await().atMost(FAILOVER).until(() -> subscriber.subscribers(channel) > 0);
+		EmbeddedRedisClusterNode replica = cluster().isMaster(subscriber) ? cluster().replicaOf(subscriber) : null;
+		cluster().kill(subscriber);
+		long killed = System.nanoTime();
+		if (replica != null) {
+			cluster().awaitMaster(replica);
+		}
+		await("a subscription on a node that runs").atMost(FAILOVER)
+			.until(() -> cluster().subscribedTo(channel) != null);
+		logger.info("The waiters' subscriber node, a " + ((replica != null) ? "master" : "replica")
+				+ ", was killed; subscribed again on " + cluster().subscribedTo(channel) + " " + millisSince(killed)
+				+ " ms after");
+		held.close();
+		Optional<LockHandle> taken = waiting.get(60, TimeUnit.SECONDS);
+		assertThat(taken).as("woken by the release within its wait").isPresent();
+		taken.get().close();
+	}
+
+	/**
+	 * A wait for {@code key} of 45 s, shorter than the rest of the holder's 90 s lease:
+	 * only a release message lets the waiter in.
+	 */
+	private static CompletableFuture<Optional<LockHandle>> waitAsync(DefaultDistributeLock waiter, String key) {
+		return CompletableFuture.supplyAsync(() -> {
+			try {
+				return waiter.tryAcquire(key, Duration.ofSeconds(45), null);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		});
+	}
+
+	/**
 	 * Issue 18: a release that hits the dead master used to leave the key locked on the
 	 * promoted replica for its whole lease (30 s by default). Now the caller hears of the
 	 * failure at once and the release is retried in the background: the key is free soon

@@ -19,6 +19,7 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -142,6 +143,30 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
 			}
 		}
 		throw new IllegalStateException("No running master claims slot " + slot);
+	}
+
+	/**
+	 * The running node that a client has subscribed to {@code channel} on: each node
+	 * counts only its own clients' subscriptions ({@code PUBSUB NUMSUB}).
+	 * @param channel a pub/sub channel
+	 * @return that node, or {@code null} if no running node has a subscriber
+	 */
+	public @Nullable EmbeddedRedisClusterNode subscribedTo(String channel) {
+		for (EmbeddedRedisClusterNode node : this.nodes) {
+			if (node.isRunning() && !node.isPaused() && node.subscribers(channel) > 0) {
+				return node;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Whether {@code node} sees itself as a master.
+	 * @param node a running node
+	 * @return whether it is a master
+	 */
+	public boolean isMaster(EmbeddedRedisClusterNode node) {
+		return node.self().is(RedisClusterNode.NodeFlag.UPSTREAM);
 	}
 
 	/**

@@ -261,6 +261,15 @@ public final class EmbeddedRedisClusterNode implements AutoCloseable {
 		});
 	}
 
+	/**
+	 * How many clients of this node subscribe to {@code channel}.
+	 * @param channel a pub/sub channel
+	 * @return the number of subscribers on this node
+	 */
+	public long subscribers(String channel) {
+		return admin((commands) -> commands.pubsubNumsub(channel).getOrDefault(channel, 0L));
+	}
+
 	private static String infoField(String info, String field) {
 		return info.lines()
 			.filter((line) -> line.startsWith(field + ":"))
