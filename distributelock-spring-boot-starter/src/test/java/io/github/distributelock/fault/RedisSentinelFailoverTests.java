@@ -1,10 +1,12 @@
 package io.github.distributelock.fault;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -17,6 +19,7 @@ import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.LockTracker;
 import io.github.distributelock.redis.EmbeddedRedisSentinel;
 import io.github.distributelock.redis.RedisLockBackend;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.Test;
@@ -24,6 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -244,6 +248,74 @@ class RedisSentinelFailoverTests {
 		try (LockHandle taken = other.tryAcquire(key, Duration.ofSeconds(10), null).orElseThrow()) {
 			assertThat(taken.isHeld()).isTrue();
 		}
+	}
+
+	/**
+	 * Waiters listen on one subscriber connection, to the master: it dies with the
+	 * master, and a release on the promoted master reaches only a client that subscribed
+	 * again there. The holder's lease outlasts the waiter's wait, so only the release
+	 * message can let it in.
+	 */
+	@Test
+	void aWaiterIsWokenByAReleaseOnThePromotedMaster() throws Exception {
+		EmbeddedRedisSentinel redis = closeAfter(EmbeddedRedisSentinel.start());
+		RedisLockBackend holderBackend = closeAfter(new RedisLockBackend(redis.newSentinelConnectionFactory()));
+		DefaultDistributeLock holder = closeAfter(
+				new DefaultDistributeLock(holderBackend, Duration.ofSeconds(90), false, LockEventListener.NONE, null));
+		DefaultDistributeLock waiter = newLock(redis, 0);
+		String key = "woken.after.failover";
+		String channel = lockKey(key) + ":released";
+		StringRedisTemplate master = redis.template(redis.masterPort());
+		StringRedisTemplate replica = redis.template(redis.replicaPort());
+		LockHandle held = holder.tryAcquire(key, Duration.ZERO, null).orElseThrow();
+		await("the lock on the replica").atMost(FAILOVER).until(() -> replica.hasKey(lockKey(key)));
+		CompletableFuture<Optional<LockHandle>> waiting = CompletableFuture.supplyAsync(() -> {
+			try {
+				return waiter.tryAcquire(key, Duration.ofSeconds(45), null);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		});
+		await("the waiter subscribed").atMost(FAILOVER).until(() -> subscribers(master, channel) > 0);
+		long killed = System.nanoTime();
+		redis.killMaster();
+		await("promotion").atMost(FAILOVER)
+			.ignoreExceptions()
+			.until(() -> redis.currentMasterPort() == redis.replicaPort());
+		await("subscribed again on the promoted master").atMost(FAILOVER)
+			.until(() -> subscribers(replica, channel) > 0);
+		logger.info("Sentinel failover: the waiter subscribed again on the promoted master " + millisSince(killed)
+				+ " ms after the master was killed");
+		try {
+			held.close();
+		}
+		catch (DistributeLockException ex) {
+			// Retried in the background, as a release that fails is.
+			logger.info("The release failed once after the failover: " + ex.getMessage());
+		}
+		Optional<LockHandle> taken = waiting.get(60, TimeUnit.SECONDS);
+		assertThat(taken).as("woken by the release within its wait").isPresent();
+		taken.get().close();
+	}
+
+	@SuppressWarnings("unchecked")
+	private static long subscribers(StringRedisTemplate node, String channel) {
+		Long count = node.execute((RedisCallback<Long>) (connection) -> {
+			BaseRedisAsyncCommands<byte[], byte[]> commands = (BaseRedisAsyncCommands<byte[], byte[]>) connection
+				.getNativeConnection();
+			// One channel asked, one count answered (keyed by an array, so not looked
+			// up).
+			return commands.pubsubNumsub(channel.getBytes(StandardCharsets.UTF_8))
+				.toCompletableFuture()
+				.join()
+				.values()
+				.stream()
+				.findFirst()
+				.orElse(0L);
+		});
+		return (count != null) ? count : 0;
 	}
 
 	/**
