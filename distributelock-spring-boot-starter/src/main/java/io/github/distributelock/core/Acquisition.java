@@ -147,6 +147,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		CompletableFuture<Boolean> wake = this.slot.awaitGate(first, this);
 		waitingOn(wake);
 		this.parts.store().expire(wake, this.request.deadline(), GATE_TIMEOUT);
+		CallerRuns.alsoEndAt(this.executor, this.request.deadline(), () -> wake.completeExceptionally(GATE_TIMEOUT));
 		wake.whenComplete((handedOver, failure) -> {
 			if (failure == null && handedOver) {
 				// The holder passed this call the gate and now hands it the lock: see

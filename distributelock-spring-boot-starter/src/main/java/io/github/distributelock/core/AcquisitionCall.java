@@ -1,5 +1,6 @@
 package io.github.distributelock.core;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -203,6 +204,7 @@ abstract class AcquisitionCall<T, A> {
 			failed(this.lifecycle.shuttingDown(key(), failure));
 			return;
 		}
+		CallerRuns.alsoEndAt(this.executor, Deadline.after(Duration.ofNanos(pause)), () -> paused.complete(null));
 		// A wait like any other: a caller who gives up (a cancelled future, an interrupt,
 		// the shutdown) ends it, and the call lets go of the key at once, not up to a
 		// second later.

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
@@ -39,6 +40,12 @@ final class CallerRuns implements Executor {
 	private volatile @Nullable Thread caller;
 
 	private volatile boolean abandoned;
+
+	/**
+	 * The end of this call's wait that the caller runs itself once it is due, unless the
+	 * wait ended before; {@code null} when none is set.
+	 */
+	private final AtomicReference<@Nullable DueEnd> dueEnd = new AtomicReference<>();
 
 	CallerRuns(Executor fallback) {
 		this.fallback = fallback;
@@ -98,6 +105,25 @@ final class CallerRuns implements Executor {
 		}
 	}
 
+	/**
+	 * Ends a wait of a blocking call at {@code deadline} on the caller's thread too, as
+	 * the timer of the lock service's scheduler set for it does: that scheduler's threads
+	 * also run the stages of non-blocking calls, which may block (in an acquisition of
+	 * their own), and a scheduler the application gave may be busy with other work, and a
+	 * blocking caller must still return by its deadline. Running {@code end} after the
+	 * wait has ended does nothing.
+	 * @param executor where the call's continuations run: only a blocking caller's
+	 * {@code CallerRuns} ends the wait itself
+	 * @param deadline when the wait ends
+	 * @param end ends the wait, such as by completing its future
+	 */
+	static void alsoEndAt(Executor executor, Deadline deadline, Runnable end) {
+		if (executor instanceof CallerRuns callerRuns) {
+			callerRuns.dueEnd.set(new DueEnd(deadline, end));
+			callerRuns.wakeCaller();
+		}
+	}
+
 	@Override
 	public void execute(Runnable task) {
 		if (this.abandoned) {
@@ -130,11 +156,29 @@ final class CallerRuns implements Executor {
 				task.run();
 			}
 			else if (!result.isDone()) {
-				LockSupport.park(this);
+				parkUntilAnEndIsDue();
 			}
 		}
 		runQueued();
 		return result.get();
+	}
+
+	/**
+	 * Parks until woken, or until the end of the call's wait is due, and runs it then.
+	 */
+	private void parkUntilAnEndIsDue() {
+		DueEnd due = this.dueEnd.get();
+		if (due == null) {
+			LockSupport.park(this);
+			return;
+		}
+		long left = due.deadline().remainingNanos();
+		if (left > 0) {
+			LockSupport.parkNanos(this, left);
+		}
+		else if (this.dueEnd.compareAndSet(due, null)) {
+			due.end().run();
+		}
 	}
 
 	/**
@@ -194,6 +238,9 @@ final class CallerRuns implements Executor {
 		for (Runnable task; (task = this.tasks.poll()) != null;) {
 			this.fallback.execute(task);
 		}
+	}
+
+	private record DueEnd(Deadline deadline, Runnable end) {
 	}
 
 }

@@ -114,6 +114,7 @@ final class OrderedGates {
 			return;
 		}
 		this.store.expire(woken, this.deadline, GATE_TIMEOUT);
+		CallerRuns.alsoEndAt(this.executor, this.deadline, () -> woken.completeExceptionally(GATE_TIMEOUT));
 		woken.whenCompleteAsync((done, failure) -> {
 			if (this.taken.isDone()) {
 				return;
