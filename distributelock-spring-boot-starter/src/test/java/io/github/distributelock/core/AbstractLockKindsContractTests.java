@@ -937,6 +937,40 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * Fencing tokens grow across every kind of lock taken on one key, one after the
+	 * other, by two instances, and across a hand-over from one caller of an instance to
+	 * the next: a resource fenced by the key rejects any earlier holder, whatever its
+	 * kind.
+	 */
+	@Test
+	void fencingTokensGrowAcrossEveryKindTakenOnAKey() throws Exception {
+		DefaultDistributeLock one = newLock();
+		DefaultDistributeLock two = newLock();
+		List<LockRequest> kinds = List.of(LockRequest.of(key()), LockRequest.of(key()).withFair(true),
+				LockRequest.of(key()).withMode(LockMode.WRITE), LockRequest.of(key()).withMode(LockMode.READ),
+				LockRequest.of(key()).withPermits(2), LockRequest.of(key()));
+		long previous = Long.MIN_VALUE;
+		for (int i = 0; i < kinds.size() * 2; i++) {
+			DefaultDistributeLock lock = (i % 2 == 0) ? one : two;
+			LockRequest kind = kinds.get(i % kinds.size());
+			try (LockHandle handle = lock.tryAcquire(kind.withWaitTime(Duration.ofSeconds(5))).orElseThrow()) {
+				assertThat(handle.fencingToken()).as("%s after %s", kind, previous).isGreaterThan(previous);
+				previous = handle.fencingToken();
+			}
+		}
+		LockHandle held = one.tryAcquire(LockRequest.of(key())).orElseThrow();
+		assertThat(held.fencingToken()).isGreaterThan(previous);
+		CompletableFuture<Optional<LockHandle>> next = one
+			.tryAcquireAsync(LockRequest.of(key()).withWaitTime(Duration.ofSeconds(10)));
+		await().atMost(Duration.ofSeconds(10)).until(() -> one.waitingAtGate(key()) == 1);
+		held.close();
+		try (LockHandle handedOver = next.get(10, TimeUnit.SECONDS).orElseThrow()) {
+			assertThat(handedOver.fencingToken()).isGreaterThan(held.fencingToken());
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
 	@Test
 	void permitHoldersEachHaveAFencingTokenAndAThirdWaits() throws Exception {
 		LockRequest two = LockRequest.of(key()).withPermits(2);
