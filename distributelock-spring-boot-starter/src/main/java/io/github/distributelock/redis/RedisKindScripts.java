@@ -185,18 +185,43 @@ final class RedisKindScripts {
 	}
 
 	private static LockKindConflictException conflict(Claim claim, String held, String backend) {
-		String asked = (claim.kind().type() == LockKind.Type.PERMITS) ? "permits:" + claim.kind().permits()
-				: claim.kind().tag();
 		return new LockKindConflictException("Lock '" + claim.key() + "' is held in " + backend + " as "
-				+ describe(held) + " lock and was asked for as " + describe(asked) + " lock; a key is locked as "
-				+ "one kind at a time (exclusive or fair, read/write, or permits of one count). Use another key, or "
-				+ "the same kind.", claim.key(), backend);
+				+ describe(held) + " lock and was asked for as " + claim.kind().withArticle() + " lock; a key is "
+				+ "locked as one kind at a time (exclusive or fair, read/write, or permits of one count). Use another "
+				+ "key, or the same kind.", claim.key(), backend);
 	}
 
-	/** The kind with its article: "an exclusive", "a permits (3)". */
-	private static String describe(String kind) {
-		String text = kind.startsWith("permits:") ? "permits (" + kind.substring("permits:".length()) + ")" : kind;
-		return ("aeiou".indexOf(text.charAt(0)) >= 0) ? "an " + text : "a " + text;
+	/**
+	 * The kind a script named, with its article in the words of
+	 * {@link LockKind#withArticle()}, so that a conflict reads the same on every store.
+	 * @param held {@code exclusive}, {@code fair}, {@code read}, {@code write},
+	 * {@code permits:<n>}, or what a lock word of an unknown kind carries
+	 */
+	private static String describe(String held) {
+		LockKind kind = kindOf(held);
+		if (kind != null) {
+			return kind.withArticle();
+		}
+		return (!held.isEmpty() && "aeiou".indexOf(held.charAt(0)) >= 0) ? "an " + held : "a " + held;
+	}
+
+	private static @Nullable LockKind kindOf(String held) {
+		return switch (held) {
+			case "exclusive" -> LockKind.EXCLUSIVE;
+			case "fair" -> LockKind.FAIR;
+			case "read" -> LockKind.READ;
+			case "write" -> LockKind.WRITE;
+			default -> permitsOf(held);
+		};
+	}
+
+	private static @Nullable LockKind permitsOf(String held) {
+		String count = held.startsWith("permits:") ? held.substring("permits:".length()) : "";
+		if (count.isEmpty() || count.length() > 10 || !count.chars().allMatch(Character::isDigit)) {
+			return null;
+		}
+		long permits = Long.parseLong(count);
+		return (permits >= 1 && permits <= Integer.MAX_VALUE) ? LockKind.permits((int) permits) : null;
 	}
 
 	/**

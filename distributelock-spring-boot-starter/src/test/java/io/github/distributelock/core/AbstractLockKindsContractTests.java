@@ -1153,6 +1153,24 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * The message names both kinds as {@link LockKind#withArticle()} does, in the same
+	 * words on every store, so that a log search for one conflict finds it on any of
+	 * them.
+	 */
+	@Test
+	void aKeyHeldAsPermitsIsRefusedAsAWriteLockByAnotherInstanceNamingBothKindsAlike() throws Exception {
+		try (LockHandle held = newLock().tryAcquire(LockRequest.of(key()).withPermits(3)).orElseThrow()) {
+			assertThatExceptionOfType(LockKindConflictException.class)
+				.isThrownBy(
+						() -> newLock().tryAcquire(LockRequest.of(key()).withMode(LockMode.WRITE).withWaitTime(WAIT)))
+				.withMessageContaining(key())
+				.withMessageContaining(" as a 3-permit lock ")
+				.withMessageContaining(" asked for as a write lock");
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
 	@Test
 	void aKeyThisThreadHoldsAsOneKindIsRefusedAtOnceAsAnotherNamingBoth() throws Exception {
 		DefaultDistributeLock lock = newLock();
