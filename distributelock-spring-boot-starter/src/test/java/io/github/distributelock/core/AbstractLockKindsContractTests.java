@@ -1171,6 +1171,49 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		assertThat(isLockedInStore(key())).isFalse();
 	}
 
+	/**
+	 * A conflict is only ever with a holder or waiter still in the store: once every
+	 * holder of one kind has closed its handle, another instance takes the key as another
+	 * kind at once, with a wait of 0, whichever kind leaves and whichever comes, also
+	 * when shared holders of two instances leave together.
+	 */
+	@Test
+	void aKeyWhoseHoldersOfOneKindHaveAllClosedIsTakenAtOnceAsAnotherKindByAnotherInstance() throws Exception {
+		DefaultDistributeLock[] instances = { newLock(), newLock(), newLock() };
+		LockRequest permits3 = LockRequest.of(key()).withPermits(3);
+		LockRequest permits2 = LockRequest.of(key()).withPermits(2);
+		LockRequest read = LockRequest.of(key()).withMode(LockMode.READ);
+		LockRequest write = LockRequest.of(key()).withMode(LockMode.WRITE);
+		LockRequest fair = LockRequest.of(key()).withFair(true);
+		LockRequest plain = LockRequest.of(key());
+		List<List<LockRequest>> rounds = List.of(List.of(permits3, permits3), List.of(write), List.of(permits3),
+				List.of(read, read), List.of(plain), List.of(read), List.of(fair), List.of(permits2, permits2),
+				List.of(read, read), List.of(permits3, permits3), List.of(plain), List.of(write), List.of(fair),
+				List.of(permits2), List.of(write), List.of(permits3, permits3), List.of(fair), List.of(read, read),
+				List.of(permits2, permits2), List.of(plain));
+		int next = 0;
+		for (int round = 0; round < rounds.size() * 2; round++) {
+			List<LockRequest> holders = rounds.get(round % rounds.size());
+			String after = LockKind.of(rounds.get((round + rounds.size() - 1) % rounds.size()).get(0)).tag();
+			List<LockHandle> held = new ArrayList<>();
+			for (int i = 0; i < holders.size(); i++) {
+				DefaultDistributeLock instance = instances[(next + i) % instances.length];
+				String claim = "round " + round + ": " + LockKind.of(holders.get(i)).tag() + " after " + after;
+				try {
+					held.add(instance.tryAcquire(holders.get(i))
+						.orElseThrow(() -> new AssertionError(claim + ", refused as busy")));
+				}
+				catch (LockKindConflictException ex) {
+					throw new AssertionError(claim + ", refused as a conflict", ex);
+				}
+			}
+			held.forEach(LockHandle::close);
+			// The next round starts on an instance that did not hold in this one.
+			next = (next + holders.size()) % instances.length;
+		}
+		assertThat(isLockedInStore(key())).isFalse();
+	}
+
 	@Test
 	void aKeyThisThreadHoldsAsOneKindIsRefusedAtOnceAsAnotherNamingBoth() throws Exception {
 		DefaultDistributeLock lock = newLock();
