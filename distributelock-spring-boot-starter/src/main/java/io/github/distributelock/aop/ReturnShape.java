@@ -33,6 +33,8 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 
 	static final ReturnShape ANY_VALUE = new ReturnShape(Kind.ANY_VALUE, null);
 
+	private static final String RUNS_ON = ", whose work goes on after the call, out of the lock";
+
 	/**
 	 * The shape of a method's result.
 	 * @throws InvalidLockableException if the lock cannot follow the method's work
@@ -78,41 +80,52 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 	/**
 	 * Refuses the result of a method declared to return {@code Object} whose work goes on
 	 * after the call, out of the lock the call held: a reactive type, whose work runs at
-	 * subscription, or a stage or future still running. As Spring's transaction
-	 * interceptor does, the shape follows the declared type, which is all that is known
-	 * before the call; handing such a result back would leave its work unprotected
-	 * without a word.
+	 * subscription, a stage or future still running, or a stage that is not a future,
+	 * which cannot tell whether it is done. As Spring's transaction interceptor does, the
+	 * shape follows the declared type, which is all that is known before the call;
+	 * handing such a result back would leave its work unprotected without a word.
 	 * @param method the annotated method
 	 * @param result what it returned
-	 * @throws InvalidLockableException if the work of the result is not done
+	 * @throws InvalidLockableException if the work of the result is not done, or cannot
+	 * be told done
 	 */
 	static void checkAnyValue(Method method, @Nullable Object result) {
 		if (result == null) {
 			return;
 		}
-		String returned;
+		String declareTheType = "Declare the return type the method returns (Mono, Flux, CompletableFuture or "
+				+ "another reactive type or CompletionStage): the lock is then held until that work ends";
+		if (result instanceof CompletionStage<?> && !(result instanceof Future<?>)) {
+			// Nothing in CompletionStage says whether it is done, so such a stage is
+			// refused even when it is; declared as CompletionStage, its end is followed.
+			throw refused(method, result, "a CompletionStage that is not a Future",
+					", which cannot tell whether " + "its work is done: it may go on after the call, out of the lock",
+					"Declare the method to return CompletionStage (a stage type of its own is refused at startup): "
+							+ "the lock is then held until the stage completes");
+		}
 		if (result instanceof Future<?> future) {
 			if (future.isDone()) {
 				return;
 			}
-			returned = "a stage that was still running";
-		}
-		else if (result instanceof CompletionStage<?>) {
-			returned = "a stage that was still running";
-		}
-		else {
-			ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(result.getClass());
-			if (adapter == null || !adapter.getDescriptor().isDeferred()) {
-				return;
+			if (!(result instanceof CompletionStage<?>)) {
+				// Declared as a Future, it would be refused at startup: only a stage's
+				// end can be followed.
+				throw refused(method, result, "a Future that was still running", RUNS_ON,
+						"Return a CompletableFuture, and declare the method to return CompletableFuture or "
+								+ "CompletionStage: the lock is then held until it completes");
 			}
-			returned = "a reactive type";
+			throw refused(method, result, "a stage that was still running", RUNS_ON, declareTheType);
 		}
-		throw new InvalidLockableException(method,
-				"it is declared to return java.lang.Object but returned " + returned + " ("
-						+ result.getClass().getName() + "), whose work goes on after the call, out of the lock; "
-						+ "the result was discarded",
-				"Declare the return type the method returns (Mono, Flux, CompletableFuture or another reactive "
-						+ "type or CompletionStage): the lock is then held until that work ends");
+		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(result.getClass());
+		if (adapter != null && adapter.getDescriptor().isDeferred()) {
+			throw refused(method, result, "a reactive type", RUNS_ON, declareTheType);
+		}
+	}
+
+	private static InvalidLockableException refused(Method method, Object result, String returned, String why,
+			String fix) {
+		return new InvalidLockableException(method, "it is declared to return java.lang.Object but returned " + returned
+				+ " (" + result.getClass().getName() + ")" + why + "; the result was discarded", fix);
 	}
 
 	enum Kind {

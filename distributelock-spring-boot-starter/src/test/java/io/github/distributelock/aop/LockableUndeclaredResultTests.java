@@ -1,11 +1,14 @@
 package io.github.distributelock.aop;
 
 import java.io.IOException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.distributelock.Lockable;
@@ -61,12 +64,61 @@ class LockableUndeclaredResultTests {
 		running.complete("done");
 	}
 
+	/**
+	 * A {@code CompletionStage} that is not a {@code Future} cannot be asked whether it
+	 * is done, so it is refused done or not: the message says so rather than that it was
+	 * running, and names the declaration that holds the lock until it completes
+	 * ({@code CompletionStage}: a stage type of its own is refused at startup).
+	 */
+	@Test
+	void aStageThatIsNotAFutureReturnedAsObjectIsRefusedForWhatCannotBeToldOfIt() {
+		CompletionStage<String> done = stageOf(CompletableFuture.completedFuture("done"));
+		assertThatExceptionOfType(InvalidLockableException.class).isThrownBy(() -> this.jobs.run(done))
+			.satisfies((ex) -> {
+				assertThat(ex.getProblem())
+					.startsWith("it is declared to return java.lang.Object but returned a "
+							+ "CompletionStage that is not a Future (" + done.getClass().getName() + "), which cannot "
+							+ "tell whether its work is done: it may go on after the call, out of the lock; the result "
+							+ "was discarded")
+					.doesNotContain("still running");
+				assertThat(ex.getFix()).isEqualTo("Declare the method to return CompletionStage (a stage type of "
+						+ "its own is refused at startup): the lock is then held until the stage completes");
+			});
+	}
+
+	@Test
+	void aRunningFutureThatIsNotAStageReturnedAsObjectIsRefusedAsAFuture() {
+		FutureTask<String> running = new FutureTask<>(() -> "done");
+		assertThatExceptionOfType(InvalidLockableException.class).isThrownBy(() -> this.jobs.run(running))
+			.satisfies((ex) -> {
+				assertThat(ex.getProblem()).startsWith("it is declared to return java.lang.Object but returned a "
+						+ "Future that was still running (java.util.concurrent.FutureTask)");
+				assertThat(ex.getFix()).isEqualTo("Return a CompletableFuture, and declare the method to return "
+						+ "CompletableFuture or CompletionStage: the lock is then held until it completes");
+			});
+		running.run();
+	}
+
 	@Test
 	void theTroubleshootingPageQuotesTheRefusal() throws IOException {
 		Path page = Path.of(System.getProperty("basedir", "."), "..", "docs", "troubleshooting.md").normalize();
 		assertThatExceptionOfType(InvalidLockableException.class).isThrownBy(() -> this.jobs.run(this.target.mono()))
 			.satisfies((ex) -> assertThat(Files.readString(page, StandardCharsets.UTF_8))
 				.contains("`@Lockable on ...: " + ex.getProblem().substring(0, ex.getProblem().indexOf(" ("))));
+		CompletionStage<String> stage = stageOf(new CompletableFuture<>());
+		assertThatExceptionOfType(InvalidLockableException.class).isThrownBy(() -> this.jobs.run(stage))
+			.satisfies((ex) -> assertThat(Files.readString(page, StandardCharsets.UTF_8)).contains("`" + ex.getProblem()
+				.substring(ex.getProblem().indexOf("a CompletionStage"), ex.getProblem().indexOf(" ("))));
+	}
+
+	/**
+	 * A {@code CompletionStage} that is not a {@code Future}, as a stage of another
+	 * library may be, whose calls go to {@code future}.
+	 */
+	@SuppressWarnings("unchecked")
+	private static CompletionStage<String> stageOf(CompletableFuture<String> future) {
+		return (CompletionStage<String>) Proxy.newProxyInstance(CompletionStage.class.getClassLoader(),
+				new Class<?>[] { CompletionStage.class }, (proxy, method, args) -> method.invoke(future, args));
 	}
 
 	@Test
