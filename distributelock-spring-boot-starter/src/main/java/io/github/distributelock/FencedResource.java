@@ -62,9 +62,15 @@ public final class FencedResource {
 	 * @param write the work on the resource
 	 * @return the result of {@code write}
 	 * @throws LockLostException if the handle knows its lock is lost
+	 * @throws IllegalStateException if the handle was closed: its holder released the
+	 * lock before writing
 	 * @throws StaleFencingTokenException if a higher token has been accepted
 	 */
 	public <T> T write(LockHandle handle, Supplier<T> write) {
+		if (handle.isClosed()) {
+			throw new IllegalStateException("Lock '" + handle.key() + "' was released by its holder (its handle is "
+					+ "closed) before this write; write through the handle before closing it");
+		}
 		if (!handle.isHeld()) {
 			throw new LockLostException(handle.key(), "the store");
 		}

@@ -35,6 +35,19 @@ public interface LockHandle extends AutoCloseable {
 	boolean isHeld();
 
 	/**
+	 * Whether this handle was closed, by {@link #close()} or {@link #releaseAsync()}: its
+	 * holder gave the lock back, where {@link #isHeld()} also turns false when the lock
+	 * is lost. It tells a holder's own release apart from a loss, such as to a
+	 * {@link FencedResource} handed a closed handle. An implementation that does not
+	 * track it answers {@code false}.
+	 * @return whether this handle was closed
+	 * @since 1.0.0
+	 */
+	default boolean isClosed() {
+		return false;
+	}
+
+	/**
 	 * Whether the lock may be lost without this client knowing yet, because the
 	 * connection to a store whose locks live with the session is interrupted (ZooKeeper:
 	 * the connection is suspended). It turns false again when the connection comes back

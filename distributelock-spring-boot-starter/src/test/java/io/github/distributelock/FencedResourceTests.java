@@ -52,10 +52,44 @@ class FencedResourceTests {
 				.withMessageContaining("stale");
 			assertThatExceptionOfType(LockLostException.class)
 				.isThrownBy(() -> stock.write(paused, () -> writes.add("paused")))
-				.withMessageContaining("stock.42");
+				.withMessageStartingWith("Lock 'stock.42' was lost before it was released (lease expired or taken "
+						+ "over in the store)");
+			assertThat(paused.isClosed()).as("lost, not closed").isFalse();
 			assertThat(writes).containsExactly("next");
 			assertThat(stock.tryAccept(next.fencingToken())).isTrue();
 			next.close();
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	/**
+	 * A handle its holder closed is a caller's mistake, not a loss: the refusal says it
+	 * was released, and is not the {@link LockLostException} that reports a loss.
+	 */
+	@Test
+	void aHandleItsHolderClosedIsRefusedAsReleasedNotAsLost() throws Exception {
+		LettuceConnectionFactory factory = redis.newConnectionFactory();
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(new RedisLockBackend(factory))) {
+			FencedResource stock = new FencedResource();
+			List<String> writes = new ArrayList<>();
+			LockHandle closed = lock.tryAcquire("stock.7", Duration.ZERO, null).orElseThrow();
+			stock.write(closed, () -> writes.add("while held"));
+			closed.close();
+			assertThat(closed.isClosed()).isTrue();
+			assertThatExceptionOfType(IllegalStateException.class)
+				.isThrownBy(() -> stock.write(closed, () -> writes.add("after close")))
+				.withMessage("Lock 'stock.7' was released by its holder (its handle is closed) before this write; "
+						+ "write through the handle before closing it")
+				.isNotInstanceOf(LockLostException.class);
+			LockHandle released = lock.tryAcquire(LockRequest.all(LockRequest.of("stock.8"), LockRequest.of("stock.9")))
+				.orElseThrow();
+			released.releaseAsync().get(10, TimeUnit.SECONDS);
+			assertThatExceptionOfType(IllegalStateException.class)
+				.isThrownBy(() -> stock.write(released, () -> writes.add("after release")))
+				.withMessageStartingWith("Lock '" + released.key() + "' was released by its holder");
+			assertThat(writes).containsExactly("while held");
 		}
 		finally {
 			factory.destroy();

@@ -37,6 +37,11 @@ final class Handle implements LockHandle {
 	}
 
 	@Override
+	public boolean isClosed() {
+		return this.release.closed();
+	}
+
+	@Override
 	public boolean isHeld() {
 		return !this.release.closed() && this.lock.isHeld();
 	}

@@ -65,6 +65,11 @@ final class MultiKeyHandle implements LockHandle {
 	}
 
 	@Override
+	public boolean isClosed() {
+		return this.release.closed();
+	}
+
+	@Override
 	public boolean isHeld() {
 		return !this.release.closed() && this.handles.stream().allMatch(LockHandle::isHeld);
 	}

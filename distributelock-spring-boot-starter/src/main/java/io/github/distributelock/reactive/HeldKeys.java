@@ -137,6 +137,11 @@ final class HeldKeys {
 		}
 
 		@Override
+		public boolean isClosed() {
+			return this.closed.get();
+		}
+
+		@Override
 		public boolean isHeld() {
 			return !this.closed.get() && this.enclosing.handle.isHeld();
 		}

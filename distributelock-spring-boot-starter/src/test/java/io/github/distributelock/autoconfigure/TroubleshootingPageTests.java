@@ -9,7 +9,9 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 
+import io.github.distributelock.FencedResource;
 import io.github.distributelock.LockFailedException;
+import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
 import io.github.distributelock.LockServiceShutdownException;
 import io.github.distributelock.Lockable;
@@ -26,6 +28,7 @@ import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockStoreProbe;
+import io.github.distributelock.core.MemoryLockBackend;
 import io.github.distributelock.jdbc.JdbcLockBackend;
 import io.github.distributelock.jdbc.LockDialectMismatchException;
 import io.github.distributelock.jdbc.UnsupportedLockDatabaseException;
@@ -82,6 +85,17 @@ class TroubleshootingPageTests {
 	void quotesTheStartOfTheLostLockException() {
 		String message = new LockLostException("k", "redis").getMessage();
 		assertQuoted("LockLostException: " + message.substring(0, message.indexOf(';') + 1) + " ...");
+	}
+
+	@Test
+	void quotesTheRefusalOfAClosedHandleByAFencedResource() throws Exception {
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(new MemoryLockBackend())) {
+			LockHandle closed = lock.tryAcquire("k", Duration.ZERO, null).orElseThrow();
+			closed.close();
+			assertThatExceptionOfType(IllegalStateException.class)
+				.isThrownBy(() -> new FencedResource().write(closed, () -> "written"))
+				.satisfies((ex) -> assertQuoted("IllegalStateException: " + ex.getMessage() + "`"));
+		}
 	}
 
 	@Test

@@ -275,7 +275,8 @@ class DefaultReactiveDistributeLockTests {
 					ended.onLost((lost) -> toldEnded.incrementAndGet());
 					return Mono.just(ended);
 				}, BUSY).flatMap((ended) -> {
-					heldAfterTheFirstEntry.complete(List.of(ended.isHeld(), outer.isHeld()));
+					heldAfterTheFirstEntry
+						.complete(List.of(ended.isHeld(), ended.isClosed(), outer.isHeld(), outer.isClosed()));
 					return reactive.withLockMono(LockRequest.of("reactive.nested"), (entry) -> {
 						open.complete(entry);
 						entry.onLost(toldOpen::complete);
@@ -286,8 +287,8 @@ class DefaultReactiveDistributeLockTests {
 			CompletableFuture<LockHandle> result = work.toFuture();
 
 			assertThat(heldAfterTheFirstEntry).succeedsWithin(Duration.ofSeconds(10))
-				.as("the ended entry, then the pipeline's hold")
-				.isEqualTo(List.of(false, true));
+				.as("the ended entry (held, closed), then the pipeline's hold")
+				.isEqualTo(List.of(false, true, true, false));
 			assertThat(outerLost.await(10, TimeUnit.SECONDS)).isTrue();
 			assertThat(result).succeedsWithin(Duration.ofSeconds(10)).isSameAs(open.get());
 			assertThat(toldEnded).hasValue(0);
