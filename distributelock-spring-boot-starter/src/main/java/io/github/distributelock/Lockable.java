@@ -137,7 +137,9 @@ public @interface Lockable {
 	 * instead of running it again. Set it a little shorter than the gap between two runs,
 	 * and longer than the clock and start-up differences between instances. {@code 0},
 	 * the default, releases the lock when the method returns. It may not exceed a fixed
-	 * lease ({@link #timeoutMs()}).
+	 * lease ({@link #timeoutMs()}). On a {@code @Scheduled} method whose fixed rate or
+	 * delay it is not shorter than, the next run finds the lock still held and does not
+	 * run, which a WARN at startup names.
 	 * @return the minimum hold in milliseconds, or {@code 0} for none
 	 * @since 1.0.0
 	 */

@@ -52,6 +52,8 @@ public class LockKeyResolver {
 
 	private final Map<MethodClassKey, Optional<LockDefinition>> definitions = new ConcurrentHashMap<>();
 
+	private final ScheduledMinimumHold scheduledMinimumHold = new ScheduledMinimumHold();
+
 	private final String separator;
 
 	private final String defaultFailMessage;
@@ -153,6 +155,7 @@ public class LockKeyResolver {
 		}
 		Duration lease = (lockable.timeoutMs() == -1) ? null : Duration.ofMillis(lockable.timeoutMs());
 		BusyPolicy busyPolicy = BusyPolicy.of(method, lockable.onBusy(), failMessage);
+		this.scheduledMinimumHold.check(method, Duration.ofMillis(lockable.minHoldMs()));
 		return Optional.of(new LockDefinition(method, lockable.key(), this.separator, fields, sources, indexByName,
 				Duration.ofMillis(lockable.waitTimeMs()), lease, this.failOnNullField, ReturnShape.of(method),
 				kind(method, lockable), Duration.ofMillis(lockable.minHoldMs()), busyPolicy));

@@ -170,6 +170,15 @@ class TroubleshootingPageTests {
 	}
 
 	@Test
+	void quotesTheWarningOfAMinimumHoldNotShorterThanTheSchedule(CapturedOutput output) throws Exception {
+		new LockKeyResolver("_", "busy|1").definition(BadJobs.class.getDeclaredMethod("minimumHoldAsLongAsTheRate"),
+				BadJobs.class);
+		assertThat(LogLines.containing(output, "is not shorter than the fixedRate")).singleElement()
+			.satisfies((line) -> assertQuoted("@Lockable on ...: "
+					+ line.substring(line.indexOf("minHoldMs ("), line.indexOf(" ms): ") + 6) + "...`"));
+	}
+
+	@Test
 	void quotesTheStartupFailuresOfJdbcShards() {
 		String run = UUID.randomUUID().toString();
 		try (HikariDataSource ds1 = new HikariDataSource()) {
@@ -289,6 +298,11 @@ class TroubleshootingPageTests {
 		@Lockable(key = "boolean")
 		boolean scheduledBoolean() {
 			return true;
+		}
+
+		@Scheduled(fixedRate = 60_000)
+		@Lockable(key = "rate", minHoldMs = 60_000)
+		void minimumHoldAsLongAsTheRate() {
 		}
 
 	}
