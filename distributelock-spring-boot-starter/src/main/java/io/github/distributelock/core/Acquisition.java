@@ -116,7 +116,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	 * @param gated whether the call needs the gate, which the releasing caller holds
 	 */
 	private void afterReleaseInFlight(boolean gated) {
-		CompletableFuture<@Nullable Void> release = this.slot.releaseInFlight();
+		CompletableFuture<@Nullable Void> release = this.slot.waitForReleaseInFlight();
 		if (release == null) {
 			if (gated) {
 				notAcquired();

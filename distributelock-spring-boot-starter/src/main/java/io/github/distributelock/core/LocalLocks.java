@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
@@ -213,11 +214,26 @@ final class LocalLocks {
 		/**
 		 * The release of the key's exclusive, fair or write lock by a caller of this JVM
 		 * that is on its way to the store, or {@code null} if none is: a caller past its
-		 * deadline waits for it, as the key is being given back, not busy.
+		 * deadline waits for it, as the key is being given back, not busy. Until it
+		 * completes, this caller is not one {@linkplain #callerOnItsWayToTheGate() on its
+		 * way to the gate}: the releasing holder may be waiting for it to arrive there,
+		 * while it waits for that very release, and the two waited for each other until
+		 * the scheduler's timer ended the holder's wait, which a busy scheduler did not.
 		 */
-		@Nullable CompletableFuture<@Nullable Void> releaseInFlight() {
-			HeldLock held = this.entry.held.get();
-			return (held != null) ? held.releaseInFlight() : null;
+		@Nullable CompletableFuture<@Nullable Void> waitForReleaseInFlight() {
+			Entry entry = this.entry;
+			// Counted before the read: a holder that set its release in flight after the
+			// read sees the count, or awaited an arrival before it, which the signal
+			// below then ends.
+			entry.waitingForRelease.incrementAndGet();
+			HeldLock held = entry.held.get();
+			CompletableFuture<@Nullable Void> release = (held != null) ? held.releaseInFlight() : null;
+			if (release == null) {
+				entry.waitingForRelease.decrementAndGet();
+				return null;
+			}
+			entry.gate.signalArrival();
+			return release.whenComplete((ended, failure) -> entry.waitingForRelease.decrementAndGet());
 		}
 
 		/**
@@ -242,12 +258,13 @@ final class LocalLocks {
 		/**
 		 * Whether a caller of this JVM that entered the key is on its way to the gate,
 		 * where the holder of the gate could hand it the lock once it arrives: nobody
-		 * waits at the gate yet, and the key's plain lock was not handed over too many
-		 * times in a row.
+		 * waits at the gate yet, a user of the key other than the holder does not wait
+		 * for the holder's release instead, and the key's plain lock was not handed over
+		 * too many times in a row.
 		 */
 		boolean callerOnItsWayToTheGate() {
 			Entry entry = this.entry;
-			return this.gateTaken.get() && entry.gate.nobodyWaiting() && entry.users > 1
+			return this.gateTaken.get() && entry.gate.nobodyWaiting() && entry.users - entry.waitingForRelease.get() > 1
 					&& entry.gate.handOvers() < LONGEST_HAND_OVER_RUN;
 		}
 
@@ -360,6 +377,12 @@ final class LocalLocks {
 		final ConcurrentLinkedDeque<Acquisition> storeQueue = new ConcurrentLinkedDeque<>();
 
 		volatile int users;
+
+		/**
+		 * How many users of the key wait for its release in flight rather than for the
+		 * gate (see {@link Slot#waitForReleaseInFlight()}).
+		 */
+		final AtomicInteger waitingForRelease = new AtomicInteger();
 
 		/**
 		 * The exclusive, fair or write holder; cleared only by its own leave, which may

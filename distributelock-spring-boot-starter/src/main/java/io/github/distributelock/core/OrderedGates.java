@@ -84,7 +84,7 @@ final class OrderedGates {
 	 */
 	private void deadlinePassed() {
 		LocalLocks.Slot slot = this.slots.get(this.next);
-		CompletableFuture<@Nullable Void> release = slot.releaseInFlight();
+		CompletableFuture<@Nullable Void> release = slot.waitForReleaseInFlight();
 		if (release == null) {
 			this.taken.complete(false);
 			return;
