@@ -113,11 +113,11 @@ final class CallerRuns implements Executor {
 	 * blocking caller must still return by its deadline. Running {@code end} after the
 	 * wait has ended does nothing.
 	 * @param executor where the call's continuations run: only a blocking caller's
-	 * {@code CallerRuns} ends the wait itself
+	 * {@code CallerRuns} ends the wait itself; {@code null} for none
 	 * @param deadline when the wait ends
 	 * @param end ends the wait, such as by completing its future
 	 */
-	static void alsoEndAt(Executor executor, Deadline deadline, Runnable end) {
+	static void alsoEndAt(@Nullable Executor executor, Deadline deadline, Runnable end) {
 		if (executor instanceof CallerRuns callerRuns) {
 			callerRuns.dueEnd.set(new DueEnd(deadline, end));
 			callerRuns.wakeCaller();
@@ -197,7 +197,7 @@ final class CallerRuns implements Executor {
 					task.run();
 				}
 				else if (!result.isDone()) {
-					LockSupport.park(this);
+					parkUntilAnEndIsDue();
 				}
 				// An interrupt ends a park at once: clear it, so as not to spin.
 				interrupted |= Thread.interrupted();

@@ -341,7 +341,7 @@ final class HeldLock {
 		if (previous == HELD && this.parts.store().handsOver(this.claim)) {
 			Acquisition next = this.slot.successor(this.claim.kind());
 			if (next == null && this.slot.callerOnItsWayToTheGate()) {
-				return successor(Deadline.after(ARRIVAL_GRACE))
+				return successor(Deadline.after(ARRIVAL_GRACE), release.callerExecutor())
 					.thenCompose((arrived) -> releaseOrHandOver(arrived, release));
 			}
 			return releaseOrHandOver(next, release);
@@ -359,9 +359,13 @@ final class HeldLock {
 	 * entered the key and is on its way to the gate, waited for until {@code grace}.
 	 * Under contention the holder's next caller is often a step short of the gate when
 	 * the holder releases, and a release then costs a round trip more, with another
-	 * instance's waiter and that caller racing for the key.
+	 * instance's waiter and that caller racing for the key. A caller that releases on its
+	 * own thread ends the grace there too, not only by the scheduler's timer: a caller
+	 * that entered the key may stay short of its gate far longer (a multi-key call
+	 * waiting at the gate of another of its keys), and a busy scheduler would keep the
+	 * release waiting for it as long.
 	 */
-	private CompletableFuture<@Nullable Acquisition> successor(Deadline grace) {
+	private CompletableFuture<@Nullable Acquisition> successor(Deadline grace, @Nullable Executor callerExecutor) {
 		CompletableFuture<Void> arrival = this.slot.awaitArrival();
 		Acquisition next = this.slot.successor(this.claim.kind());
 		if (next != null || grace.hasPassed() || !this.slot.callerOnItsWayToTheGate()) {
@@ -369,7 +373,9 @@ final class HeldLock {
 			return CompletableFuture.completedFuture(next);
 		}
 		this.parts.store().expire(arrival, grace, ARRIVAL_GRACE_PASSED);
-		return arrival.handle((arrived, gracePassed) -> grace).thenCompose(this::successor);
+		CallerRuns.alsoEndAt(callerExecutor, grace, () -> arrival.completeExceptionally(ARRIVAL_GRACE_PASSED));
+		return arrival.handle((arrived, gracePassed) -> grace)
+			.thenCompose((sameGrace) -> successor(sameGrace, callerExecutor));
 	}
 
 	/**

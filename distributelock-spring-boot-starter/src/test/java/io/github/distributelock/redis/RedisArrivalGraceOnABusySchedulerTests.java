@@ -140,6 +140,33 @@ class RedisArrivalGraceOnABusySchedulerTests {
 		assertThat(redis.store().hasKey("lock:" + key)).isFalse();
 	}
 
+	@Test
+	void aBlockingReleaseWaitsForAMultiKeyCallerStuckShortOfItsGateAtMostTheGraceWhenTheSchedulerIsBusy()
+			throws Exception {
+		DefaultDistributeLock lock = newLock();
+		String key = "grace.ahead." + System.nanoTime();
+		LockHandle first = lock.tryAcquire(key + ".a", Duration.ZERO, null).orElseThrow();
+		LockHandle held = lock.tryAcquire(key + ".b", Duration.ZERO, null).orElseThrow();
+		// It enters both keys, then waits at the gate of the first, which is held: on its
+		// way to the gate of the second for as long.
+		CompletableFuture<Optional<LockHandle>> next = callerOnItsWay(lock,
+				LockRequest.all(LockRequest.of(key + ".a"), LockRequest.of(key + ".b"))
+					.withWaitTime(Duration.ofSeconds(60)));
+		this.goOn.countDown();
+		this.scheduler.occupy();
+		try {
+			CompletableFuture.runAsync(held::close).get(BOUND_SECONDS, TimeUnit.SECONDS);
+			assertThat(redis.store().hasKey("lock:" + key + ".b")).isFalse();
+		}
+		finally {
+			this.scheduler.free();
+			first.close();
+		}
+		LockHandle taken = next.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+		assertThat(taken.isHeld()).isTrue();
+		taken.close();
+	}
+
 	private DefaultDistributeLock newLock() {
 		LettuceConnectionFactory factory = redis.newConnectionFactory();
 		this.closeables.add(factory::destroy);
