@@ -87,6 +87,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		else if (this.request.claim().kind().type() != LockKind.Type.EXCLUSIVE) {
 			// Only plain exclusive callers queue on this JVM's gate: the other kinds
 			// share the key, or keep their order, in the store.
+			this.slot.keepOffTheGate();
 			if (this.request.deadline().hasPassed()) {
 				afterReleaseInFlight(false);
 			}

@@ -132,6 +132,11 @@ final class LocalLocks {
 
 		private volatile @Nullable String claimedOwner;
 
+		/**
+		 * Whether this caller never comes to the gate (see {@link #keepOffTheGate()}).
+		 */
+		private final AtomicBoolean offTheGate = new AtomicBoolean();
+
 		private Slot(Entry entry) {
 			this.entry = entry;
 		}
@@ -222,6 +227,10 @@ final class LocalLocks {
 		 */
 		@Nullable CompletableFuture<@Nullable Void> waitForReleaseInFlight() {
 			Entry entry = this.entry;
+			if (this.offTheGate.get()) {
+				HeldLock held = entry.held.get();
+				return (held != null) ? held.releaseInFlight() : null;
+			}
 			// Counted before the read: a holder that set its release in flight after the
 			// read sees the count, or awaited an arrival before it, which the signal
 			// below then ends.
@@ -234,6 +243,21 @@ final class LocalLocks {
 			}
 			entry.gate.signalArrival();
 			return release.whenComplete((ended, failure) -> entry.waitingForRelease.decrementAndGet());
+		}
+
+		/**
+		 * Marks this caller as one that never comes to the gate until it leaves: a kind
+		 * other than plain exclusive, which shares the key or keeps its order in the
+		 * store. A holder releasing the key's plain lock then does not wait for it to
+		 * arrive at the gate, which it would for as long as the caller waits in the store
+		 * while the scheduler that ends that wait is busy.
+		 */
+		void keepOffTheGate() {
+			if (this.offTheGate.compareAndSet(false, true)) {
+				// Counted before the signal, as in waitForReleaseInFlight().
+				this.entry.offTheGate.incrementAndGet();
+				this.entry.gate.signalArrival();
+			}
 		}
 
 		/**
@@ -258,13 +282,14 @@ final class LocalLocks {
 		/**
 		 * Whether a caller of this JVM that entered the key is on its way to the gate,
 		 * where the holder of the gate could hand it the lock once it arrives: nobody
-		 * waits at the gate yet, a user of the key other than the holder does not wait
-		 * for the holder's release instead, and the key's plain lock was not handed over
-		 * too many times in a row.
+		 * waits at the gate yet, a user of the key other than the holder neither waits
+		 * for the holder's release instead nor is of a kind that never comes to the gate,
+		 * and the key's plain lock was not handed over too many times in a row.
 		 */
 		boolean callerOnItsWayToTheGate() {
 			Entry entry = this.entry;
-			return this.gateTaken.get() && entry.gate.nobodyWaiting() && entry.users - entry.waitingForRelease.get() > 1
+			return this.gateTaken.get() && entry.gate.nobodyWaiting()
+					&& entry.users - entry.waitingForRelease.get() - entry.offTheGate.get() > 1
 					&& entry.gate.handOvers() < LONGEST_HAND_OVER_RUN;
 		}
 
@@ -356,6 +381,9 @@ final class LocalLocks {
 				// A wake-up this slot got as it gave up must reach the next waiter.
 				this.entry.gate.wakeNextIfFree();
 			}
+			if (this.offTheGate.get()) {
+				this.entry.offTheGate.decrementAndGet();
+			}
 			LocalLocks.this.leave(this.entry);
 		}
 
@@ -383,6 +411,12 @@ final class LocalLocks {
 		 * gate (see {@link Slot#waitForReleaseInFlight()}).
 		 */
 		final AtomicInteger waitingForRelease = new AtomicInteger();
+
+		/**
+		 * How many users of the key never come to its gate (see
+		 * {@link Slot#keepOffTheGate()}).
+		 */
+		final AtomicInteger offTheGate = new AtomicInteger();
 
 		/**
 		 * The exclusive, fair or write holder; cleared only by its own leave, which may

@@ -29,7 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * grace, is busy: its threads run the stages of non-blocking calls, which may block, and
  * a scheduler the application gives may be busy with other work. A caller with a wait of
  * zero that meets the release on its way waits for it, not for the gate, so the two would
- * otherwise wait for each other until the scheduler is free.
+ * otherwise wait for each other until the scheduler is free; a caller of another kind (a
+ * fair one) never comes to the gate, and a multi-key caller waiting at the gate of its
+ * other key stays short of this one's for as long.
  */
 class RedisArrivalGraceOnABusySchedulerTests {
 
@@ -163,6 +165,26 @@ class RedisArrivalGraceOnABusySchedulerTests {
 			first.close();
 		}
 		LockHandle taken = next.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+		assertThat(taken.isHeld()).isTrue();
+		taken.close();
+	}
+
+	@Test
+	void aNonBlockingReleaseDoesNotWaitForAFairCallerOfTheKeyWhenTheSchedulerIsBusy() throws Exception {
+		DefaultDistributeLock lock = newLock();
+		String key = "grace.fair." + System.nanoTime();
+		LockHandle held = lock.tryAcquire(key, Duration.ZERO, null).orElseThrow();
+		// A fair caller waits in the store's queue, never at this instance's gate.
+		CompletableFuture<Optional<LockHandle>> fair = lock
+			.tryAcquireAsync(LockRequest.of(key).withFair(true).withWaitTime(Duration.ofSeconds(60)));
+		this.scheduler.occupy();
+		try {
+			held.releaseAsync().get(BOUND_SECONDS, TimeUnit.SECONDS);
+		}
+		finally {
+			this.scheduler.free();
+		}
+		LockHandle taken = fair.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
 		assertThat(taken.isHeld()).isTrue();
 		taken.close();
 	}
