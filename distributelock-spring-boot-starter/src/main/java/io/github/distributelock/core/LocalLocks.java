@@ -222,8 +222,8 @@ final class LocalLocks {
 		 * deadline waits for it, as the key is being given back, not busy. Until it
 		 * completes, this caller is not one {@linkplain #callerOnItsWayToTheGate() on its
 		 * way to the gate}: the releasing holder may be waiting for it to arrive there,
-		 * while it waits for that very release, and the two waited for each other until
-		 * the scheduler's timer ended the holder's wait, which a busy scheduler did not.
+		 * while it waits for that very release, and the two would wait for each other
+		 * until the scheduler's timer ends the holder's wait, late when it is busy.
 		 */
 		@Nullable CompletableFuture<@Nullable Void> waitForReleaseInFlight() {
 			Entry entry = this.entry;
