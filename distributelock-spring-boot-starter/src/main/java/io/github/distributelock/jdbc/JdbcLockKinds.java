@@ -79,6 +79,18 @@ final class JdbcLockKinds {
 								claim));
 			}
 			catch (DuplicateKeyException | ConcurrencyFailureException ex) {
+				if (lockWaitTimedOut(ex)) {
+					// The database waited its whole lock-wait timeout for the key's row,
+					// which another transaction kept (one whose client stalled, say):
+					// another try would wait as long again, past the caller's deadline.
+					// Nothing was changed; the engine attempts again while the caller
+					// still waits.
+					if (logger.isDebugEnabled()) {
+						logger.debug("Lock '" + claim.key() + "' (" + claim.kind().tag() + ") stayed locked by "
+								+ "another transaction for the database's lock-wait timeout: " + ex.getMessage());
+					}
+					return AcquireResult.heldByAnother(null);
+				}
 				// Only a statement that raced past the key's row lock gets here, and
 				// nothing was changed: two first inserts of the key's row at once (H2's
 				// MERGE lets both try), a deadlock across keys, or a purge that deleted
@@ -346,6 +358,22 @@ final class JdbcLockKinds {
 							+ "JdbcLockBackend.createSchema() or the script " + script + cause,
 					ex);
 		}
+	}
+
+	/**
+	 * Whether the database gave up waiting for a row lock: error 1205 on MariaDB and
+	 * MySQL ({@code innodb_lock_wait_timeout}), SQLSTATE {@code 55P03} on PostgreSQL
+	 * ({@code lock_timeout}), error 50200 on H2 ({@code LOCK_TIMEOUT}). Not a deadlock,
+	 * which the database ends at once and which rarely repeats.
+	 */
+	static boolean lockWaitTimedOut(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SQLException sql && (sql.getErrorCode() == 1205 || "55P03".equals(sql.getSQLState())
+					|| sql.getErrorCode() == 50200)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
