@@ -398,21 +398,31 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 			// Recorded before the statement, so that the wait after it misses no
 			// notification.
 			Object hint = this.waits.hint();
-			try {
-				AcquireResult attempt = this.repository.acquire(claim.key(), claim.owner(), leaseMillis(lease));
-				return (attempt.acquired() || hint == null) ? attempt
-						: AcquireResult.heldByAnother(attempt.holderLeaseRemaining(), hint);
-			}
-			catch (DuplicateKeyException | ConcurrencyFailureException ex) {
-				// Another owner inserted or changed the row while this statement ran, and
-				// the statement was rolled back: the lock is held, try again once it is
-				// free. The row was not marked as waited for, so its release may not
-				// notify: poll.
-				if (logger.isDebugEnabled()) {
-					logger.debug(
-							"Lock '" + claim.key() + "' was taken concurrently by another owner: " + ex.getMessage());
+			for (int attempt = 1;; attempt++) {
+				try {
+					AcquireResult result = this.repository.acquire(claim.key(), claim.owner(), leaseMillis(lease));
+					return (result.acquired() || hint == null) ? result
+							: AcquireResult.heldByAnother(result.holderLeaseRemaining(), hint);
 				}
-				return AcquireResult.heldByAnother(null);
+				catch (DuplicateKeyException | ConcurrencyFailureException ex) {
+					// The statement was rolled back, and changed nothing: another owner
+					// inserted the row while it ran (the next try finds the holder), or
+					// it
+					// lost a deadlock, which on MariaDB and MySQL attempts on
+					// neighbouring
+					// keys can meet over the gap of a row the purge deleted; so it is
+					// made
+					// again at once, as the other kinds' attempts are. Not after the
+					// database's lock-wait timeout, which would pass again. The row was
+					// not marked as waited for, so its release may not notify: poll.
+					if (logger.isDebugEnabled()) {
+						logger.debug("Lock '" + claim.key() + "' met a concurrent statement (attempt " + attempt + "): "
+								+ ex.getMessage());
+					}
+					if (attempt == JdbcLockKinds.RACED_ATTEMPTS || JdbcLockKinds.lockWaitTimedOut(ex)) {
+						return AcquireResult.heldByAnother(null);
+					}
+				}
 			}
 		});
 	}

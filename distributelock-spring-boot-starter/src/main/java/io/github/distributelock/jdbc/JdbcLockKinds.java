@@ -49,7 +49,7 @@ final class JdbcLockKinds {
 	 * How many times one attempt is made when it races another statement: a race of the
 	 * key's first insert cannot repeat, a deadlock rarely does twice.
 	 */
-	private static final int RACED_ATTEMPTS = 3;
+	static final int RACED_ATTEMPTS = 3;
 
 	private final JdbcLockRepository repository;
 
