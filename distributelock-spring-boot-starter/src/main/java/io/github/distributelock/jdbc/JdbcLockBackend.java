@@ -407,14 +407,12 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 				catch (DuplicateKeyException | ConcurrencyFailureException ex) {
 					// The statement was rolled back, and changed nothing: another owner
 					// inserted the row while it ran (the next try finds the holder), or
-					// it
-					// lost a deadlock, which on MariaDB and MySQL attempts on
-					// neighbouring
-					// keys can meet over the gap of a row the purge deleted; so it is
-					// made
-					// again at once, as the other kinds' attempts are. Not after the
-					// database's lock-wait timeout, which would pass again. The row was
-					// not marked as waited for, so its release may not notify: poll.
+					// it lost a deadlock, which on MariaDB and MySQL attempts on
+					// neighbouring keys can meet over the gap of a row the purge
+					// deleted; so it is made again at once, as the other kinds' attempts
+					// are. Not after the database's lock-wait timeout, which would pass
+					// again. The row was not marked as waited for, so its release may
+					// not notify: poll.
 					if (logger.isDebugEnabled()) {
 						logger.debug("Lock '" + claim.key() + "' met a concurrent statement (attempt " + attempt + "): "
 								+ ex.getMessage());
