@@ -42,6 +42,12 @@ final class CallerRuns implements Executor {
 	private volatile boolean abandoned;
 
 	/**
+	 * Whether this thread only ends the waits of its release ({@link #forRelease()}): set
+	 * before the executor is handed on, and seen through the stages that hand it on.
+	 */
+	private boolean endsWaitsOnly;
+
+	/**
 	 * The end of this call's wait that the caller runs itself once it is due, unless the
 	 * wait ended before; {@code null} when none is set.
 	 */
@@ -61,7 +67,7 @@ final class CallerRuns implements Executor {
 	 * @return the executor for the continuation
 	 */
 	static Executor continuation(@Nullable Executor callerExecutor) {
-		if (callerExecutor == null) {
+		if (forStatements(callerExecutor) == null) {
 			return Runnable::run;
 		}
 		return (task) -> {
@@ -75,12 +81,29 @@ final class CallerRuns implements Executor {
 	}
 
 	/**
-	 * Where a blocking store may run a release for this caller: on its thread, unless
-	 * that is a virtual thread, where an interrupt during a blocking socket call closes
-	 * the socket and would fail a release that must complete.
+	 * This caller's thread, lent to a release of its own: a blocking store may run the
+	 * release on it, unless it is a virtual thread, where an interrupt during a blocking
+	 * socket call closes the socket and would fail a release that must complete. A
+	 * virtual thread still ends the release's waits ({@link #alsoEndAt}), or a busy
+	 * scheduler would keep it waiting; the release's statements and continuations run
+	 * elsewhere ({@link #forStatements}, {@link #continuation}).
 	 */
-	@Nullable Executor forRelease() {
-		return isVirtual(Thread.currentThread()) ? null : this;
+	Executor forRelease() {
+		if (isVirtual(Thread.currentThread())) {
+			this.endsWaitsOnly = true;
+		}
+		return this;
+	}
+
+	/**
+	 * Where a blocking store runs the statements of a release for a caller:
+	 * {@code callerExecutor} itself, unless it is the {@link #forRelease()} of a virtual
+	 * thread.
+	 * @param callerExecutor the caller's executor for the release, or {@code null}
+	 * @return the executor for the store's claim, or {@code null} for the store's own
+	 */
+	static @Nullable Executor forStatements(@Nullable Executor callerExecutor) {
+		return (callerExecutor instanceof CallerRuns callerRuns && callerRuns.endsWaitsOnly) ? null : callerExecutor;
 	}
 
 	private static boolean isVirtual(Thread thread) {

@@ -278,8 +278,9 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		}
 		CallerRuns callerRuns = this.store.callerRuns();
 		// A value may have locked from another instance: the store checks the owner.
-		CompletableFuture<Boolean> released = (held != null) ? held.releaseAll(callerRuns.forRelease())
-				: this.store.releaseByValue(new LockBackend.Claim(lockKey, lockValue, callerRuns.forRelease()));
+		Executor releasing = callerRuns.forRelease();
+		CompletableFuture<Boolean> released = (held != null) ? held.releaseAll(releasing) : this.store
+			.releaseByValue(new LockBackend.Claim(lockKey, lockValue, CallerRuns.forStatements(releasing)));
 		try {
 			return callerRuns.awaitUninterruptibly(released);
 		}

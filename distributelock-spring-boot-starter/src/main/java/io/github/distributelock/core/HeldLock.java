@@ -304,10 +304,10 @@ final class HeldLock {
 	private CompletableFuture<Boolean> releaseInStore(int previous, @Nullable Executor callerExecutor,
 			@Nullable StoreRelease storeRelease) {
 		this.releasingInStore = true;
-		LockBackend.Claim release = this.claim.on(callerExecutor);
+		LockBackend.Claim release = this.claim.on(CallerRuns.forStatements(callerExecutor));
 		CompletableFuture<Boolean> releasing;
 		try {
-			releasing = startRelease(previous, release, storeRelease);
+			releasing = startRelease(previous, release, storeRelease, callerExecutor);
 		}
 		catch (RuntimeException | Error ex) {
 			// A scheduler stopped by close(), or a backend that throws instead of failing
@@ -327,7 +327,7 @@ final class HeldLock {
 	}
 
 	private CompletableFuture<Boolean> startRelease(int previous, LockBackend.Claim release,
-			@Nullable StoreRelease storeRelease) {
+			@Nullable StoreRelease storeRelease, @Nullable Executor callerExecutor) {
 		if (previous == LOST && this.slot.claimedAgain(this)) {
 			// A lost lock is still released, in case the store kept it (a renewal whose
 			// answer was lost extended it there), but not once this JVM took the key
@@ -341,7 +341,7 @@ final class HeldLock {
 		if (previous == HELD && this.parts.store().handsOver(this.claim)) {
 			Acquisition next = this.slot.successor(this.claim.kind());
 			if (next == null && this.slot.callerOnItsWayToTheGate()) {
-				return successor(Deadline.after(ARRIVAL_GRACE), release.callerExecutor())
+				return successor(Deadline.after(ARRIVAL_GRACE), callerExecutor)
 					.thenCompose((arrived) -> releaseOrHandOver(arrived, release));
 			}
 			return releaseOrHandOver(next, release);
@@ -410,7 +410,7 @@ final class HeldLock {
 			// Too little to set: a lease of 0 ms would delete a Redis key at once anyway.
 			return releaseInStore(HELD, callerExecutor);
 		}
-		LockBackend.Claim renewal = this.claim.on(callerExecutor);
+		LockBackend.Claim renewal = this.claim.on(CallerRuns.forStatements(callerExecutor));
 		return this.parts.store().renew(renewal, Duration.ofMillis(leftMillis)).handleAsync((renewed, failure) -> {
 			if (failure == null) {
 				return CompletableFuture.completedFuture(ended(renewed, HELD, left));

@@ -5,6 +5,9 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +18,9 @@ import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockTracker;
+import io.github.distributelock.core.VirtualThreadContract;
+import io.github.distributelock.core.VirtualThreads;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -145,6 +151,33 @@ class RedisArrivalGraceOnABusySchedulerTests {
 	@Test
 	void aBlockingReleaseWaitsForAMultiKeyCallerStuckShortOfItsGateAtMostTheGraceWhenTheSchedulerIsBusy()
 			throws Exception {
+		releaseWaitsForAMultiKeyCallerStuckShortOfItsGateAtMostTheGrace(ForkJoinPool.commonPool());
+	}
+
+	/**
+	 * A blocking release on a virtual thread, where a blocking store runs its statements
+	 * on threads of its own, ends the grace on its thread too.
+	 */
+	@Nested
+	@VirtualThreadContract
+	class OnVirtualThreads {
+
+		@Test
+		void aBlockingReleaseWaitsForAMultiKeyCallerStuckShortOfItsGateAtMostTheGraceWhenTheSchedulerIsBusy()
+				throws Exception {
+			ExecutorService virtualThreads = VirtualThreads.newExecutor();
+			RedisArrivalGraceOnABusySchedulerTests.this.closeables.add(virtualThreads::shutdownNow);
+			VirtualThreads.assertCallersRunOnVirtualThreads(virtualThreads, true);
+			releaseWaitsForAMultiKeyCallerStuckShortOfItsGateAtMostTheGrace(virtualThreads);
+		}
+
+	}
+
+	/**
+	 * A release whose {@code close()} runs on {@code closing}, of a key that a multi-key
+	 * caller entered while it waits at the gate of its other key.
+	 */
+	private void releaseWaitsForAMultiKeyCallerStuckShortOfItsGateAtMostTheGrace(Executor closing) throws Exception {
 		DefaultDistributeLock lock = newLock();
 		String key = "grace.ahead." + System.nanoTime();
 		LockHandle first = lock.tryAcquire(key + ".a", Duration.ZERO, null).orElseThrow();
@@ -157,7 +190,7 @@ class RedisArrivalGraceOnABusySchedulerTests {
 		this.goOn.countDown();
 		this.scheduler.occupy();
 		try {
-			CompletableFuture.runAsync(held::close).get(BOUND_SECONDS, TimeUnit.SECONDS);
+			CompletableFuture.runAsync(held::close, closing).get(BOUND_SECONDS, TimeUnit.SECONDS);
 			assertThat(redis.store().hasKey("lock:" + key + ".b")).isFalse();
 		}
 		finally {
