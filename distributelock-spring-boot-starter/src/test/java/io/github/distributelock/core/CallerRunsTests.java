@@ -1,10 +1,15 @@
 package io.github.distributelock.core;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,6 +52,62 @@ class CallerRunsTests {
 				CallerRuns.continuation(null));
 		answer.complete("released");
 		assertThat(ranOn).isCompletedWithValue(Thread.currentThread());
+	}
+
+	@Test
+	void releaseOnAPlatformThreadRunsItsStatementsOnIt() {
+		CallerRuns callerRuns = new CallerRuns(Runnable::run);
+		assertThat(CallerRuns.forStatements(callerRuns.forRelease())).isSameAs(callerRuns);
+	}
+
+	/**
+	 * A release on a virtual thread, which an interrupt during a blocking socket call
+	 * would fail.
+	 */
+	@Nested
+	@VirtualThreadContract
+	class OnVirtualThreads {
+
+		@Test
+		void releaseRunsNoStatementNorContinuationOnItsThreadButEndsItsWaitsThere() throws Exception {
+			ExecutorService virtualThreads = VirtualThreads.newExecutor();
+			try {
+				VirtualThreads.assertCallersRunOnVirtualThreads(virtualThreads, true);
+				CompletableFuture<Thread> continuedOn = new CompletableFuture<>();
+				CompletableFuture<Thread> waitEndedOn = new CompletableFuture<>();
+				CompletableFuture<Thread> caller = CompletableFuture.supplyAsync(() -> {
+					// A scheduler that never runs what it is given: only the caller ends
+					// the wait.
+					CallerRuns callerRuns = new CallerRuns((task) -> {
+					});
+					Executor releasing = callerRuns.forRelease();
+					assertThat(CallerRuns.forStatements(releasing)).isNull();
+					CompletableFuture<String> answer = new CompletableFuture<>();
+					answer.thenRunAsync(() -> continuedOn.complete(Thread.currentThread()),
+							CallerRuns.continuation(releasing));
+					CompletableFuture.runAsync(() -> answer.complete("released"));
+					CompletableFuture<Boolean> wait = new CompletableFuture<>();
+					CallerRuns.alsoEndAt(releasing, Deadline.after(Duration.ofMillis(1)), () -> {
+						waitEndedOn.complete(Thread.currentThread());
+						wait.complete(true);
+					});
+					try {
+						callerRuns.awaitUninterruptibly(wait);
+						return Thread.currentThread();
+					}
+					catch (ExecutionException ex) {
+						throw new IllegalStateException(ex);
+					}
+				}, virtualThreads);
+				Thread virtualCaller = caller.get(10, TimeUnit.SECONDS);
+				assertThat(waitEndedOn).isCompletedWithValue(virtualCaller);
+				assertThat(continuedOn.get(10, TimeUnit.SECONDS)).isNotSameAs(virtualCaller);
+			}
+			finally {
+				virtualThreads.shutdownNow();
+			}
+		}
+
 	}
 
 }
