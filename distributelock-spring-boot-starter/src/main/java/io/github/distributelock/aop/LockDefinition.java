@@ -141,10 +141,24 @@ public final class LockDefinition {
 
 	private String key(@Nullable Object[] values) {
 		StringBuilder key = new StringBuilder(this.name.length() + 16 * values.length).append(this.name);
-		for (Object value : values) {
-			key.append(this.separator).append(text(value));
+		for (int i = 0; i < values.length; i++) {
+			refuseIdentityText(values[i], i);
+			key.append(this.separator).append(text(values[i]));
 		}
 		return key.toString();
+	}
+
+	private void refuseIdentityText(@Nullable Object value, int field) {
+		Class<?> type = IdentityTexts.identityTextOf(value);
+		if (type != null) {
+			String source = this.fieldSources[field];
+			throw new IllegalArgumentException("@Lockable on " + InvalidLockableException.describe(this.method)
+					+ ": field '" + source + "' " + ((type == value.getClass()) ? "is" : "holds") + " a "
+					+ type.getName() + ", whose toString() is Object's: the key would hold the object's identity ("
+					+ type.getName() + "@1b6d3586), which differs at every call and on every instance, so the lock "
+					+ "would exclude nothing; nothing was locked. Key by a property that names it (for example '"
+					+ source + ".id'), or give " + type.getSimpleName() + " a toString() that writes its value");
+		}
 	}
 
 	/**

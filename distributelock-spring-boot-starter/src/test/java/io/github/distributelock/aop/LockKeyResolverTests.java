@@ -98,6 +98,44 @@ class LockKeyResolverTests {
 			.isEqualTo(definition.lockKey(sameValues));
 	}
 
+	/**
+	 * An object whose class does not override {@code toString()} writes its identity
+	 * ({@code Product@1b6d3586}): every call locked a key of its own, and no two calls
+	 * excluded each other.
+	 */
+	@Test
+	void refusesAValueWhoseTextIsItsIdentityAndNamesTheFix() {
+		LockDefinition definition = definition("whole", Object.class);
+		Product product = new Product(7L, "pen");
+		for (Object value : List.of(product, new Object[] { "a", product }, List.of(product))) {
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> definition.lockKey(new Object[] { value }))
+				.withMessageContaining("field '#p0' " + ((value == product) ? "is" : "holds") + " a "
+						+ Product.class.getName() + ", whose toString() is Object's")
+				.withMessageContaining("nothing was locked")
+				.withMessageContaining("Key by a property that names it (for example '#p0.id')");
+		}
+		LockDefinition each = definition("wholeEach", List.class);
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> each.request(new Object[] { List.of("a", product) }))
+			.withMessageContaining("field 'values' is a " + Product.class.getName());
+	}
+
+	@Test
+	void writesValuesWhoseClassesWriteTheirOwnText() {
+		LockDefinition definition = definition("whole", Object.class);
+		assertThat(definition.lockKey(new Object[] { new Named("pen") })).isEqualTo("whole_Named[name=pen]");
+		assertThat(definition.lockKey(new Object[] { Thread.State.NEW })).isEqualTo("whole_NEW");
+		assertThat(definition.lockKey(new Object[] { new int[] { 1, 2 } })).isEqualTo("whole_[1, 2]");
+		assertThat(definition.lockKey(new Object[] { List.of(new Named("a"), 3L) }))
+			.isEqualTo("whole_[Named[name=a], 3]");
+		assertThat(definition.lockKey(new Object[] { new Object[] { null, new long[] { 4 } } }))
+			.isEqualTo("whole_[null, [4]]");
+	}
+
+	record Named(String name) {
+	}
+
 	@Test
 	void acceptsIndexedArgumentsAndFullSpel() {
 		assertThat(lockKey("indexed", new Product(5L, "x"), "t")).isEqualTo("indexed_5_t");
@@ -390,6 +428,14 @@ class LockKeyResolverTests {
 
 		@Lockable(key = "arrays", fields = { "ids", "#names", "list" })
 		void arrays(long[] ids, String[] names, List<Long> list) {
+		}
+
+		@Lockable(key = "whole", fields = "#p0")
+		void whole(Object value) {
+		}
+
+		@Lockable(key = "wholeEach", fields = "values", keyPerElement = true)
+		void wholeEach(List<Object> values) {
 		}
 
 		@Lockable(key = "open", fields = { "item.tag", "thing.colour", "attributes.sku", "box.content.id" })
