@@ -147,8 +147,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	private void awaitGate(boolean first) {
 		CompletableFuture<Boolean> wake = this.slot.awaitGate(first, this);
 		waitingOn(wake);
-		this.parts.store().expire(wake, this.request.deadline(), GATE_TIMEOUT);
-		CallerRuns.alsoEndAt(this.executor, this.request.deadline(), () -> wake.completeExceptionally(GATE_TIMEOUT));
+		this.parts.store().expire(wake, this.request.deadline(), GATE_TIMEOUT, this.executor);
 		wake.whenComplete((handedOver, failure) -> {
 			if (failure == null && handedOver) {
 				// The holder passed this call the gate and now hands it the lock: see

@@ -285,7 +285,8 @@ final class HeldLock {
 		// flight.
 		this.releasingInStore = true;
 		this.parts.store()
-			.expire(renewalsStopped, Deadline.after(Duration.ofNanos(this.lease.remainingNanos())), RENEWAL_STUCK);
+			.expire(renewalsStopped, Deadline.after(Duration.ofNanos(this.lease.remainingNanos())), RENEWAL_STUCK,
+					callerExecutor);
 		return renewalsStopped
 			.handleAsync((stopped, stuck) -> releaseInStore(previous, callerExecutor, storeRelease),
 					CallerRuns.continuation(callerExecutor))
@@ -372,8 +373,7 @@ final class HeldLock {
 			this.slot.stopAwaitingArrival(arrival);
 			return CompletableFuture.completedFuture(next);
 		}
-		this.parts.store().expire(arrival, grace, ARRIVAL_GRACE_PASSED);
-		CallerRuns.alsoEndAt(callerExecutor, grace, () -> arrival.completeExceptionally(ARRIVAL_GRACE_PASSED));
+		this.parts.store().expire(arrival, grace, ARRIVAL_GRACE_PASSED, callerExecutor);
 		return arrival.handle((arrived, gracePassed) -> grace)
 			.thenCompose((sameGrace) -> successor(sameGrace, callerExecutor));
 	}
@@ -397,7 +397,8 @@ final class HeldLock {
 		}
 		CompletableFuture<Void> renewalsStopped = this.parts.watchdog().stopRenewing(this);
 		this.parts.store()
-			.expire(renewalsStopped, Deadline.after(Duration.ofNanos(this.lease.remainingNanos())), RENEWAL_STUCK);
+			.expire(renewalsStopped, Deadline.after(Duration.ofNanos(this.lease.remainingNanos())), RENEWAL_STUCK,
+					callerExecutor);
 		return renewalsStopped
 			.handleAsync((stopped, stuck) -> cutLease(callerExecutor), CallerRuns.continuation(callerExecutor))
 			.thenCompose(Function.identity());

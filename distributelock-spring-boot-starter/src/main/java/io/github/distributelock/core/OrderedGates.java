@@ -113,8 +113,7 @@ final class OrderedGates {
 			woken.cancel(false);
 			return;
 		}
-		this.store.expire(woken, this.deadline, GATE_TIMEOUT);
-		CallerRuns.alsoEndAt(this.executor, this.deadline, () -> woken.completeExceptionally(GATE_TIMEOUT));
+		this.store.expire(woken, this.deadline, GATE_TIMEOUT, this.executor);
 		woken.whenCompleteAsync((done, failure) -> {
 			if (this.taken.isDone()) {
 				return;

@@ -337,6 +337,18 @@ final class StoreCalls {
 	}
 
 	/**
+	 * {@link #expire(CompletableFuture, Deadline, Throwable)}, ended at the deadline by
+	 * {@code callerExecutor} too when it is the thread of a caller that waits for
+	 * {@code future} anyway: a busy scheduler would end it late, or, while the caller's
+	 * wait holds up what the scheduler waits for, not at all.
+	 */
+	<T> void expire(CompletableFuture<T> future, Deadline deadline, Throwable timeout,
+			@Nullable Executor callerExecutor) {
+		expire(future, deadline, timeout);
+		CallerRuns.alsoEndAt(callerExecutor, deadline, () -> future.completeExceptionally(timeout));
+	}
+
+	/**
 	 * Completes {@code future} with {@code timeout} at {@code deadline}, if not before.
 	 */
 	<T> void expire(CompletableFuture<T> future, Deadline deadline, Throwable timeout) {
