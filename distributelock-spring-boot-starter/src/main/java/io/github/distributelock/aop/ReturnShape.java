@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.stream.BaseStream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +36,11 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 
 	private static final String RUNS_ON = ", whose work goes on after the call, out of the lock";
 
+	private static final String COLLECT_THE_STREAM = "Collect the stream inside the method and return what it "
+			+ "collects to (a List), or lock by hand (DistributeLock.tryAcquire) around the code that consumes it";
+
+	private static final String KOTLIN_FLOW = "kotlinx.coroutines.flow.Flow";
+
 	/**
 	 * The shape of a method's result.
 	 * @throws InvalidLockableException if the lock cannot follow the method's work
@@ -65,7 +71,21 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 		if (type == Object.class) {
 			return ANY_VALUE;
 		}
+		if (BaseStream.class.isAssignableFrom(type)) {
+			throw new InvalidLockableException(method,
+					"it returns a " + type.getSimpleName()
+							+ ", whose work runs as it is consumed: after the call, out of the lock",
+					COLLECT_THE_STREAM);
+		}
 		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(type);
+		if (adapter == null && isKotlinFlow(type)) {
+			throw new InvalidLockableException(method,
+					"it returns a Kotlin Flow, whose work runs as it is collected: after the call, out of the lock; "
+							+ "and kotlinx-coroutines-reactor, which would let the lock follow it, is not on the "
+							+ "class path",
+					"Add org.jetbrains.kotlinx:kotlinx-coroutines-reactor: the lock is then held for "
+							+ "each collection of the flow");
+		}
 		if (adapter == null || !adapter.getDescriptor().isDeferred()) {
 			return BLOCKING;
 		}
@@ -116,10 +136,27 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 			}
 			throw refused(method, result, "a stage that was still running", RUNS_ON, declareTheType);
 		}
+		if (result instanceof BaseStream<?, ?>) {
+			throw refused(method, result, "a stream",
+					", whose work runs as it is consumed: after the call, out of the lock", COLLECT_THE_STREAM);
+		}
 		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(result.getClass());
 		if (adapter != null && adapter.getDescriptor().isDeferred()) {
 			throw refused(method, result, "a reactive type", RUNS_ON, declareTheType);
 		}
+	}
+
+	/** Whether {@code type} is, or implements, Kotlin's {@code Flow}, by name. */
+	private static boolean isKotlinFlow(Class<?> type) {
+		if (type.getName().equals(KOTLIN_FLOW)) {
+			return true;
+		}
+		for (Class<?> implemented : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+			if (implemented.getName().equals(KOTLIN_FLOW)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static InvalidLockableException refused(Method method, Object result, String returned, String why,

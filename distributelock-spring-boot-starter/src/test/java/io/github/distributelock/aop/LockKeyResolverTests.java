@@ -362,6 +362,26 @@ class LockKeyResolverTests {
 			.withMessageContaining("Declare the method to return CompletableFuture or CompletionStage");
 	}
 
+	/**
+	 * A stream's work runs as it is consumed, after the call: the lock protected only the
+	 * building of its pipeline.
+	 */
+	@Test
+	void refusesAStreamWhoseWorkRunsAfterTheCallAtStartupOrWhenAnObjectMethodReturnsOne() throws Exception {
+		for (String methodName : List.of("stream", "intStream")) {
+			assertThatExceptionOfType(InvalidLockableException.class)
+				.isThrownBy(() -> definition(BadService.class, methodName))
+				.withMessageContaining(BadService.class.getName() + "." + methodName)
+				.withMessageContaining("whose work runs as it is consumed: after the call, out of the lock")
+				.withMessageContaining("Collect the stream inside the method and return what it collects to");
+		}
+		Method anyValue = BadService.class.getDeclaredMethod("anyValue");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> ReturnShape.checkAnyValue(anyValue, java.util.stream.Stream.of("a")))
+			.withMessageContaining("returned a stream")
+			.withMessageContaining("Collect the stream inside the method");
+	}
+
 	@Test
 	void refusesAKotlinSuspendFunctionAtStartup() {
 		assertThatExceptionOfType(InvalidLockableException.class)
@@ -492,6 +512,21 @@ class LockKeyResolverTests {
 		}
 
 		/** What a Kotlin {@code suspend fun work(id: String): String} compiles to. */
+		@Lockable(key = "stream")
+		java.util.stream.Stream<String> stream() {
+			return java.util.stream.Stream.of("a");
+		}
+
+		@Lockable(key = "intStream")
+		java.util.stream.IntStream intStream() {
+			return java.util.stream.IntStream.of(1);
+		}
+
+		@Lockable(key = "anyValue")
+		Object anyValue() {
+			return "a";
+		}
+
 		@Lockable(key = "suspending")
 		Object suspending(String id, kotlin.coroutines.Continuation<? super String> continuation) {
 			return "done";
