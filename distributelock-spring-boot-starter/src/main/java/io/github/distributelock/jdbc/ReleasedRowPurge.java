@@ -10,8 +10,9 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Deletes the rows of locks free for longer than the retention, from one of the releases
  * of an instance at most once per retention period: the release that finds the period
- * over runs the purge after its own statement, so that it never delays the release's
- * answer by more than one {@code DELETE}.
+ * over runs the purge after its own statement, so that it delays the release's answer by
+ * one {@code DELETE} (on MariaDB and MySQL, by one short {@code DELETE} per row to
+ * delete).
  */
 final class ReleasedRowPurge {
 

@@ -49,16 +49,19 @@ class DistributeLockRuntimeHintsTests {
 		// The statements of the shard list are shared by every dialect.
 		assertThat(statementsByDialect.remove("shards")).contains("schema.sql", "read.sql");
 		assertThat(statementsByDialect).containsOnlyKeys("h2", "mariadb", "mysql", "postgresql");
-		// MySQL also trims the counter table its fencing tokens come from; PostgreSQL
-		// also has releases that notify the waiters of other instances, every time or
-		// when a refused attempt marked the row (its waited column).
+		// MySQL also trims the counter table its fencing tokens come from; MariaDB and
+		// MySQL find the rows their purge deletes with a read that locks nothing;
+		// PostgreSQL also has releases that notify the waiters of other instances, every
+		// time or when a refused attempt marked the row (its waited column).
 		Set<String> postgresOnly = Set.of("release-notify.sql", "acquire-marking.sql", "release-notify-waited.sql",
 				"waited-column.sql", "waited-column-add.sql");
-		assertThat(statementsByDialect.get("mysql")).contains("purge-counter.sql");
+		assertThat(statementsByDialect.get("mysql")).contains("purge-counter.sql", "purge-candidates.sql");
+		assertThat(statementsByDialect.get("mariadb")).contains("purge-candidates.sql");
 		assertThat(statementsByDialect.get("postgresql")).containsAll(postgresOnly);
 		Set<String> common = new TreeSet<>(statementsByDialect.get("h2"));
 		Set<String> extras = new TreeSet<>(postgresOnly);
 		extras.add("purge-counter.sql");
+		extras.add("purge-candidates.sql");
 		assertThat(statementsByDialect.values())
 			.allSatisfy((statements) -> assertThat(statements).containsAll(common).isSubsetOf(union(common, extras)));
 		assertThat(resources)

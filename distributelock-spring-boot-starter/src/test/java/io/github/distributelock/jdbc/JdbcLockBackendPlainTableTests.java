@@ -27,20 +27,30 @@ import static org.awaitility.Awaitility.await;
 class JdbcLockBackendPlainTableTests {
 
 	@RegisterExtension
-	static final JdbcTestDatabaseExtension databases = new JdbcTestDatabaseExtension("h2", "postgresql");
+	static final JdbcTestDatabaseExtension databases = new JdbcTestDatabaseExtension();
 
 	@ParameterizedTest
-	@ValueSource(strings = { "h2", "postgresql" })
+	@ValueSource(strings = { "h2", "postgresql", "mariadb", "mysql" })
 	void releasedRowsOfATableWithoutTheTablesOfTheOtherKindsArePurgedQuietly(String dialect, CapturedOutput output)
 			throws Exception {
 		JdbcTestDatabase database = databases.get(dialect);
 		String table = "plain_only_" + System.nanoTime();
 		JdbcTemplate jdbc = database.jdbcTemplate();
-		String timestamp = dialect.equals("h2") ? "TIMESTAMP(6) WITH TIME ZONE" : "TIMESTAMP WITH TIME ZONE";
-		jdbc.execute("CREATE SEQUENCE " + table + "_seq");
-		jdbc.execute("CREATE TABLE " + table + " (lock_key VARCHAR(512) NOT NULL PRIMARY KEY, "
-				+ "owner VARCHAR(255) NOT NULL, fencing_token BIGINT NOT NULL, expires_at " + timestamp
-				+ " NOT NULL, acquired_at " + timestamp + " NOT NULL)");
+		boolean mySqlFamily = dialect.equals("mariadb") || dialect.equals("mysql");
+		String timestamp = switch (dialect) {
+			case "h2" -> "TIMESTAMP(6) WITH TIME ZONE";
+			case "postgresql" -> "TIMESTAMP WITH TIME ZONE";
+			default -> "DATETIME(6)";
+		};
+		jdbc.execute(dialect.equals("mysql")
+				? "CREATE TABLE " + table + "_seq (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY) ENGINE = InnoDB"
+				: "CREATE SEQUENCE " + table + "_seq");
+		// Without the index on expires_at that MariaDB's and MySQL's schema.sql now
+		// creates, as in a table created by an older version.
+		jdbc.execute("CREATE TABLE " + table + " (lock_key " + (mySqlFamily ? "VARBINARY(2048)" : "VARCHAR(512)")
+				+ " NOT NULL PRIMARY KEY, owner " + (mySqlFamily ? "VARBINARY(1020)" : "VARCHAR(255)")
+				+ " NOT NULL, fencing_token BIGINT NOT NULL, " + "expires_at " + timestamp + " NOT NULL, acquired_at "
+				+ timestamp + " NOT NULL)");
 		try (HikariDataSource pool = database.newDataSource()) {
 			JdbcLockBackend backend = new JdbcLockBackend(pool, table, null, Clock.systemUTC(), Duration.ofMillis(100));
 			try (DefaultDistributeLock lock = new DefaultDistributeLock(backend)) {
@@ -60,7 +70,7 @@ class JdbcLockBackendPlainTableTests {
 		}
 		finally {
 			jdbc.execute("DROP TABLE " + table);
-			jdbc.execute("DROP SEQUENCE " + table + "_seq");
+			jdbc.execute((dialect.equals("mysql") ? "DROP TABLE " : "DROP SEQUENCE ") + table + "_seq");
 		}
 		assertThat(output).doesNotContain("Could not delete the free lock rows");
 	}
