@@ -2,6 +2,8 @@
 -- on the database clock in UTC, fencing tokens from a sequence. Keys and owners are
 -- binary so that they compare exactly (no case folding, accent folding or trailing-space
 -- padding); 2048 bytes hold 512 characters of UTF-8. Safe to run again.
+-- Each table is indexed by expires_at, by which the purge of released rows finds the rows it
+-- deletes (purge-candidates.sql) without reading them all.
 CREATE SEQUENCE IF NOT EXISTS ${sequence};
 
 CREATE TABLE IF NOT EXISTS ${table} (
@@ -10,7 +12,8 @@ CREATE TABLE IF NOT EXISTS ${table} (
 	fencing_token BIGINT NOT NULL,
 	expires_at DATETIME(6) NOT NULL,
 	acquired_at DATETIME(6) NOT NULL,
-	PRIMARY KEY (lock_key)
+	PRIMARY KEY (lock_key),
+	INDEX expires_at_idx (expires_at)
 ) ENGINE = InnoDB;
 
 -- The fair, read/write and permit locks keep the row above as the key's lock (held by a fair
@@ -24,7 +27,8 @@ CREATE TABLE IF NOT EXISTS ${table}_q (
 	kind VARCHAR(8) NOT NULL,
 	arrival BIGINT NOT NULL,
 	expires_at DATETIME(6) NOT NULL,
-	PRIMARY KEY (lock_key, owner)
+	PRIMARY KEY (lock_key, owner),
+	INDEX expires_at_idx (expires_at)
 ) ENGINE = InnoDB;
 
 -- Readers and the writer of read/write locks, each with its lease and token:
@@ -35,7 +39,8 @@ CREATE TABLE IF NOT EXISTS ${table}_h (
 	fencing_token BIGINT NOT NULL,
 	expires_at DATETIME(6) NOT NULL,
 	acquired_at DATETIME(6) NOT NULL,
-	PRIMARY KEY (lock_key, owner)
+	PRIMARY KEY (lock_key, owner),
+	INDEX expires_at_idx (expires_at)
 ) ENGINE = InnoDB;
 
 -- Permit holders, one row per slot 0 to N-1 of the key: the primary key bounds them to N.
@@ -46,5 +51,6 @@ CREATE TABLE IF NOT EXISTS ${table}_p (
 	fencing_token BIGINT NOT NULL,
 	expires_at DATETIME(6) NOT NULL,
 	acquired_at DATETIME(6) NOT NULL,
-	PRIMARY KEY (lock_key, slot)
+	PRIMARY KEY (lock_key, slot),
+	INDEX expires_at_idx (expires_at)
 ) ENGINE = InnoDB;

@@ -4,6 +4,8 @@
 -- owners are binary so that they compare exactly: MySQL's utf8mb4 collations fold case or
 -- accents, and utf8mb4_bin pads trailing spaces. 2048 bytes hold 512 characters of UTF-8,
 -- within InnoDB's 3072-byte index limit. Safe to run again.
+-- Each table is indexed by expires_at, by which the purge of released rows finds the rows it
+-- deletes (purge-candidates.sql) without reading them all.
 CREATE TABLE IF NOT EXISTS ${sequence} (
 	id BIGINT NOT NULL AUTO_INCREMENT,
 	PRIMARY KEY (id)
@@ -15,7 +17,8 @@ CREATE TABLE IF NOT EXISTS ${table} (
 	fencing_token BIGINT NOT NULL,
 	expires_at DATETIME(6) NOT NULL,
 	acquired_at DATETIME(6) NOT NULL,
-	PRIMARY KEY (lock_key)
+	PRIMARY KEY (lock_key),
+	INDEX expires_at_idx (expires_at)
 ) ENGINE = InnoDB;
 
 -- The fair, read/write and permit locks keep the row above as the key's lock (held by a fair
@@ -29,7 +32,8 @@ CREATE TABLE IF NOT EXISTS ${table}_q (
 	kind VARCHAR(8) NOT NULL,
 	arrival BIGINT NOT NULL,
 	expires_at DATETIME(6) NOT NULL,
-	PRIMARY KEY (lock_key, owner)
+	PRIMARY KEY (lock_key, owner),
+	INDEX expires_at_idx (expires_at)
 ) ENGINE = InnoDB;
 
 -- Readers and the writer of read/write locks, each with its lease and token:
@@ -40,7 +44,8 @@ CREATE TABLE IF NOT EXISTS ${table}_h (
 	fencing_token BIGINT NOT NULL,
 	expires_at DATETIME(6) NOT NULL,
 	acquired_at DATETIME(6) NOT NULL,
-	PRIMARY KEY (lock_key, owner)
+	PRIMARY KEY (lock_key, owner),
+	INDEX expires_at_idx (expires_at)
 ) ENGINE = InnoDB;
 
 -- Permit holders, one row per slot 0 to N-1 of the key: the primary key bounds them to N.
@@ -51,5 +56,6 @@ CREATE TABLE IF NOT EXISTS ${table}_p (
 	fencing_token BIGINT NOT NULL,
 	expires_at DATETIME(6) NOT NULL,
 	acquired_at DATETIME(6) NOT NULL,
-	PRIMARY KEY (lock_key, slot)
+	PRIMARY KEY (lock_key, slot),
+	INDEX expires_at_idx (expires_at)
 ) ENGINE = InnoDB;
