@@ -4,28 +4,21 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
 import io.github.distributelock.core.AcquireResult;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.dao.TransientDataAccessResourceException;
-import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
@@ -46,8 +39,6 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  * transactions that lock.
  */
 final class JdbcLockRepository {
-
-	private static final Log logger = LogFactory.getLog(JdbcLockRepository.class);
 
 	private final DataSource dataSource;
 
@@ -75,22 +66,6 @@ final class JdbcLockRepository {
 
 	private final LockStatement now;
 
-	private final LockStatement purge;
-
-	/**
-	 * MariaDB's and MySQL's: the rows {@link #purge} deletes one at a time by primary
-	 * key, found by a read that locks nothing.
-	 */
-	private final @Nullable LockStatement purgeCandidates;
-
-	private final @Nullable LockStatement purgeCounter;
-
-	/** The purge of the queue, holder and permit tables of the other kinds of lock. */
-	private final List<LockStatement> purgeKinds;
-
-	/** The candidates of {@link #purgeKinds}, one query per table, where there are. */
-	private final List<LockStatement> purgeKindCandidates;
-
 	/** Ends a statement that runs past the statement timeout. */
 	private final JdbcStatementTimeouts timeouts;
 
@@ -112,19 +87,6 @@ final class JdbcLockRepository {
 				? LockStatement.load(dialect, "release-notify.sql", tableName) : null;
 		this.waitedMarks = WaitedMarks.of(dialect, tableName);
 		this.now = LockStatement.load(dialect, "now.sql", tableName);
-		this.purge = LockStatement.load(dialect, "purge.sql", tableName);
-		this.purgeCandidates = LockStatement.exists(dialect, "purge-candidates.sql")
-				? LockStatement.load(dialect, "purge-candidates.sql", tableName) : null;
-		this.purgeCounter = LockStatement.exists(dialect, "purge-counter.sql")
-				? LockStatement.load(dialect, "purge-counter.sql", tableName) : null;
-		this.purgeKinds = LockStatement.loadAll(dialect, "kinds/purge.sql", tableName);
-		this.purgeKindCandidates = LockStatement.exists(dialect, "kinds/purge-candidates.sql")
-				? LockStatement.loadAll(dialect, "kinds/purge-candidates.sql", tableName) : List.of();
-		if (!this.purgeKindCandidates.isEmpty() && this.purgeKindCandidates.size() != this.purgeKinds.size()) {
-			throw new IllegalStateException(
-					dialect.name() + "/kinds/purge-candidates.sql holds " + this.purgeKindCandidates.size()
-							+ " queries where kinds/purge.sql has " + this.purgeKinds.size() + " statements");
-		}
 	}
 
 	JdbcLockDialect dialect() {
@@ -285,96 +247,6 @@ final class JdbcLockRepository {
 		});
 	}
 
-	/**
-	 * Deletes the rows that have been free for longer than {@code retentionMillis}.
-	 * @return how many rows were deleted
-	 */
-	int purge(long retentionMillis) {
-		int deleted = purgeTable(this.purgeCandidates, this.purge, retentionMillis);
-		if (this.purgeCounter != null) {
-			execute(this.purgeCounter, Map.of(), PreparedStatement::executeUpdate);
-		}
-		for (int i = 0; i < this.purgeKinds.size(); i++) {
-			// Waiters and holders of the other kinds whose lease ran out: inert rows.
-			LockStatement candidates = this.purgeKindCandidates.isEmpty() ? null : this.purgeKindCandidates.get(i);
-			deleted += purgeKind(candidates, this.purgeKinds.get(i), retentionMillis);
-		}
-		return deleted;
-	}
-
-	/**
-	 * Deletes the rows of one table free for longer than the retention: with one
-	 * statement, or, where the dialect has {@code candidates}, one row at a time by its
-	 * primary key, each in a transaction of its own, in batches of the rows the
-	 * candidates find, until a batch deletes nothing. One row lock at a time, taken as
-	 * every other statement takes it, so that the purge closes no cycle of lock waits.
-	 */
-	private int purgeTable(@Nullable LockStatement candidates, LockStatement delete, long retentionMillis) {
-		Map<String, Object> retention = Map.of("retention_ms", retentionMillis);
-		if (candidates == null) {
-			return execute(delete, retention, PreparedStatement::executeUpdate);
-		}
-		return onOwnConnection(delete.name(), (connection) -> {
-			int deleted = 0;
-			int batch;
-			do {
-				List<Map<String, Object>> rows = committed(connection, false,
-						() -> primaryKeys(connection, candidates, retention));
-				batch = 0;
-				for (Map<String, Object> row : rows) {
-					Map<String, Object> values = new HashMap<>(row);
-					values.putAll(retention);
-					batch += committed(connection, false, () -> {
-						try (PreparedStatement ps = prepare(connection, delete, values)) {
-							return this.timeouts.run(ps, PreparedStatement::executeUpdate);
-						}
-					});
-				}
-				deleted += batch;
-			}
-			while (batch > 0);
-			return deleted;
-		});
-	}
-
-	/** The rows {@code candidates} returns, each by column label (lower case). */
-	private List<Map<String, Object>> primaryKeys(Connection connection, LockStatement candidates,
-			Map<String, Object> values) throws SQLException {
-		try (PreparedStatement ps = prepare(connection, candidates, values);
-				ResultSet rs = this.timeouts.run(ps, PreparedStatement::executeQuery)) {
-			ResultSetMetaData columns = rs.getMetaData();
-			List<Map<String, Object>> rows = new ArrayList<>();
-			while (rs.next()) {
-				Map<String, Object> row = new HashMap<>();
-				for (int column = 1; column <= columns.getColumnCount(); column++) {
-					row.put(columns.getColumnLabel(column).toLowerCase(Locale.ROOT), rs.getObject(column));
-				}
-				rows.add(row);
-			}
-			return rows;
-		}
-	}
-
-	/**
-	 * Deletes the inert rows of one table of the other kinds: none when the table is
-	 * missing, as in a lock table created for plain locks only, which need none of them.
-	 */
-	private int purgeKind(@Nullable LockStatement candidates, LockStatement statement, long retentionMillis) {
-		try {
-			return purgeTable(candidates, statement, retentionMillis);
-		}
-		catch (BadSqlGrammarException ex) {
-			if (!JdbcLockKinds.missingTable(ex.getSQLException())) {
-				throw ex;
-			}
-			if (logger.isDebugEnabled()) {
-				logger.debug("Nothing to purge beside the lock table " + this.tableName + ": "
-						+ ex.getSQLException().getMessage());
-			}
-			return 0;
-		}
-	}
-
 	/** The database clock in milliseconds since the epoch. */
 	long databaseTimeMillis() {
 		Long now = query(this.now, Map.of(), (rs) -> rs.getLong("now_ms"));
@@ -482,7 +354,7 @@ final class JdbcLockRepository {
 	/** Prepares a lock statement with its arguments. */
 	PreparedStatement prepare(Connection connection, LockStatement statement, Map<String, ?> values)
 			throws SQLException {
-		PreparedStatement ps = connection.prepareStatement(statement.sql());
+		PreparedStatement ps = connection.prepareStatement(statement.sql(values));
 		try {
 			this.timeouts.prepare(ps);
 			new ArgumentPreparedStatementSetter(statement.arguments(values)).setValues(ps);

@@ -3,6 +3,7 @@ package io.github.distributelock.jdbc;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -154,9 +155,52 @@ final class LockStatement {
 		return this.sql;
 	}
 
-	/** The values of the parameters in the order of the {@code ?}s. */
+	/**
+	 * The statement with a {@code ?} for each value: a parameter given a list has one
+	 * {@code ?} per element, or per column of an element given as an {@code Object[]}
+	 * ({@code (?, ?)}), as {@code NamedParameterJdbcTemplate} expands an {@code IN} list.
+	 */
+	String sql(Map<String, ?> values) {
+		return hasList(values)
+				? NamedParameterUtils.substituteNamedParameters(this.parsedSql, new MapSqlParameterSource(values))
+				: this.sql;
+	}
+
+	/**
+	 * The values of the parameters in the order of the {@code ?}s of {@link #sql(Map)}.
+	 */
 	Object[] arguments(Map<String, ?> values) {
-		return NamedParameterUtils.buildValueArray(this.parsedSql, new MapSqlParameterSource(values), null);
+		Object[] arguments = NamedParameterUtils.buildValueArray(this.parsedSql, new MapSqlParameterSource(values),
+				null);
+		if (!hasList(values)) {
+			return arguments;
+		}
+		List<Object> flat = new ArrayList<>();
+		for (Object argument : arguments) {
+			if (argument instanceof Iterable<?> list) {
+				for (Object element : list) {
+					if (element instanceof Object[] columns) {
+						flat.addAll(Arrays.asList(columns));
+					}
+					else {
+						flat.add(element);
+					}
+				}
+			}
+			else {
+				flat.add(argument);
+			}
+		}
+		return flat.toArray();
+	}
+
+	private static boolean hasList(Map<String, ?> values) {
+		for (Object value : values.values()) {
+			if (value instanceof Iterable<?>) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	@Override

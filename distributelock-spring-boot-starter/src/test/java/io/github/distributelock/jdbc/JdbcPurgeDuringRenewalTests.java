@@ -12,12 +12,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.LockBackend.Claim;
+import io.github.distributelock.core.LockKind;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -30,9 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * On MariaDB and MySQL the purge of released rows locks only the rows it deletes: a
  * renewal of a held lock does not wait for a purge that runs at the same time. The
- * purge's transaction is held open after its first {@code DELETE}, and the renewing
- * instance waits one second at most for a row lock, so that a renewal queued behind the
- * purge fails instead of waiting.
+ * purge's transaction is held open after its first {@code DELETE} of the table under
+ * test, and the renewing instance waits one second at most for a row lock, so that a
+ * renewal queued behind the purge fails instead of waiting.
  */
 class JdbcPurgeDuringRenewalTests {
 
@@ -57,7 +59,7 @@ class JdbcPurgeDuringRenewalTests {
 					+ "VALUES (?, 'gone', 0, ?, ?)", "purge-renewal.gone", longAgo, longAgo);
 			assertThat(Backends.join(renewing.tryAcquire(held, Duration.ofMinutes(1))).acquired()).isTrue();
 
-			CommitAfterDeleteHeld purgingHeld = new CommitAfterDeleteHeld(purgingData);
+			CommitAfterDeleteHeld purgingHeld = new CommitAfterDeleteHeld(purgingData, table);
 			try (JdbcLockBackend purging = new JdbcLockBackend(purgingHeld, table, null, Clock.systemUTC(),
 					Duration.ofMinutes(1))) {
 				CompletableFuture<Integer> purge = CompletableFuture.supplyAsync(purging::deleteReleasedRows);
@@ -76,9 +78,49 @@ class JdbcPurgeDuringRenewalTests {
 		}
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "mariadb", "mysql" })
+	void aRenewalOfAHeldReadLockDoesNotWaitForAPurgeOfTheHolderTableInProgress(String dialect) throws Exception {
+		JdbcTestDatabase database = databases.get(dialect);
+		String table = "purge_renewal_kinds_" + dialect;
+		Claim held = new Claim("purge-renewal.reader." + System.nanoTime(), "reader", null, LockKind.READ);
+		try (HikariDataSource renewingData = database
+			.newDataSource((config) -> config.setConnectionInitSql("SET SESSION innodb_lock_wait_timeout = 1"));
+				HikariDataSource purgingData = database.newDataSource((config) -> config.setAutoCommit(false));
+				JdbcLockBackend renewing = new JdbcLockBackend(renewingData, table, null, Clock.systemUTC())) {
+			renewing.createSchema();
+			JdbcTemplate jdbc = new JdbcTemplate(renewingData);
+			jdbc.update("DELETE FROM " + table);
+			jdbc.update("DELETE FROM " + table + "_h");
+			Timestamp longAgo = Timestamp.from(Instant.now().minus(Duration.ofDays(2)));
+			jdbc.update("INSERT INTO " + table + "_h (lock_key, owner, kind, fencing_token, expires_at, acquired_at) "
+					+ "VALUES (?, 'gone', 'READ', 0, ?, ?)", "purge-renewal.gone", longAgo, longAgo);
+			assertThat(Backends.join(renewing.tryAcquire(held, Duration.ofMinutes(1))).acquired()).isTrue();
+
+			CommitAfterDeleteHeld purgingHeld = new CommitAfterDeleteHeld(purgingData, table + "_h");
+			try (JdbcLockBackend purging = new JdbcLockBackend(purgingHeld, table, null, Clock.systemUTC(),
+					Duration.ofMinutes(1))) {
+				CompletableFuture<Integer> purge = CompletableFuture.supplyAsync(purging::deleteReleasedRows);
+				try {
+					assertThat(purgingHeld.deleted.await(30, TimeUnit.SECONDS)).as("the purge deleted a reader")
+						.isTrue();
+					assertThat(Backends.join(renewing.renew(held, Duration.ofMinutes(1))))
+						.as("the renewal of the held read lock while the purge's transaction is open")
+						.isTrue();
+				}
+				finally {
+					purgingHeld.commit.countDown();
+				}
+				assertThat(purge.get(30, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(1);
+			}
+			assertThat(jdbc.queryForList("SELECT lock_key FROM " + table + "_h", String.class))
+				.containsExactly(held.key());
+		}
+	}
+
 	/**
-	 * Holds the first transaction that ran a {@code DELETE} open at its commit, until
-	 * {@link #commit} opens.
+	 * Holds the first transaction that ran a {@code DELETE} from {@code table} open at
+	 * its commit, until {@link #commit} opens.
 	 */
 	private static final class CommitAfterDeleteHeld extends DelegatingDataSource {
 
@@ -88,8 +130,12 @@ class JdbcPurgeDuringRenewalTests {
 
 		private final AtomicBoolean held = new AtomicBoolean();
 
-		CommitAfterDeleteHeld(DataSource pool) {
+		private final Pattern deleteFromTable;
+
+		CommitAfterDeleteHeld(DataSource pool, String table) {
 			super(pool);
+			this.deleteFromTable = Pattern.compile("\\s*DELETE\\b.*?\\bFROM\\s+" + table + "\\b.*",
+					Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
 		}
 
 		@Override
@@ -99,7 +145,7 @@ class JdbcPurgeDuringRenewalTests {
 			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
 					(proxy, method, args) -> {
 						if (method.getName().equals("prepareStatement")
-								&& ((String) args[0]).strip().toUpperCase().startsWith("DELETE")) {
+								&& this.deleteFromTable.matcher((String) args[0]).matches()) {
 							deleting.set(true);
 						}
 						if (method.getName().equals("commit") && deleting.get()
