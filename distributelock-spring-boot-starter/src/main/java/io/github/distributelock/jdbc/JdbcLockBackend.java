@@ -20,8 +20,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.ConcurrencyFailureException;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.BadSqlGrammarException;
 
 /**
@@ -398,30 +396,13 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 			// Recorded before the statement, so that the wait after it misses no
 			// notification.
 			Object hint = this.waits.hint();
-			for (int attempt = 1;; attempt++) {
-				try {
-					AcquireResult result = this.repository.acquire(claim.key(), claim.owner(), leaseMillis(lease));
-					return (result.acquired() || hint == null) ? result
-							: AcquireResult.heldByAnother(result.holderLeaseRemaining(), hint);
-				}
-				catch (DuplicateKeyException | ConcurrencyFailureException ex) {
-					// The statement was rolled back, and changed nothing: another owner
-					// inserted the row while it ran (the next try finds the holder), or
-					// it lost a deadlock, which on MariaDB and MySQL attempts on
-					// neighbouring keys can meet over the gap of a row the purge
-					// deleted; so it is made again at once, as the other kinds' attempts
-					// are. Not after the database's lock-wait timeout, which would pass
-					// again. The row was not marked as waited for, so its release may
-					// not notify: poll.
-					if (logger.isDebugEnabled()) {
-						logger.debug("Lock '" + claim.key() + "' met a concurrent statement (attempt " + attempt + "): "
-								+ ex.getMessage());
-					}
-					if (attempt == JdbcLockKinds.RACED_ATTEMPTS || JdbcLockKinds.lockWaitTimedOut(ex)) {
-						return AcquireResult.heldByAnother(null);
-					}
-				}
-			}
+			// An attempt that raced another statement answers without the hint: the row
+			// was not marked as waited for, so its release may not notify; poll.
+			return JdbcRacedAttempts.attempt(claim, () -> {
+				AcquireResult result = this.repository.acquire(claim.key(), claim.owner(), leaseMillis(lease));
+				return (result.acquired() || hint == null) ? result
+						: AcquireResult.heldByAnother(result.holderLeaseRemaining(), hint);
+			});
 		});
 	}
 

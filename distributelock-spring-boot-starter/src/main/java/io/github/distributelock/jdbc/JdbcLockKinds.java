@@ -13,13 +13,9 @@ import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
 import io.github.distributelock.jdbc.JdbcKindStatements.KeyState;
 import io.github.distributelock.jdbc.JdbcKindStatements.Session;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.CannotAcquireLockException;
-import org.springframework.dao.ConcurrencyFailureException;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.InvalidDataAccessResourceUsageException;
 import org.springframework.jdbc.BadSqlGrammarException;
 
@@ -43,14 +39,6 @@ final class JdbcLockKinds {
 	 */
 	static final Duration WAITER_LEASE = Duration.ofSeconds(10);
 
-	private static final Log logger = LogFactory.getLog(JdbcLockKinds.class);
-
-	/**
-	 * How many times one attempt is made when it races another statement: a race of the
-	 * key's first insert cannot repeat, a deadlock rarely does twice.
-	 */
-	static final int RACED_ATTEMPTS = 3;
-
 	private final JdbcLockRepository repository;
 
 	private final JdbcKindStatements sql;
@@ -69,43 +57,16 @@ final class JdbcLockKinds {
 		this.waiterLeaseMillis = Math.max(1, waiterLease.toMillis());
 	}
 
-	/** One attempt for a claim of any kind but the plain exclusive one. */
+	/**
+	 * One attempt for a claim of any kind but the plain exclusive one, made again at once
+	 * if it races another statement ({@link JdbcRacedAttempts}).
+	 */
 	AcquireResult acquire(Claim claim, long leaseMillis) {
-		for (int attempt = 1;; attempt++) {
-			try {
-				return inTransaction(claim, "acquire",
-						(session) -> attempt(
-								session.with("lease_ms", leaseMillis).with("waiter_lease_ms", this.waiterLeaseMillis),
-								claim));
-			}
-			catch (DuplicateKeyException | ConcurrencyFailureException ex) {
-				if (lockWaitTimedOut(ex)) {
-					// The database waited its whole lock-wait timeout for the key's row,
-					// which another transaction kept (one whose client stalled, say):
-					// another try would wait as long again, past the caller's deadline.
-					// Nothing was changed; the engine attempts again while the caller
-					// still waits.
-					if (logger.isDebugEnabled()) {
-						logger.debug("Lock '" + claim.key() + "' (" + claim.kind().tag() + ") stayed locked by "
-								+ "another transaction for the database's lock-wait timeout: " + ex.getMessage());
-					}
-					return AcquireResult.heldByAnother(null);
-				}
-				// Only a statement that raced past the key's row lock gets here, and
-				// nothing was changed: two first inserts of the key's row at once (H2's
-				// MERGE lets both try), a deadlock across keys, or a purge that deleted
-				// the row before it was locked. The next try finds the row, or inserts it
-				// anew, so the attempt is made again at once: a wait of 0 must not refuse
-				// a reader that only met another reader.
-				if (logger.isDebugEnabled()) {
-					logger.debug("Lock '" + claim.key() + "' (" + claim.kind().tag() + ") met a concurrent statement, "
-							+ "attempting again: " + ex.getMessage());
-				}
-				if (attempt == RACED_ATTEMPTS) {
-					return AcquireResult.heldByAnother(null);
-				}
-			}
-		}
+		return JdbcRacedAttempts
+			.attempt(claim,
+					() -> inTransaction(claim, "acquire", (session) -> attempt(
+							session.with("lease_ms", leaseMillis).with("waiter_lease_ms", this.waiterLeaseMillis),
+							claim)));
 	}
 
 	private AcquireResult attempt(Session session, Claim claim) throws SQLException {
@@ -358,22 +319,6 @@ final class JdbcLockKinds {
 							+ "JdbcLockBackend.createSchema() or the script " + script + cause,
 					ex);
 		}
-	}
-
-	/**
-	 * Whether the database gave up waiting for a row lock: error 1205 on MariaDB and
-	 * MySQL ({@code innodb_lock_wait_timeout}), SQLSTATE {@code 55P03} on PostgreSQL
-	 * ({@code lock_timeout}), error 50200 on H2 ({@code LOCK_TIMEOUT}). Not a deadlock,
-	 * which the database ends at once and which rarely repeats.
-	 */
-	static boolean lockWaitTimedOut(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof SQLException sql && (sql.getErrorCode() == 1205 || "55P03".equals(sql.getSQLState())
-					|| sql.getErrorCode() == 50200)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/**

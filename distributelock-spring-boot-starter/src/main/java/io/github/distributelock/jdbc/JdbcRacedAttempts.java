@@ -1,0 +1,86 @@
+package io.github.distributelock.jdbc;
+
+import java.sql.SQLException;
+import java.util.function.Supplier;
+
+import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.LockBackend.Claim;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.dao.ConcurrencyFailureException;
+import org.springframework.dao.DuplicateKeyException;
+
+/**
+ * The rule every lock attempt of the JDBC backend follows, plain or of another kind, when
+ * its statements meet a concurrent one: they were rolled back and changed nothing, so the
+ * attempt is made again at once, up to {@link #ATTEMPTS} times. Such a race is two first
+ * inserts of the key's row at once (H2's {@code MERGE} lets both try), a deadlock (on
+ * MariaDB and MySQL, attempts on neighbouring keys meet over the gap of a row the purge
+ * deleted), or a purge that deleted the row before it was locked; the next try finds the
+ * row, or inserts it anew, so that a caller that does not wait is not refused a free key.
+ * Not after the database's lock-wait timeout, which would pass again, past the caller's
+ * deadline.
+ */
+final class JdbcRacedAttempts {
+
+	/**
+	 * How many times one attempt is made when it races another statement: a race of the
+	 * key's first insert cannot repeat, a deadlock rarely does twice.
+	 */
+	static final int ATTEMPTS = 3;
+
+	private static final Log logger = LogFactory.getLog(JdbcRacedAttempts.class);
+
+	private JdbcRacedAttempts() {
+	}
+
+	/**
+	 * Makes {@code attempt}, again while it races another statement.
+	 * @return its result, or held by another (with no lease) once the database's
+	 * lock-wait timeout ended it or it raced {@link #ATTEMPTS} times: the engine attempts
+	 * again while the caller still waits
+	 */
+	static AcquireResult attempt(Claim claim, Supplier<AcquireResult> attempt) {
+		for (int made = 1;; made++) {
+			try {
+				return attempt.get();
+			}
+			catch (DuplicateKeyException | ConcurrencyFailureException ex) {
+				if (lockWaitTimedOut(ex)) {
+					// The database waited its whole lock-wait timeout for a row another
+					// transaction kept (one whose client stalled, say).
+					if (logger.isDebugEnabled()) {
+						logger.debug("Lock '" + claim.key() + "' (" + claim.kind().tag() + ") stayed locked by another "
+								+ "transaction for the database's lock-wait timeout: " + ex.getMessage());
+					}
+					return AcquireResult.heldByAnother(null);
+				}
+				if (logger.isDebugEnabled()) {
+					logger.debug("Lock '" + claim.key() + "' (" + claim.kind().tag() + ") met a concurrent statement "
+							+ "(attempt " + made + " of " + ATTEMPTS + "): " + ex.getMessage());
+				}
+				if (made == ATTEMPTS) {
+					return AcquireResult.heldByAnother(null);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Whether the database gave up waiting for a row lock: error 1205 on MariaDB and
+	 * MySQL ({@code innodb_lock_wait_timeout}), SQLSTATE {@code 55P03} on PostgreSQL
+	 * ({@code lock_timeout}), error 50200 on H2 ({@code LOCK_TIMEOUT}). Not a deadlock,
+	 * which the database ends at once and which rarely repeats.
+	 */
+	static boolean lockWaitTimedOut(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SQLException sql && (sql.getErrorCode() == 1205 || "55P03".equals(sql.getSQLState())
+					|| sql.getErrorCode() == 50200)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+}
