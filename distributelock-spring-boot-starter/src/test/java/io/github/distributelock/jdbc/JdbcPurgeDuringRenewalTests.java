@@ -59,21 +59,7 @@ class JdbcPurgeDuringRenewalTests {
 					+ "VALUES (?, 'gone', 0, ?, ?)", "purge-renewal.gone", longAgo, longAgo);
 			assertThat(Backends.join(renewing.tryAcquire(held, Duration.ofMinutes(1))).acquired()).isTrue();
 
-			CommitAfterDeleteHeld purgingHeld = new CommitAfterDeleteHeld(purgingData, table);
-			try (JdbcLockBackend purging = new JdbcLockBackend(purgingHeld, table, null, Clock.systemUTC(),
-					Duration.ofMinutes(1))) {
-				CompletableFuture<Integer> purge = CompletableFuture.supplyAsync(purging::deleteReleasedRows);
-				try {
-					assertThat(purgingHeld.deleted.await(30, TimeUnit.SECONDS)).as("the purge deleted a row").isTrue();
-					assertThat(Backends.join(renewing.renew(held, Duration.ofMinutes(1))))
-						.as("the renewal of the held lock while the purge's transaction is open")
-						.isTrue();
-				}
-				finally {
-					purgingHeld.commit.countDown();
-				}
-				assertThat(purge.get(30, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(1);
-			}
+			renewsWhileAPurgeIsOpen(renewing, held, new CommitAfterDeleteHeld(purgingData, table), table);
 			assertThat(jdbc.queryForList("SELECT lock_key FROM " + table, String.class)).containsExactly(held.key());
 		}
 	}
@@ -97,24 +83,32 @@ class JdbcPurgeDuringRenewalTests {
 					+ "VALUES (?, 'gone', 'READ', 0, ?, ?)", "purge-renewal.gone", longAgo, longAgo);
 			assertThat(Backends.join(renewing.tryAcquire(held, Duration.ofMinutes(1))).acquired()).isTrue();
 
-			CommitAfterDeleteHeld purgingHeld = new CommitAfterDeleteHeld(purgingData, table + "_h");
-			try (JdbcLockBackend purging = new JdbcLockBackend(purgingHeld, table, null, Clock.systemUTC(),
-					Duration.ofMinutes(1))) {
-				CompletableFuture<Integer> purge = CompletableFuture.supplyAsync(purging::deleteReleasedRows);
-				try {
-					assertThat(purgingHeld.deleted.await(30, TimeUnit.SECONDS)).as("the purge deleted a reader")
-						.isTrue();
-					assertThat(Backends.join(renewing.renew(held, Duration.ofMinutes(1))))
-						.as("the renewal of the held read lock while the purge's transaction is open")
-						.isTrue();
-				}
-				finally {
-					purgingHeld.commit.countDown();
-				}
-				assertThat(purge.get(30, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(1);
-			}
+			renewsWhileAPurgeIsOpen(renewing, held, new CommitAfterDeleteHeld(purgingData, table + "_h"), table);
 			assertThat(jdbc.queryForList("SELECT lock_key FROM " + table + "_h", String.class))
 				.containsExactly(held.key());
+		}
+	}
+
+	/**
+	 * Renews {@code held} while another backend's purge, on {@code purgingHeld}, has
+	 * deleted a released row and keeps its transaction open.
+	 */
+	private static void renewsWhileAPurgeIsOpen(JdbcLockBackend renewing, Claim held, CommitAfterDeleteHeld purgingHeld,
+			String table) throws Exception {
+		try (JdbcLockBackend purging = new JdbcLockBackend(purgingHeld, table, null, Clock.systemUTC(),
+				Duration.ofMinutes(1))) {
+			CompletableFuture<Integer> purge = CompletableFuture.supplyAsync(purging::deleteReleasedRows);
+			try {
+				assertThat(purgingHeld.deleted.await(30, TimeUnit.SECONDS)).as("the purge deleted a released row")
+					.isTrue();
+				assertThat(Backends.join(renewing.renew(held, Duration.ofMinutes(1))))
+					.as("the renewal of the held lock while the purge's transaction is open")
+					.isTrue();
+			}
+			finally {
+				purgingHeld.commit.countDown();
+			}
+			assertThat(purge.get(30, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(1);
 		}
 	}
 
