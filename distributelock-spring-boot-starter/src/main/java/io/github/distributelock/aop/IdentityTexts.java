@@ -41,18 +41,21 @@ final class IdentityTexts {
 			return null;
 		}
 		if (value instanceof Object[] elements) {
-			return firstOf(Arrays.asList(elements));
+			// Written with Arrays.deepToString: an array in it writes its elements.
+			return firstOf(Arrays.asList(elements), false);
 		}
 		if (value instanceof Collection<?> elements) {
-			return firstOf(elements);
+			// Written with its own toString(): an array in it writes its identity.
+			return firstOf(elements, true);
 		}
 		// An array of primitives writes its numbers.
 		return (!value.getClass().isArray() && hasIdentityText(value)) ? value.getClass() : null;
 	}
 
-	private static @Nullable Class<?> firstOf(Iterable<?> elements) {
+	private static @Nullable Class<?> firstOf(Iterable<?> elements, boolean arraysWriteTheirIdentity) {
 		for (Object element : elements) {
-			if (element != null && !element.getClass().isArray() && hasIdentityText(element)) {
+			if (element != null && (arraysWriteTheirIdentity || !element.getClass().isArray())
+					&& hasIdentityText(element)) {
 				return element.getClass();
 			}
 		}

@@ -115,6 +115,12 @@ class LockKeyResolverTests {
 				.withMessageContaining("nothing was locked")
 				.withMessageContaining("Key by a property that names it (for example '#p0.id')");
 		}
+		// A list writes an array in it as the array's own text; an array of arrays writes
+		// the elements of each.
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> definition.lockKey(new Object[] { List.of(new long[] { 1 }) }))
+			.withMessageContaining("field '#p0' holds a long[], whose toString() is Object's")
+			.withMessageContaining("Pass a List in the collection instead of the array");
 		LockDefinition each = definition("wholeEach", List.class);
 		assertThatExceptionOfType(IllegalArgumentException.class)
 			.isThrownBy(() -> each.request(new Object[] { List.of("a", product) }))
