@@ -3,13 +3,16 @@ package io.github.distributelock.reactive;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockLostException;
 import io.github.distributelock.LockRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -74,13 +77,17 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 				return Flux.using(() -> reentered, work, LockHandle::close);
 			}
 			LockRequest wanted = notHeld(held, service, request);
-			return Flux.usingWhen(acquired(wanted, busy).map(Work::new),
-					(locked) -> Flux
-						.<T>from((subscriber) -> locked.subscribe(() -> work.apply(locked.handle), subscriber))
-						.subscribeOn(Schedulers.parallel())
-						.contextWrite(HeldKeys.with(service, wanted, locked.handle)),
-					(locked) -> release(locked.handle), (locked, failure) -> release(locked.handle),
-					(locked) -> locked.cancelled(this::release));
+			AtomicReference<@Nullable LockLostException> lostAtRelease = new AtomicReference<>();
+			return Flux
+				.usingWhen(acquired(wanted, busy).map(Work::new),
+						(locked) -> Flux
+							.<T>from((subscriber) -> locked.subscribe(() -> work.apply(locked.handle), subscriber))
+							.subscribeOn(Schedulers.parallel())
+							.contextWrite(HeldKeys.with(service, wanted, locked.handle)),
+						(locked) -> releaseAfterWork(locked.handle, null, lostAtRelease),
+						(locked, failure) -> releaseAfterWork(locked.handle, failure, lostAtRelease),
+						(locked) -> locked.cancelled(this::release))
+				.onErrorMap((failure) -> lossAtRelease(failure, lostAtRelease));
 		});
 	}
 
@@ -95,13 +102,16 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 				return Mono.using(() -> reentered, work, LockHandle::close);
 			}
 			LockRequest wanted = notHeld(held, service, request);
-			return Mono.usingWhen(acquired(wanted, busy).map(Work::new),
-					(locked) -> Mono
-						.<T>fromDirect((subscriber) -> locked.subscribe(() -> work.apply(locked.handle), subscriber))
-						.subscribeOn(Schedulers.parallel())
-						.contextWrite(HeldKeys.with(service, wanted, locked.handle)),
-					(locked) -> release(locked.handle), (locked, failure) -> release(locked.handle),
-					(locked) -> locked.cancelled(this::release));
+			AtomicReference<@Nullable LockLostException> lostAtRelease = new AtomicReference<>();
+			return Mono
+				.usingWhen(acquired(wanted, busy).map(Work::new), (locked) -> Mono
+					.<T>fromDirect((subscriber) -> locked.subscribe(() -> work.apply(locked.handle), subscriber))
+					.subscribeOn(Schedulers.parallel())
+					.contextWrite(HeldKeys.with(service, wanted, locked.handle)),
+						(locked) -> releaseAfterWork(locked.handle, null, lostAtRelease),
+						(locked, failure) -> releaseAfterWork(locked.handle, failure, lostAtRelease),
+						(locked) -> locked.cancelled(this::release))
+				.onErrorMap((failure) -> lossAtRelease(failure, lostAtRelease));
 		});
 	}
 
@@ -166,6 +176,42 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 						+ "', taken for a subscription cancelled before it got it", failure);
 			}
 		});
+	}
+
+	/**
+	 * Releases without blocking once the work has ended. A loss found at the release
+	 * ({@code distributelock.throw-on-lost}) is the subscriber's to hear, as a blocking
+	 * {@code close()} throws it: it ends a work that completed with that error, and rides
+	 * along with the work's own error, suppressed, so that it does not hide why the work
+	 * failed. Any other failure is the engine's to retry, and is not the work's result.
+	 */
+	private Mono<Void> releaseAfterWork(LockHandle handle, @Nullable Throwable workFailure,
+			AtomicReference<@Nullable LockLostException> lostAtRelease) {
+		return Mono.fromFuture(handle::releaseAsync).onErrorResume((failure) -> {
+			Throwable cause = Exceptions.unwrap(failure);
+			if (cause instanceof CompletionException && cause.getCause() != null) {
+				cause = cause.getCause();
+			}
+			if (!(cause instanceof LockLostException lost)) {
+				logger.warn("Could not release lock '" + handle.key() + "' after the work under it ended", failure);
+				return Mono.empty();
+			}
+			if (workFailure == null) {
+				lostAtRelease.set(lost);
+				return Mono.error(lost);
+			}
+			workFailure.addSuppressed(lost);
+			return Mono.empty();
+		});
+	}
+
+	/**
+	 * The loss found at the release as the subscriber hears it: Reactor reports a cleanup
+	 * that failed after the work completed in an exception of its own, around it.
+	 */
+	private static Throwable lossAtRelease(Throwable failure, AtomicReference<@Nullable LockLostException> lost) {
+		LockLostException known = lost.get();
+		return (known != null && failure != known && failure.getCause() == known) ? known : failure;
 	}
 
 	/**

@@ -14,6 +14,9 @@ import io.github.distributelock.core.MemoryLockBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -23,10 +26,11 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * With {@code distributelock.throw-on-lost}, a {@link Lockable @Lockable} method that
- * throws, and whose lock turns out lost at the release, throws its own exception, the
- * loss added to it as suppressed, whatever it returns: the loss does not hide why the
- * work failed.
+ * With {@code distributelock.throw-on-lost}, a {@link Lockable @Lockable} method whose
+ * lock turns out lost at the release ends with the loss, and one that fails ends with its
+ * own exception, the loss added to it as suppressed, whatever it returns: the loss does
+ * not hide why the work failed. A future has completed when its lock is released, so its
+ * loss is logged.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class LockableLostAtReleaseTests {
@@ -78,7 +82,47 @@ class LockableLostAtReleaseTests {
 				.contains(LockLostException.class.getName()));
 	}
 
+	/**
+	 * A publisher's lock is released before the subscriber hears that the work ended: a
+	 * loss found there ends the work with it, as a blocking method throws it.
+	 */
+	@Test
+	void aMonoOrFluxWhoseLockIsFoundLostAtTheReleaseEndsWithTheLoss() {
+		StepVerifier.create(this.jobs.mono()).expectError(LockLostException.class).verify(Duration.ofSeconds(10));
+		StepVerifier.create(this.jobs.flux())
+			.expectNext("a", "b")
+			.expectError(LockLostException.class)
+			.verify(Duration.ofSeconds(10));
+		assertThat(this.store.isLocked("lost.mono")).isFalse();
+		assertThat(this.store.isLocked("lost.flux")).isFalse();
+	}
+
+	@Test
+	void aMonoThatFailsEndsWithItsOwnFailureWithTheLossSuppressed() {
+		StepVerifier.create(this.jobs.failingMono())
+			.expectErrorSatisfies((ex) -> assertThat(ex).isInstanceOf(IllegalStateException.class)
+				.hasMessage("work failed")
+				.satisfies((failure) -> assertThat(failure.getSuppressed()).singleElement()
+					.isInstanceOf(LockLostException.class)))
+			.verify(Duration.ofSeconds(10));
+	}
+
 	public static class Jobs {
+
+		@Lockable(key = "lost.mono")
+		public Mono<String> mono() {
+			return Mono.just("done");
+		}
+
+		@Lockable(key = "lost.flux")
+		public Flux<String> flux() {
+			return Flux.just("a", "b");
+		}
+
+		@Lockable(key = "lost.failingMono")
+		public Mono<String> failingMono() {
+			return Mono.error(new IllegalStateException("work failed"));
+		}
 
 		@Lockable(key = "lost.completing")
 		public CompletableFuture<String> completing() {
