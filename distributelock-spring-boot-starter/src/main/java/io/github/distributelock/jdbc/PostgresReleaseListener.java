@@ -138,8 +138,13 @@ final class PostgresReleaseListener implements AutoCloseable {
 		this.lastUseNanos = System.nanoTime();
 		this.waiters.computeIfAbsent(key, (k) -> ConcurrentHashMap.newKeySet()).add(wake);
 		// Read after registering: a notification either saw the waiter or left its mark.
-		if (this.listeningSince > since || this.notified.get(slot(key)) > since) {
+		boolean notifiedSince = this.notified.get(slot(key)) > since;
+		if (this.listeningSince > since || notifiedSince) {
 			unregister(key, wake);
+			if (notifiedSince) {
+				// A wait a notification ended, as if it had woken the waiter.
+				this.wakeUps.incrementAndGet();
+			}
 			return false;
 		}
 		return true;
@@ -337,7 +342,10 @@ final class PostgresReleaseListener implements AutoCloseable {
 		}
 	}
 
-	/** How many waiters a notification woke, for tests. */
+	/**
+	 * How many waits a notification ended, for tests: of the waiters it woke, and of
+	 * those that registered after it came and attempt again at once.
+	 */
 	long wakeUps() {
 		return this.wakeUps.get();
 	}

@@ -98,6 +98,43 @@ class PostgresReleaseNotificationTests {
 		assertThat(listener.wakeUps()).isGreaterThan(wakeUps);
 	}
 
+	/**
+	 * A waiter whose wait starts after the notification of the release came (the release
+	 * overtook it between its attempt and its wait) attempts again at once, and counts as
+	 * woken by the notification: tests that check a wake-up were flaky on a loaded
+	 * machine when the release came first.
+	 */
+	@Test
+	void waiterWhoseWaitStartsAfterTheNotificationIsWokenAtOnce() throws Exception {
+		String key = "notified.early." + System.nanoTime();
+		DefaultDistributeLock holder = newLock(backend(database.newDataSource()));
+		JdbcLockBackend waiterBackend = backend(database.newDataSource());
+		waiterBackend.pace(SLOW, SLOW, SLOW);
+		PostgresReleaseListener listener = listening(waiterBackend);
+		CountingLockBackend counting = CountingLockBackend.of(waiterBackend);
+		CompletableFuture<Void> waitsGo = counting.holdBackWaits();
+		DefaultDistributeLock waiter = newLock(counting);
+		LockHandle held = holder.tryAcquire(key, Duration.ZERO, null).orElseThrow();
+		CompletableFuture<Optional<LockHandle>> waiting = CompletableFuture.supplyAsync(() -> {
+			try {
+				return waiter.tryAcquire(key, Duration.ofMinutes(2), null);
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}, this.callers);
+		assertThat(counting.waiting.await(20, TimeUnit.SECONDS)).isTrue();
+		long generation = listener.generation();
+		long wakeUps = listener.wakeUps();
+		held.close();
+		await().atMost(Duration.ofSeconds(20)).until(() -> listener.generation() > generation);
+		waitsGo.complete(null);
+		Optional<LockHandle> acquired = waiting.get(WOKEN_WITHIN_MILLIS, TimeUnit.MILLISECONDS);
+		assertThat(acquired).isPresent();
+		acquired.get().close();
+		assertThat(listener.wakeUps()).isGreaterThan(wakeUps);
+	}
+
 	@Test
 	void listenerComesBackAfterItsConnectionIsKilledAndWaitersPollMeanwhile(CapturedOutput output) throws Exception {
 		String key = "reconnect." + System.nanoTime();
