@@ -8,7 +8,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
@@ -48,10 +47,12 @@ final class CallerRuns implements Executor {
 	private boolean endsWaitsOnly;
 
 	/**
-	 * The end of this call's wait that the caller runs itself once it is due, unless the
-	 * wait ended before; {@code null} when none is set.
+	 * The ends of this call's waits that the caller runs itself once each is due (one
+	 * that ended before is ended again, which does nothing). Several at once: the release
+	 * of a multi-key handle waits for the stuck renewal of each of its keys, and keeping
+	 * only the last end set left the others to the scheduler's timers.
 	 */
-	private final AtomicReference<@Nullable DueEnd> dueEnd = new AtomicReference<>();
+	private final ConcurrentLinkedQueue<DueEnd> dueEnds = new ConcurrentLinkedQueue<>();
 
 	CallerRuns(Executor fallback) {
 		this.fallback = fallback;
@@ -142,7 +143,7 @@ final class CallerRuns implements Executor {
 	 */
 	static void alsoEndAt(@Nullable Executor executor, Deadline deadline, Runnable end) {
 		if (executor instanceof CallerRuns callerRuns) {
-			callerRuns.dueEnd.set(new DueEnd(deadline, end));
+			callerRuns.dueEnds.add(new DueEnd(deadline, end));
 			callerRuns.wakeCaller();
 		}
 	}
@@ -187,20 +188,27 @@ final class CallerRuns implements Executor {
 	}
 
 	/**
-	 * Parks until woken, or until the end of the call's wait is due, and runs it then.
+	 * Parks until woken, or until the first end of the call's waits is due, and runs the
+	 * ends due then.
 	 */
 	private void parkUntilAnEndIsDue() {
-		DueEnd due = this.dueEnd.get();
-		if (due == null) {
+		long left = Long.MAX_VALUE;
+		for (DueEnd due : this.dueEnds) {
+			long dueIn = due.deadline().remainingNanos();
+			if (dueIn <= 0) {
+				if (this.dueEnds.remove(due)) {
+					due.end().run();
+				}
+				// What it ended may have handed this thread a task, or ended the call.
+				return;
+			}
+			left = Math.min(left, dueIn);
+		}
+		if (left == Long.MAX_VALUE) {
 			LockSupport.park(this);
-			return;
 		}
-		long left = due.deadline().remainingNanos();
-		if (left > 0) {
+		else {
 			LockSupport.parkNanos(this, left);
-		}
-		else if (this.dueEnd.compareAndSet(due, null)) {
-			due.end().run();
 		}
 	}
 

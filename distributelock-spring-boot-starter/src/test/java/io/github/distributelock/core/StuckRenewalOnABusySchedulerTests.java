@@ -1,6 +1,7 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -9,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -58,6 +60,34 @@ class StuckRenewalOnABusySchedulerTests {
 		}
 	}
 
+	/**
+	 * The close of a multi-key handle releases its keys together, each waiting for its
+	 * own stuck renewal: the closing thread must end every one of these waits, not only
+	 * the last one set.
+	 */
+	@Test
+	void aBlockingCloseOfSeveralKeysWaitsForEachStuckRenewalUntilItsLeaseEndsWhileTheSchedulerIsBusy()
+			throws Exception {
+		StuckRenewals backend = new StuckRenewals(this.store, 2);
+		this.closeables.add(this.scheduler::shutdownNow);
+		DefaultDistributeLock lock = this.closeables
+			.add(new DefaultDistributeLock(backend, WATCHDOG_LEASE, false, LockEventListener.NONE, this.scheduler));
+		LockHandle handle = lock
+			.tryAcquire(LockRequest.all(LockRequest.of("stuck-renewal.a"), LockRequest.of("stuck-renewal.b")))
+			.orElseThrow();
+		assertThat(backend.renewalsSent.await(BOUND_SECONDS, TimeUnit.SECONDS)).as("a renewal of each key sent")
+			.isTrue();
+		occupyScheduler();
+		try {
+			CompletableFuture.runAsync(handle::close).get(BOUND_SECONDS, TimeUnit.SECONDS);
+			assertThat(this.store.isLocked("stuck-renewal.a")).as("key a, released in the store").isFalse();
+			assertThat(this.store.isLocked("stuck-renewal.b")).as("key b, released in the store").isFalse();
+		}
+		finally {
+			this.freed.countDown();
+		}
+	}
+
 	private void occupyScheduler() throws InterruptedException {
 		CountDownLatch busy = new CountDownLatch(1);
 		this.scheduler.execute(() -> {
@@ -70,6 +100,42 @@ class StuckRenewalOnABusySchedulerTests {
 			}
 		});
 		assertThat(busy.await(BOUND_SECONDS, TimeUnit.SECONDS)).as("scheduler busy").isTrue();
+	}
+
+	/** A store that takes several keys in one call, and whose renewals never answer. */
+	private static final class StuckRenewals extends ForwardingLockBackend implements MultiKeyLockBackend {
+
+		private final MemoryLockBackend memory;
+
+		final CountDownLatch renewalsSent;
+
+		StuckRenewals(MemoryLockBackend memory, int keys) {
+			super(memory);
+			this.memory = memory;
+			this.renewalsSent = new CountDownLatch(keys);
+		}
+
+		@Override
+		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
+			this.renewalsSent.countDown();
+			return new CompletableFuture<>();
+		}
+
+		@Override
+		public boolean batches(List<Claim> claims) {
+			return this.memory.batches(claims);
+		}
+
+		@Override
+		public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
+			return this.memory.tryAcquireAll(claims, leases);
+		}
+
+		@Override
+		public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
+			return this.memory.releaseAll(claims);
+		}
+
 	}
 
 	/** A store whose first renewal never answers. */
