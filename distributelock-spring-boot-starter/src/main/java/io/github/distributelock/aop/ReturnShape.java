@@ -136,9 +136,18 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 			}
 			throw refused(method, result, "a stage that was still running", RUNS_ON, declareTheType);
 		}
-		if (result instanceof BaseStream<?, ?>) {
-			throw refused(method, result, "a stream",
+		if (result instanceof BaseStream<?, ?> stream) {
+			InvalidLockableException refused = refused(method, result, "a stream",
 					", whose work runs as it is consumed: after the call, out of the lock", COLLECT_THE_STREAM);
+			// The caller never gets it to close: a stream of a file's lines or of a
+			// query's cursor would keep its file or connection open.
+			try {
+				stream.close();
+			}
+			catch (RuntimeException ex) {
+				refused.addSuppressed(ex);
+			}
+			throw refused;
 		}
 		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(result.getClass());
 		if (adapter != null && adapter.getDescriptor().isDeferred()) {

@@ -388,6 +388,28 @@ class LockKeyResolverTests {
 			.withMessageContaining("Collect the stream inside the method");
 	}
 
+	/**
+	 * A refused stream is never handed to the code that would have closed it: the stream
+	 * of a file's lines, or of a query's cursor, kept its file or connection open.
+	 */
+	@Test
+	void closesAStreamItRefuses() throws Exception {
+		Method anyValue = BadService.class.getDeclaredMethod("anyValue");
+		java.util.concurrent.atomic.AtomicInteger closed = new java.util.concurrent.atomic.AtomicInteger();
+		java.util.stream.Stream<String> lines = java.util.stream.Stream.of("a").onClose(closed::incrementAndGet);
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> ReturnShape.checkAnyValue(anyValue, lines))
+			.withMessageContaining("returned a stream");
+		assertThat(closed).as("the refused stream, closed").hasValue(1);
+		IllegalStateException closeFailure = new IllegalStateException("could not close");
+		java.util.stream.IntStream failing = java.util.stream.IntStream.of(1).onClose(() -> {
+			throw closeFailure;
+		});
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> ReturnShape.checkAnyValue(anyValue, failing))
+			.satisfies((ex) -> assertThat(ex.getSuppressed()).containsExactly(closeFailure));
+	}
+
 	@Test
 	void refusesAKotlinSuspendFunctionAtStartup() {
 		assertThatExceptionOfType(InvalidLockableException.class)
