@@ -1,7 +1,9 @@
 package io.github.distributelock.aop;
 
-import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -32,31 +34,48 @@ final class IdentityTexts {
 	}
 
 	/**
-	 * The class of {@code value}, or of one of its elements if it is an array or a
-	 * collection (written as its elements), whose {@code toString()} is
-	 * {@link Object#toString()}; {@code null} if there is none.
+	 * The class of {@code value}, or of a value it holds, whose text in the key is
+	 * {@link Object#toString()}'s; {@code null} if there is none. The key writes an array
+	 * as {@code Arrays.deepToString} does, its nested arrays too; a collection writes
+	 * each element by its {@code toString()}, where an array writes its identity
+	 * ({@code [[J@1b6d3586]}).
 	 */
 	static @Nullable Class<?> identityTextOf(@Nullable Object value) {
 		if (value == null) {
 			return null;
 		}
-		if (value instanceof Object[] elements) {
-			// Written with Arrays.deepToString: an array in it writes its elements.
-			return firstOf(Arrays.asList(elements), false);
-		}
-		if (value instanceof Collection<?> elements) {
-			// Written with its own toString(): an array in it writes its identity.
-			return firstOf(elements, true);
-		}
-		// An array of primitives writes its numbers.
-		return (!value.getClass().isArray() && hasIdentityText(value)) ? value.getClass() : null;
+		Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+		return value.getClass().isArray() ? inArray(value, seen) : written(value, seen);
 	}
 
-	private static @Nullable Class<?> firstOf(Iterable<?> elements, boolean arraysWriteTheirIdentity) {
+	/** As {@code Arrays.deepToString} writes an array's elements. */
+	private static @Nullable Class<?> inArray(Object array, Set<Object> seen) {
+		if (!(array instanceof Object[] elements) || !seen.add(array)) {
+			// An array of primitives writes its numbers; one met again writes "[...]".
+			return null;
+		}
 		for (Object element : elements) {
-			if (element != null && (arraysWriteTheirIdentity || !element.getClass().isArray())
-					&& hasIdentityText(element)) {
-				return element.getClass();
+			Class<?> found = (element == null) ? null
+					: element.getClass().isArray() ? inArray(element, seen) : written(element, seen);
+			if (found != null) {
+				return found;
+			}
+		}
+		return null;
+	}
+
+	/** As {@code toString()} writes a value, a collection's elements included. */
+	private static @Nullable Class<?> written(Object value, Set<Object> seen) {
+		if (hasIdentityText(value)) {
+			return value.getClass();
+		}
+		if (value instanceof Collection<?> elements && seen.add(value)) {
+			for (Object element : elements) {
+				// A collection writes itself as "(this Collection)".
+				Class<?> found = (element == null || element == value) ? null : written(element, seen);
+				if (found != null) {
+					return found;
+				}
 			}
 		}
 		return null;

@@ -150,18 +150,18 @@ public final class LockDefinition {
 
 	private void refuseIdentityText(@Nullable Object value, int field) {
 		Class<?> type = IdentityTexts.identityTextOf(value);
-		if (type == null) {
-			return;
+		if (type != null) {
+			String source = this.fieldSources[field];
+			// An array in a collection is written by its own toString(), its identity.
+			String fix = type.isArray() ? "Hold a List there instead of the array: a List writes its elements"
+					: "Key by a property that names it (for example '" + source + ".id'), or give "
+							+ type.getSimpleName() + " a toString() that writes its value";
+			throw new IllegalArgumentException("@Lockable on " + InvalidLockableException.describe(this.method)
+					+ ": field '" + source + "' " + ((type == value.getClass()) ? "is" : "holds") + " a "
+					+ type.getTypeName() + ", whose toString() is Object's: the key would hold the object's identity ("
+					+ type.getName() + "@1b6d3586), which differs at every call and on every instance, so the lock "
+					+ "would exclude nothing; nothing was locked. " + fix);
 		}
-		String source = this.fieldSources[field];
-		String fix = type.isArray() ? "Pass a List in the collection instead of the array"
-				: "Key by a property that names it (for example '" + source + ".id'), or give " + type.getSimpleName()
-						+ " a toString() that writes its value";
-		throw new IllegalArgumentException("@Lockable on " + InvalidLockableException.describe(this.method)
-				+ ": field '" + source + "' " + ((value != null && type == value.getClass()) ? "is" : "holds") + " a "
-				+ type.getTypeName() + ", whose toString() is Object's: the key would hold its identity ("
-				+ type.getName() + "@1b6d3586), which differs at every call and on every instance, so the lock would "
-				+ "exclude nothing; nothing was locked. " + fix);
 	}
 
 	/**

@@ -120,11 +120,40 @@ class LockKeyResolverTests {
 		assertThatExceptionOfType(IllegalArgumentException.class)
 			.isThrownBy(() -> definition.lockKey(new Object[] { List.of(new long[] { 1 }) }))
 			.withMessageContaining("field '#p0' holds a long[], whose toString() is Object's")
-			.withMessageContaining("Pass a List in the collection instead of the array");
+			.withMessageContaining("Hold a List there instead of the array");
 		LockDefinition each = definition("wholeEach", List.class);
 		assertThatExceptionOfType(IllegalArgumentException.class)
 			.isThrownBy(() -> each.request(new Object[] { List.of("a", product) }))
 			.withMessageContaining("field 'values' is a " + Product.class.getName());
+	}
+
+	/**
+	 * A list writes each element by its {@code toString()}: an array in it writes its
+	 * identity ({@code [[J@1b6d3586]}), and so does an object without its own
+	 * {@code toString()} in a list or an array nested in the value.
+	 */
+	@Test
+	void refusesAnIdentityTextNestedInTheValue() {
+		LockDefinition definition = definition("whole", Object.class);
+		Product product = new Product(7L, "pen");
+		for (Object value : List.of(List.of(new long[] { 4 }), List.of(List.of(product)),
+				new Object[] { List.of(product) }, new Object[] { new Object[] { product } },
+				List.of("a", new String[] { "b" }))) {
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> definition.lockKey(new Object[] { value }))
+				.withMessageContaining("field '#p0' holds a ")
+				.withMessageContaining("nothing was locked");
+		}
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> definition.lockKey(new Object[] { List.of(new long[] { 4 }) }))
+			.withMessageContaining("field '#p0' holds a long[], whose toString() is Object's")
+			.withMessageContaining("([J@1b6d3586)")
+			.withMessageContaining("Hold a List there instead of the array");
+		List<Object> itself = new java.util.ArrayList<>(List.of("a"));
+		itself.add(itself);
+		assertThat(definition.lockKey(new Object[] { itself })).isEqualTo("whole_[a, (this Collection)]");
+		assertThat(definition.lockKey(new Object[] { new Object[] { List.of(3L), new long[] { 4 } } }))
+			.isEqualTo("whole_[[3], [4]]");
 	}
 
 	@Test
