@@ -7,6 +7,8 @@ import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.support.AopUtils;
+
 /**
  * Finds values whose text is their identity: an object of a class that does not override
  * {@code toString()} writes {@code com.shop.Order@1b6d3586}, which differs at every call
@@ -67,7 +69,7 @@ final class IdentityTexts {
 	/** As {@code toString()} writes a value, a collection's elements included. */
 	private static @Nullable Class<?> written(Object value, Set<Object> seen) {
 		if (hasIdentityText(value)) {
-			return value.getClass();
+			return textClass(value);
 		}
 		if (value instanceof Collection<?> elements && seen.add(value)) {
 			for (Object element : elements) {
@@ -82,7 +84,16 @@ final class IdentityTexts {
 	}
 
 	private static boolean hasIdentityText(Object value) {
-		return OBJECT_TO_STRING.get(value.getClass());
+		return OBJECT_TO_STRING.get(textClass(value));
+	}
+
+	/**
+	 * The class whose {@code toString()} writes {@code value}: a Spring AOP proxy's (a
+	 * scoped bean, an advised one) hands it to its target, whatever the proxy's own class
+	 * declares.
+	 */
+	static Class<?> textClass(Object value) {
+		return AopUtils.getTargetClass(value);
 	}
 
 }

@@ -9,6 +9,7 @@ import io.github.distributelock.LockRequest;
 import io.github.distributelock.Lockable;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.util.ReflectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -154,6 +155,48 @@ class LockKeyResolverTests {
 		assertThat(definition.lockKey(new Object[] { itself })).isEqualTo("whole_[a, (this Collection)]");
 		assertThat(definition.lockKey(new Object[] { new Object[] { List.of(3L), new long[] { 4 } } }))
 			.isEqualTo("whole_[[3], [4]]");
+	}
+
+	/**
+	 * A Spring AOP proxy (a scoped or otherwise advised bean) writes its target's text: a
+	 * target without its own {@code toString()} writes its identity, though the proxy's
+	 * class declares a {@code toString()}.
+	 */
+	@Test
+	void refusesAProxyWhoseTargetWritesItsIdentityAndWritesOneWhoseTargetWritesItsValue() {
+		LockDefinition definition = definition("whole", Object.class);
+		ProxyFactory classProxy = new ProxyFactory(new Product(7L, "pen"));
+		classProxy.setProxyTargetClass(true);
+		ProxyFactory interfaceProxy = new ProxyFactory(new Counter());
+		interfaceProxy.setInterfaces(java.util.function.IntSupplier.class);
+		for (Object proxy : List.of(classProxy.getProxy(), interfaceProxy.getProxy())) {
+			assertThat(proxy.toString()).as("the target's identity").contains("@");
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> definition.lockKey(new Object[] { proxy }))
+				.withMessageContaining("field '#p0' is a ")
+				.withMessageContaining("whose toString() is Object's");
+		}
+		ProxyFactory tagged = new ProxyFactory(new Tagged());
+		tagged.setProxyTargetClass(true);
+		assertThat(definition.lockKey(new Object[] { tagged.getProxy() })).isEqualTo("whole_tagged");
+	}
+
+	static class Tagged extends Counter {
+
+		@Override
+		public String toString() {
+			return "tagged";
+		}
+
+	}
+
+	static class Counter implements java.util.function.IntSupplier {
+
+		@Override
+		public int getAsInt() {
+			return 1;
+		}
+
 	}
 
 	@Test
