@@ -4,33 +4,44 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 
 /**
- * Finds values whose text is their identity: an object of a class that does not override
- * {@code toString()} writes {@code com.shop.Order@1b6d3586}, which differs at every call
- * and on every instance, so a lock key holding it locks nothing that another call would
- * lock.
+ * Finds values whose text is their identity: an object of a class that overrides neither
+ * {@code toString()} nor {@code hashCode()} writes {@code com.shop.Order@1b6d3586}, which
+ * differs at every call and on every instance, so a lock key holding it locks nothing
+ * that another call would lock. One that overrides {@code hashCode()} alone writes its
+ * hash code, which keys it as before; a warning names its class once.
  */
 final class IdentityTexts {
 
-	private static final ClassValue<Boolean> OBJECT_TO_STRING = new ClassValue<>() {
+	private static final Log logger = LogFactory.getLog(IdentityTexts.class);
+
+	/**
+	 * How {@link Object#toString()} writes an object of a class that does not override
+	 * it: {@code Class@hex(hashCode())}, its identity unless the class overrides
+	 * {@code hashCode()}.
+	 */
+	private static final ClassValue<Text> TEXTS = new ClassValue<>() {
 
 		@Override
-		protected Boolean computeValue(Class<?> type) {
-			try {
-				return type.getMethod("toString").getDeclaringClass() == Object.class;
+		protected Text computeValue(Class<?> type) {
+			if (!declaredByObject(type, "toString")) {
+				return Text.OWN;
 			}
-			catch (NoSuchMethodException ex) {
-				// Every class has one; an interface's method lookup cannot reach here.
-				return false;
-			}
+			return declaredByObject(type, "hashCode") ? Text.IDENTITY : Text.HASH_CODE;
 		}
 
 	};
+
+	/** The classes written by their hash code that a warning named already. */
+	private static final Set<Class<?>> WARNED = ConcurrentHashMap.newKeySet();
 
 	private IdentityTexts() {
 	}
@@ -84,7 +95,27 @@ final class IdentityTexts {
 	}
 
 	private static boolean hasIdentityText(Object value) {
-		return OBJECT_TO_STRING.get(textClass(value));
+		Class<?> type = textClass(value);
+		Text text = TEXTS.get(type);
+		if (text == Text.HASH_CODE && WARNED.add(type)) {
+			// Its hash code may be its values' (Lombok, an IDE's), which keys it across
+			// instances as before; or not (a JPA entity's getClass().hashCode()).
+			logger.warn("Lock keys write " + type.getName() + " by Object.toString(), as " + type.getSimpleName()
+					+ "@<hex of hashCode()>: locks on such keys exclude each other across instances only if "
+					+ type.getSimpleName() + ".hashCode() depends on its values alone. Key by a property that names "
+					+ "it (its id), or give " + type.getSimpleName() + " a toString() that writes its value");
+		}
+		return text == Text.IDENTITY;
+	}
+
+	private static boolean declaredByObject(Class<?> type, String method) {
+		try {
+			return type.getMethod(method).getDeclaringClass() == Object.class;
+		}
+		catch (NoSuchMethodException ex) {
+			// Every class has both.
+			return false;
+		}
 	}
 
 	/**
@@ -94,6 +125,23 @@ final class IdentityTexts {
 	 */
 	static Class<?> textClass(Object value) {
 		return AopUtils.getTargetClass(value);
+	}
+
+	/** How a class's objects write their text. */
+	private enum Text {
+
+		/** By a {@code toString()} of their class's own. */
+		OWN,
+
+		/**
+		 * As their identity: neither {@code toString()} nor {@code hashCode()}
+		 * overridden.
+		 */
+		IDENTITY,
+
+		/** As {@code Class@hex}, of a {@code hashCode()} of their class's own. */
+		HASH_CODE
+
 	}
 
 }

@@ -158,7 +158,8 @@ public final class LockDefinition {
 							+ type.getSimpleName() + " a toString() that writes its value";
 			throw new IllegalArgumentException("@Lockable on " + InvalidLockableException.describe(this.method)
 					+ ": field '" + source + "' " + ((type == IdentityTexts.textClass(value)) ? "is" : "holds") + " a "
-					+ type.getTypeName() + ", whose toString() is Object's: the key would hold the object's identity ("
+					+ type.getTypeName()
+					+ ", whose toString() and hashCode() are Object's: the key would hold the object's identity ("
 					+ type.getName() + "@1b6d3586), which differs at every call and on every instance, so the lock "
 					+ "would exclude nothing; nothing was locked. " + fix);
 		}

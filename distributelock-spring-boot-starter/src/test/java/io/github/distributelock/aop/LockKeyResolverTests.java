@@ -6,15 +6,20 @@ import java.util.List;
 import java.util.Optional;
 
 import io.github.distributelock.LockRequest;
+import io.github.distributelock.LogLines;
 import io.github.distributelock.Lockable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.util.ReflectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+@ExtendWith(OutputCaptureExtension.class)
 class LockKeyResolverTests {
 
 	private final LockKeyResolver resolver = new LockKeyResolver("_", "Please do not submit twice|2101");
@@ -112,7 +117,7 @@ class LockKeyResolverTests {
 			assertThatExceptionOfType(IllegalArgumentException.class)
 				.isThrownBy(() -> definition.lockKey(new Object[] { value }))
 				.withMessageContaining("field '#p0' " + ((value == product) ? "is" : "holds") + " a "
-						+ Product.class.getName() + ", whose toString() is Object's")
+						+ Product.class.getName() + ", whose toString() and hashCode() are Object's")
 				.withMessageContaining("nothing was locked")
 				.withMessageContaining("Key by a property that names it (for example '#p0.id')");
 		}
@@ -120,7 +125,7 @@ class LockKeyResolverTests {
 		// the elements of each.
 		assertThatExceptionOfType(IllegalArgumentException.class)
 			.isThrownBy(() -> definition.lockKey(new Object[] { List.of(new long[] { 1 }) }))
-			.withMessageContaining("field '#p0' holds a long[], whose toString() is Object's")
+			.withMessageContaining("field '#p0' holds a long[], whose toString() and hashCode() are Object's")
 			.withMessageContaining("Hold a List there instead of the array");
 		LockDefinition each = definition("wholeEach", List.class);
 		assertThatExceptionOfType(IllegalArgumentException.class)
@@ -147,7 +152,7 @@ class LockKeyResolverTests {
 		}
 		assertThatExceptionOfType(IllegalArgumentException.class)
 			.isThrownBy(() -> definition.lockKey(new Object[] { List.of(new long[] { 4 }) }))
-			.withMessageContaining("field '#p0' holds a long[], whose toString() is Object's")
+			.withMessageContaining("field '#p0' holds a long[], whose toString() and hashCode() are Object's")
 			.withMessageContaining("([J@1b6d3586)")
 			.withMessageContaining("Hold a List there instead of the array");
 		List<Object> itself = new java.util.ArrayList<>(List.of("a"));
@@ -174,7 +179,7 @@ class LockKeyResolverTests {
 			assertThatExceptionOfType(IllegalArgumentException.class)
 				.isThrownBy(() -> definition.lockKey(new Object[] { proxy }))
 				.withMessageContaining("field '#p0' is a ")
-				.withMessageContaining("whose toString() is Object's");
+				.withMessageContaining("whose toString() and hashCode() are Object's");
 		}
 		ProxyFactory tagged = new ProxyFactory(new Tagged());
 		tagged.setProxyTargetClass(true);
@@ -212,6 +217,45 @@ class LockKeyResolverTests {
 	}
 
 	record Named(String name) {
+	}
+
+	/**
+	 * An object whose class overrides {@code hashCode()} but not {@code toString()}
+	 * writes {@code Class@hex(hashCode())}: by its values when its hash code is, as
+	 * before; a warning names its class once.
+	 */
+	@Test
+	void writesAValueWhoseTextIsItsHashCodeAndWarnsOnce(CapturedOutput output) {
+		LockDefinition definition = definition("whole", Object.class);
+		Hashed first = new Hashed(42);
+		assertThat(definition.lockKey(new Object[] { first }))
+			.isEqualTo(definition.lockKey(new Object[] { new Hashed(42) }))
+			.isEqualTo("whole_" + Hashed.class.getName() + "@2a");
+		assertThat(definition.lockKey(new Object[] { List.of(first) })).endsWith("@2a]");
+		assertThat(LogLines.containing(output, "by Object.toString()")).singleElement()
+			.asString()
+			.contains("WARN", "Lock keys write " + Hashed.class.getName() + " by Object.toString()",
+					"only if Hashed.hashCode() depends on its values alone");
+	}
+
+	static final class Hashed {
+
+		private final int value;
+
+		Hashed(int value) {
+			this.value = value;
+		}
+
+		@Override
+		public boolean equals(Object other) {
+			return other instanceof Hashed hashed && hashed.value == this.value;
+		}
+
+		@Override
+		public int hashCode() {
+			return this.value;
+		}
+
 	}
 
 	@Test
@@ -453,6 +497,9 @@ class LockKeyResolverTests {
 				.withMessageContaining("whose work runs as it is consumed: after the call, out of the lock")
 				.withMessageContaining("Collect the stream inside the method and return what it collects to");
 		}
+		assertThatExceptionOfType(InvalidLockableException.class).isThrownBy(() -> definition(BadService.class, "flow"))
+			.withMessageContaining("it returns a Kotlin Flow, whose work runs as it is collected")
+			.withMessageContaining("Add org.jetbrains.kotlinx:kotlinx-coroutines-reactor");
 		Method anyValue = BadService.class.getDeclaredMethod("anyValue");
 		assertThatExceptionOfType(InvalidLockableException.class)
 			.isThrownBy(() -> ReturnShape.checkAnyValue(anyValue, java.util.stream.Stream.of("a")))
@@ -620,6 +667,11 @@ class LockKeyResolverTests {
 		@Lockable(key = "intStream")
 		java.util.stream.IntStream intStream() {
 			return java.util.stream.IntStream.of(1);
+		}
+
+		@Lockable(key = "flow")
+		kotlinx.coroutines.flow.Flow<String> flow() {
+			throw new UnsupportedOperationException("only its declared type is read");
 		}
 
 		@Lockable(key = "anyValue")
