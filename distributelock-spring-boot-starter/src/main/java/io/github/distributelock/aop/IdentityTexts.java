@@ -3,6 +3,8 @@ package io.github.distributelock.aop;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -83,12 +85,24 @@ final class IdentityTexts {
 			return textClass(value);
 		}
 		if (value instanceof Collection<?> elements && seen.add(value)) {
-			for (Object element : elements) {
-				// A collection writes itself as "(this Collection)".
-				Class<?> found = (element == null || element == value) ? null : written(element, seen);
-				if (found != null) {
-					return found;
-				}
+			return inElements(value, elements, seen);
+		}
+		if (value instanceof Map<?, ?> entries && seen.add(value)) {
+			Class<?> found = inElements(value, entries.keySet(), seen);
+			return (found != null) ? found : inElements(value, entries.values(), seen);
+		}
+		if (value instanceof Optional<?> optional && optional.isPresent()) {
+			return written(optional.get(), seen);
+		}
+		return null;
+	}
+
+	private static @Nullable Class<?> inElements(Object container, Collection<?> elements, Set<Object> seen) {
+		for (Object element : elements) {
+			// A collection writes itself as "(this Collection)", a map "(this Map)".
+			Class<?> found = (element == null || element == container) ? null : written(element, seen);
+			if (found != null) {
+				return found;
 			}
 		}
 		return null;

@@ -150,7 +150,8 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 			throw refused;
 		}
 		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(result.getClass());
-		if (adapter != null && adapter.getDescriptor().isDeferred()) {
+		if ((adapter != null && adapter.getDescriptor().isDeferred())
+				|| (adapter == null && isKotlinFlow(result.getClass()))) {
 			throw refused(method, result, "a reactive type", RUNS_ON, declareTheType);
 		}
 	}

@@ -121,6 +121,12 @@ class LockKeyResolverTests {
 				.withMessageContaining("nothing was locked")
 				.withMessageContaining("Key by a property that names it (for example '#p0.id')");
 		}
+		for (Object value : List.of(Optional.of(product), java.util.Map.of("k", product),
+				java.util.Map.of(product, "v"))) {
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> definition.lockKey(new Object[] { value }))
+				.withMessageContaining("field '#p0' holds a " + Product.class.getName());
+		}
 		// A list writes an array in it as the array's own text; an array of arrays writes
 		// the elements of each.
 		assertThatExceptionOfType(IllegalArgumentException.class)
@@ -501,6 +507,9 @@ class LockKeyResolverTests {
 			.withMessageContaining("it returns a Kotlin Flow, whose work runs as it is collected")
 			.withMessageContaining("Add org.jetbrains.kotlinx:kotlinx-coroutines-reactor");
 		Method anyValue = BadService.class.getDeclaredMethod("anyValue");
+		assertThatExceptionOfType(InvalidLockableException.class)
+			.isThrownBy(() -> ReturnShape.checkAnyValue(anyValue, kotlinx.coroutines.flow.FlowKt.flowOf("a")))
+			.withMessageContaining("returned a reactive type");
 		assertThatExceptionOfType(InvalidLockableException.class)
 			.isThrownBy(() -> ReturnShape.checkAnyValue(anyValue, java.util.stream.Stream.of("a")))
 			.withMessageContaining("returned a stream")
