@@ -39,7 +39,9 @@ public class DistributeLockProperties {
 
 	/**
 	 * Whether releasing a lock that was lost while held throws LockLostException instead
-	 * of logging it.
+	 * of logging it: from close() and a blocking @Lockable method, and as the error that
+	 * ends a reactive one; a @Lockable future has completed when its lock is released, so
+	 * its loss is logged.
 	 */
 	private boolean throwOnLost;
 

@@ -115,14 +115,7 @@ class PostgresReleaseNotificationTests {
 		CompletableFuture<Void> waitsGo = counting.holdBackWaits();
 		DefaultDistributeLock waiter = newLock(counting);
 		LockHandle held = holder.tryAcquire(key, Duration.ZERO, null).orElseThrow();
-		CompletableFuture<Optional<LockHandle>> waiting = CompletableFuture.supplyAsync(() -> {
-			try {
-				return waiter.tryAcquire(key, Duration.ofMinutes(2), null);
-			}
-			catch (InterruptedException ex) {
-				throw new IllegalStateException(ex);
-			}
-		}, this.callers);
+		CompletableFuture<Optional<LockHandle>> waiting = waitFor(waiter, key);
 		assertThat(counting.waiting.await(20, TimeUnit.SECONDS)).isTrue();
 		long generation = listener.generation();
 		long wakeUps = listener.wakeUps();
@@ -525,12 +518,9 @@ class PostgresReleaseNotificationTests {
 	 * The holder takes the key, the waiter waits for it in the store, the holder
 	 * releases: how long after the release the waiter had it.
 	 */
-	private long handOffMillis(DefaultDistributeLock holder, JdbcLockBackend waiterBackend, String key)
-			throws Exception {
-		CountingLockBackend counting = CountingLockBackend.of(waiterBackend);
-		DefaultDistributeLock waiter = newLock(counting);
-		LockHandle held = holder.tryAcquire(key, Duration.ZERO, null).orElseThrow();
-		CompletableFuture<Optional<LockHandle>> waiting = CompletableFuture.supplyAsync(() -> {
+	/** A caller of {@code waiter} that waits up to 2 minutes for {@code key}. */
+	private CompletableFuture<Optional<LockHandle>> waitFor(DefaultDistributeLock waiter, String key) {
+		return CompletableFuture.supplyAsync(() -> {
 			try {
 				return waiter.tryAcquire(key, Duration.ofMinutes(2), null);
 			}
@@ -538,6 +528,14 @@ class PostgresReleaseNotificationTests {
 				throw new IllegalStateException(ex);
 			}
 		}, this.callers);
+	}
+
+	private long handOffMillis(DefaultDistributeLock holder, JdbcLockBackend waiterBackend, String key)
+			throws Exception {
+		CountingLockBackend counting = CountingLockBackend.of(waiterBackend);
+		DefaultDistributeLock waiter = newLock(counting);
+		LockHandle held = holder.tryAcquire(key, Duration.ZERO, null).orElseThrow();
+		CompletableFuture<Optional<LockHandle>> waiting = waitFor(waiter, key);
 		assertThat(counting.waiting.await(20, TimeUnit.SECONDS)).isTrue();
 		long released = System.nanoTime();
 		held.close();
