@@ -59,6 +59,11 @@ final class IdentityTexts {
 		if (value == null) {
 			return null;
 		}
+		if (!value.getClass().isArray() && !(value instanceof Collection<?>) && !(value instanceof Map<?, ?>)
+				&& !(value instanceof Optional<?>)) {
+			// Most keys' values (a string, a number): no set of the containers met.
+			return hasIdentityText(value) ? textClass(value) : null;
+		}
 		Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
 		return value.getClass().isArray() ? inArray(value, seen) : written(value, seen);
 	}

@@ -41,6 +41,23 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 
 	private static final String KOTLIN_FLOW = "kotlinx.coroutines.flow.Flow";
 
+	private static final ClassValue<Boolean> KOTLIN_FLOWS = new ClassValue<>() {
+
+		@Override
+		protected Boolean computeValue(Class<?> type) {
+			if (type.getName().equals(KOTLIN_FLOW)) {
+				return true;
+			}
+			for (Class<?> implemented : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+				if (implemented.getName().equals(KOTLIN_FLOW)) {
+					return true;
+				}
+			}
+			return false;
+		}
+
+	};
+
 	/**
 	 * The shape of a method's result.
 	 * @throws InvalidLockableException if the lock cannot follow the method's work
@@ -156,17 +173,12 @@ record ReturnShape(Kind kind, @Nullable ReactiveAdapter adapter) {
 		}
 	}
 
-	/** Whether {@code type} is, or implements, Kotlin's {@code Flow}, by name. */
+	/**
+	 * Whether {@code type} is, or implements, Kotlin's {@code Flow}, by name; asked of
+	 * every result of a method declared {@code Object}, so learnt once per class.
+	 */
 	private static boolean isKotlinFlow(Class<?> type) {
-		if (type.getName().equals(KOTLIN_FLOW)) {
-			return true;
-		}
-		for (Class<?> implemented : ClassUtils.getAllInterfacesForClassAsSet(type)) {
-			if (implemented.getName().equals(KOTLIN_FLOW)) {
-				return true;
-			}
-		}
-		return false;
+		return KOTLIN_FLOWS.get(type);
 	}
 
 	private static InvalidLockableException refused(Method method, Object result, String returned, String why,

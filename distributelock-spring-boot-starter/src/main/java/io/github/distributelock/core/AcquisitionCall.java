@@ -204,7 +204,8 @@ abstract class AcquisitionCall<T, A> {
 			failed(this.lifecycle.shuttingDown(key(), failure));
 			return;
 		}
-		CallerRuns.alsoEndAt(this.executor, Deadline.after(Duration.ofNanos(pause)), () -> paused.complete(null));
+		CallerRuns.alsoEndAt(this.executor, Deadline.after(Duration.ofNanos(pause)), paused,
+				() -> paused.complete(null));
 		// A wait like any other: a caller who gives up (a cancelled future, an interrupt,
 		// the shutdown) ends it, and the call lets go of the key at once, not up to a
 		// second later.

@@ -47,10 +47,10 @@ final class CallerRuns implements Executor {
 	private boolean endsWaitsOnly;
 
 	/**
-	 * The ends of this call's waits that the caller runs itself once each is due (one
-	 * that ended before is ended again, which does nothing). Several at once: the release
-	 * of a multi-key handle waits for the stuck renewal of each of its keys, and keeping
-	 * only the last end set left the others to the scheduler's timers.
+	 * The ends of this call's waits in progress, which the caller runs itself once each
+	 * is due. Several at once: the release of a multi-key handle waits for the stuck
+	 * renewal of each of its keys, and keeping only the last end set left the others to
+	 * the scheduler's timers.
 	 */
 	private final ConcurrentLinkedQueue<DueEnd> dueEnds = new ConcurrentLinkedQueue<>();
 
@@ -129,6 +129,11 @@ final class CallerRuns implements Executor {
 		}
 	}
 
+	/** How many ends of waits in progress this caller keeps, for tests. */
+	int waitsToEnd() {
+		return this.dueEnds.size();
+	}
+
 	/**
 	 * Ends a wait of a blocking call at {@code deadline} on the caller's thread too, as
 	 * the timer of the lock service's scheduler set for it does: that scheduler's threads
@@ -139,11 +144,15 @@ final class CallerRuns implements Executor {
 	 * @param executor where the call's continuations run: only a blocking caller's
 	 * {@code CallerRuns} ends the wait itself; {@code null} for none
 	 * @param deadline when the wait ends
+	 * @param waited the wait: once it ends, its end is forgotten, so that a call that
+	 * waits many times (at a contended gate) keeps only the ends of waits in progress
 	 * @param end ends the wait, such as by completing its future
 	 */
-	static void alsoEndAt(@Nullable Executor executor, Deadline deadline, Runnable end) {
-		if (executor instanceof CallerRuns callerRuns) {
-			callerRuns.dueEnds.add(new DueEnd(deadline, end));
+	static void alsoEndAt(@Nullable Executor executor, Deadline deadline, CompletableFuture<?> waited, Runnable end) {
+		if (executor instanceof CallerRuns callerRuns && !waited.isDone()) {
+			DueEnd due = new DueEnd(deadline, end);
+			callerRuns.dueEnds.add(due);
+			waited.whenComplete((result, failure) -> callerRuns.dueEnds.remove(due));
 			callerRuns.wakeCaller();
 		}
 	}

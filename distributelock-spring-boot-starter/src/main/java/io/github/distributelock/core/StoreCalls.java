@@ -345,7 +345,7 @@ final class StoreCalls {
 	<T> void expire(CompletableFuture<T> future, Deadline deadline, Throwable timeout,
 			@Nullable Executor callerExecutor) {
 		expire(future, deadline, timeout);
-		CallerRuns.alsoEndAt(callerExecutor, deadline, () -> future.completeExceptionally(timeout));
+		CallerRuns.alsoEndAt(callerExecutor, deadline, future, () -> future.completeExceptionally(timeout));
 	}
 
 	/**

@@ -45,6 +45,25 @@ class CallerRunsTests {
 		assertThat(ranOn).isCompletedWithValue(Thread.currentThread());
 	}
 
+	/**
+	 * A blocking call that waits many times (at a contended gate, each wait with the
+	 * call's deadline) keeps only the ends of the waits in progress, not one per wait it
+	 * ever made, which it would walk at every wake-up.
+	 */
+	@Test
+	void keepsTheEndsOfWaitsInProgressOnly() {
+		CallerRuns callerRuns = new CallerRuns(Runnable::run);
+		Deadline deadline = Deadline.after(Duration.ofMinutes(1));
+		for (int i = 0; i < 100; i++) {
+			CompletableFuture<Void> wait = new CompletableFuture<>();
+			CallerRuns.alsoEndAt(callerRuns, deadline, wait, () -> wait.complete(null));
+			wait.complete(null);
+		}
+		CompletableFuture<Void> inProgress = new CompletableFuture<>();
+		CallerRuns.alsoEndAt(callerRuns, deadline, inProgress, () -> inProgress.complete(null));
+		assertThat(callerRuns.waitsToEnd()).isEqualTo(1);
+	}
+
 	@Test
 	void continuationWithoutACallerRunsWhereItsStageCompletes() {
 		CompletableFuture<String> answer = new CompletableFuture<>();
@@ -87,7 +106,7 @@ class CallerRunsTests {
 							CallerRuns.continuation(releasing));
 					CompletableFuture.runAsync(() -> answer.complete("released"));
 					CompletableFuture<Boolean> wait = new CompletableFuture<>();
-					CallerRuns.alsoEndAt(releasing, Deadline.after(Duration.ofMillis(1)), () -> {
+					CallerRuns.alsoEndAt(releasing, Deadline.after(Duration.ofMillis(1)), wait, () -> {
 						waitEndedOn.complete(Thread.currentThread());
 						wait.complete(true);
 					});
