@@ -60,8 +60,9 @@ final class ZooKeeperKindLocks {
 	/**
 	 * The data version of every queue node: the transaction that creates it writes its
 	 * data once more, as the only way to learn the transaction's zxid (the fencing token
-	 * of its first node) without a read. A plain lock node keeps version 0, so a delete
-	 * of this version never removes one.
+	 * of its first node) without a read. A plain lock node never has this version (it is
+	 * created at 0, and its first hand-over writes twice), so a delete of this version
+	 * never removes one.
 	 */
 	static final int QUEUE_VERSION = 1;
 

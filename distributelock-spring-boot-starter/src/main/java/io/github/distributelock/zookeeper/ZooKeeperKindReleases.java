@@ -239,12 +239,12 @@ final class ZooKeeperKindReleases {
 					&& logger.isDebugEnabled()) {
 				logger.debug("Could not read the queue " + queue + " to delete it if empty: " + outcome);
 			}
-			if (outcome != KeeperException.Code.OK || stat.getNumChildren() > 0) {
+			if (outcome != KeeperException.Code.OK || stat.getNumChildren() > 0 || stat.getEphemeralOwner() != 0) {
 				complete(deleted, outcome == KeeperException.Code.NONODE);
 				return;
 			}
 			// The version tells a queue from a plain lock node created at the path since
-			// the read, which keeps version 0.
+			// the read, which never has the queue's version.
 			zooKeeper.delete(queue, ZooKeeperKindLocks.QUEUE_VERSION, (deleteCode, deletePath, deleteContext) -> {
 				KeeperException.Code deleteOutcome = KeeperException.Code.get(deleteCode);
 				if (deleteOutcome != KeeperException.Code.OK && deleteOutcome != KeeperException.Code.NONODE

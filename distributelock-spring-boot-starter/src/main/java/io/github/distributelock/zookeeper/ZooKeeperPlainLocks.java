@@ -14,8 +14,11 @@ import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Conflict;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Decision;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Wait;
 import org.apache.curator.framework.api.CuratorEvent;
-import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
@@ -277,23 +280,40 @@ final class ZooKeeperPlainLocks {
 			else if (outcome != KeeperException.Code.OK) {
 				handedOver.completeExceptionally(KeeperException.create(outcome, path));
 			}
+			else if (stat.getVersion() + 1 == ZooKeeperKindLocks.QUEUE_VERSION) {
+				// An empty queue is deleted by its version, so a lock node must never
+				// take
+				// it: the first hand-over writes twice, in one transaction.
+				zooKeeper.multi(
+						List.of(Op.setData(path, owner(next), stat.getVersion()),
+								Op.setData(path, owner(next), stat.getVersion() + 1)),
+						(multiCode, multiPath, multiContext, results) -> written(next, multiCode,
+								(multiCode == KeeperException.Code.OK.intValue())
+										? ((OpResult.SetDataResult) results.get(1)).getStat() : null,
+								path, handedOver),
+						null);
+			}
 			else {
-				zooKeeper.setData(path, owner(next), stat.getVersion(), (setCode, written, setContext, setStat) -> {
-					KeeperException.Code setOutcome = KeeperException.Code.get(setCode);
-					if (setOutcome == KeeperException.Code.OK) {
-						handedOver.complete(new HandOver(true, AcquireResult.acquired(setStat.getMzxid())));
-					}
-					else if (setOutcome == KeeperException.Code.NONODE
-							|| setOutcome == KeeperException.Code.BADVERSION) {
-						attemptInstead(next, handedOver);
-					}
-					else {
-						handedOver.completeExceptionally(KeeperException.create(setOutcome, path));
-					}
-				}, null);
+				zooKeeper.setData(path, owner(next), stat.getVersion(),
+						(setCode, setPath, setContext, setStat) -> written(next, setCode, setStat, path, handedOver),
+						null);
 			}
 		}, null);
 		return handedOver;
+	}
+
+	private void written(Claim next, int code, @Nullable Stat written, String path,
+			CompletableFuture<HandOver> handedOver) {
+		KeeperException.Code outcome = KeeperException.Code.get(code);
+		if (outcome == KeeperException.Code.OK && written != null) {
+			handedOver.complete(new HandOver(true, AcquireResult.acquired(written.getMzxid())));
+		}
+		else if (outcome == KeeperException.Code.NONODE || outcome == KeeperException.Code.BADVERSION) {
+			attemptInstead(next, handedOver);
+		}
+		else {
+			handedOver.completeExceptionally(KeeperException.create(outcome, path));
+		}
 	}
 
 	private void attemptInstead(Claim next, CompletableFuture<HandOver> handedOver) {

@@ -307,6 +307,29 @@ class ZooKeeperLockBackendContractTests {
 			assertThat(Backends.release(backend, key(), "next")).isTrue();
 		}
 
+		/**
+		 * Another instance that found an empty queue of the other kinds at the path
+		 * deletes it by the queue's version; by the time it does, a plain node may have
+		 * taken the path and been handed over once.
+		 */
+		@Test
+		void aNodeHandedOverIsNeverDeletedAsAnEmptyQueue() throws Exception {
+			ZooKeeperLockBackend backend = trackBackend(newBackend());
+			assertThat(Backends.tryAcquire(backend, key(), "first", Duration.ofSeconds(30)).acquired()).isTrue();
+			assertThat(Backends.handOver(backend, key(), "first", "next", Duration.ofSeconds(30)).released()).isTrue();
+			String path = PATHS.lockPath(key());
+			assertThat(stat(path).getVersion()).as("the node's version").isNotEqualTo(ZooKeeperKindLocks.QUEUE_VERSION);
+
+			ZooKeeperSession otherInstance = new ZooKeeperSession(newClient(), PATHS);
+			closeAfterTest(otherInstance::close);
+			assertThat(new ZooKeeperKindReleases(otherInstance).deleteEmptyQueue(path).get(10, TimeUnit.SECONDS))
+				.as("the path is free")
+				.isFalse();
+
+			assertThat(zooKeeper.store().getData().forPath(path)).isEqualTo(bytes("next"));
+			assertThat(Backends.release(backend, key(), "next")).isTrue();
+		}
+
 		@Test
 		void nodeLeftByALostAnswerIsOwnedOnlyOnTheSessionThatMadeIt() throws Exception {
 			CuratorFramework client = newClient();
