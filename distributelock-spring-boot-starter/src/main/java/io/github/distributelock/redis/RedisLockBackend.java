@@ -279,6 +279,17 @@ public class RedisLockBackend
 	@Override
 	public CompletionStage<Boolean> release(Claim claim) {
 		Call call = this.scripts.release(claim);
+		RedisReplicaAcks acks = this.replicaAcks;
+		if (acks != null) {
+			// On the connection of the attempts, after them: an attempt that queued there
+			// behind another's WAIT past the command timeout still runs once that WAIT
+			// ends, and its give-back sent on another connection ran before it, which
+			// left the lock in the store, held by nobody, for its lease.
+			return acks
+				.<Long>evalAsync(call.redisScript(), call.script().output(), call.keys(), (released) -> false,
+						call.argArray())
+				.thenApply((replicated) -> replicated.reply() != null && replicated.reply() == 1);
+		}
 		return this.redis.<Long>eval(call.script(), call.keyBytes(), call.argBytes())
 			.thenApply((released) -> released != null && released == 1);
 	}

@@ -119,17 +119,26 @@ final class RedisMultiKeyLocks {
 			args[2 * i] = claim.owner();
 			args[2 * i + 1] = this.keys.releaseChannel(lockKey);
 		}
-		return this.redis.<List<Object>>eval(RELEASE_ALL, RedisScripts.bytes(scriptKeys), RedisScripts.bytes(args))
-			.thenApply((reply) -> {
-				if (reply == null || reply.size() != count) {
-					throw new IllegalStateException("Unexpected reply to the multi-key release script: " + reply);
-				}
-				List<Boolean> released = new ArrayList<>(count);
-				for (Object each : reply) {
-					released.add(each instanceof Number number && number.longValue() == 1);
-				}
-				return released;
-			});
+		RedisReplicaAcks acks = this.replicaAcks;
+		// With replicas to acknowledge, on the connection of the attempts, after them, as
+		// a single key's release (see RedisLockBackend.release).
+		CompletableFuture<List<Object>> sent = (acks != null)
+				? acks
+					.<List<Object>>evalAsync(RELEASE_ALL.redisScript(), ScriptOutputType.MULTI, List.of(scriptKeys),
+							(reply) -> false, args)
+					.toCompletableFuture()
+					.thenApply(RedisReplicaAcks.Replicated::reply)
+				: this.redis.<List<Object>>eval(RELEASE_ALL, RedisScripts.bytes(scriptKeys), RedisScripts.bytes(args));
+		return sent.thenApply((reply) -> {
+			if (reply == null || reply.size() != count) {
+				throw new IllegalStateException("Unexpected reply to the multi-key release script: " + reply);
+			}
+			List<Boolean> released = new ArrayList<>(count);
+			for (Object each : reply) {
+				released.add(each instanceof Number number && number.longValue() == 1);
+			}
+			return released;
+		});
 	}
 
 	/**
