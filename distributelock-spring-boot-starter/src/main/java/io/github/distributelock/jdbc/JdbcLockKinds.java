@@ -192,18 +192,34 @@ final class JdbcLockKinds {
 			return this.repository.renew(claim.key(), claim.owner(), leaseMillis);
 		}
 		boolean permit = kind.type() == LockKind.Type.PERMITS;
-		return inTransaction(claim, "renew", (session) -> {
-			session.query(this.sql.wordLock, (row) -> Boolean.TRUE);
-			session.with("lease_ms", leaseMillis).with("holder", JdbcKindMarkers.of(kind));
-			boolean renewed = session.update(permit ? this.sql.permitRenew : this.sql.holderRenew) == 1;
-			if (renewed) {
+		String marker = JdbcKindMarkers.of(kind);
+		try {
+			return inTransaction(claim, "renew", (session) -> {
+				session.query(this.sql.wordLock, (row) -> Boolean.TRUE);
+				session.with("lease_ms", leaseMillis).with("holder", marker);
+				if (session.update(permit ? this.sql.permitRenew : this.sql.holderRenew) != 1) {
+					return false;
+				}
 				// The key's row lasts as long as the longest lease of its holders: longer
 				// for a renewal, shorter for the cut of a minimum hold, which would
 				// otherwise keep the key for the whole lease it had.
-				session.update(permit ? this.sql.permitsShrink : this.sql.holdersShrink);
-			}
-			return renewed;
-		});
+				if (session.update(permit ? this.sql.permitsShrink : this.sql.holdersShrink) != 1
+						&& !marker.equals(session.state(this.sql.state).holder())) {
+					// The key's row was not extended and is not held under this
+					// kind's marker: its lease ended between the statements (each
+					// reads the clock anew on PostgreSQL, MariaDB and MySQL), or
+					// another owner took it after it ended, so any attempt may take
+					// it. Read back, as a driver counting changed rows only counts
+					// none where another holder's longer lease kept the row's.
+					throw new KeyRowLapsed();
+				}
+				return true;
+			});
+		}
+		catch (KeyRowLapsed ex) {
+			// Rolled back, so that the holder's own row does not outlive the key's.
+			return false;
+		}
 	}
 
 	/**
@@ -334,6 +350,18 @@ final class JdbcLockKinds {
 	 * long its lease still runs (zero or less once it ran out).
 	 */
 	private record PermitSlot(long slot, boolean mine, long remainingMillis) {
+	}
+
+	/**
+	 * Ends a renewal whose holder row was extended while the key's row was not, rolling
+	 * the extension back.
+	 */
+	private static final class KeyRowLapsed extends RuntimeException {
+
+		KeyRowLapsed() {
+			super(null, null, false, false);
+		}
+
 	}
 
 	@FunctionalInterface
