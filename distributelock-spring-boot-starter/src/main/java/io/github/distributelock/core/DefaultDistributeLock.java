@@ -249,6 +249,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			if (!kind.equals(LockKind.EXCLUSIVE)) {
 				slot.claimOwner(owner, kind, this.store.name());
 			}
+			slot.useOwner(owner);
 		}
 		LockTracker tracker = (this.events == LockEventListener.NONE) ? LockTracker.NONE : this.events.acquiring(key,
 				(request.name() != null) ? request.name() : LockNames.fromKey(key), this.store.name(), kind);

@@ -329,12 +329,14 @@ final class HeldLock {
 
 	private CompletableFuture<Boolean> startRelease(int previous, LockBackend.Claim release,
 			@Nullable StoreRelease storeRelease, @Nullable Executor callerExecutor) {
-		if (previous == LOST && this.slot.claimedAgain(this)) {
+		if (previous == LOST) {
 			// A lost lock is still released, in case the store kept it (a renewal whose
-			// answer was lost extended it there), but not once this JVM took the key
-			// again with the same owner value: the release, checked by owner only, would
-			// end that lock.
-			return CompletableFuture.completedFuture(false);
+			// answer was lost extended it there), but not once a call of this JVM takes
+			// the key again with the same owner value, or has taken it: the release,
+			// checked by owner only, would end that lock, also when that call's attempt
+			// is on its way back from the store.
+			return this.parts.store()
+				.releaseUnlessClaimed(release, this.lease.endNanos(), () -> this.slot.claimedAgain(this));
 		}
 		if (storeRelease != null) {
 			return storeRelease.release(release, this.lease.endNanos());

@@ -1,7 +1,9 @@
 package io.github.distributelock.core;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -108,15 +110,31 @@ final class LocalLocks {
 		return (entry != null) ? entry.gate.waiting() : 0;
 	}
 
-	private void leave(Entry entry) {
+	private void leave(Entry entry, @Nullable String usedOwner) {
 		this.entries.computeIfPresent(entry.key, (k, current) -> {
 			if (current != entry) {
 				return current;
+			}
+			if (usedOwner != null && current.ownersInUse != null) {
+				current.ownersInUse.computeIfPresent(usedOwner, (owner, uses) -> (uses == 1) ? null : uses - 1);
 			}
 			current.users--;
 			return (current.users == 0) ? null : current;
 		});
 		entry.gate.signalArrival();
+	}
+
+	/**
+	 * Whether a call of this JVM that chose {@code owner} as its owner value uses
+	 * {@code key}: it waits for it, attempts it, or holds it.
+	 */
+	private boolean ownerInUse(String key, String owner) {
+		boolean[] inUse = new boolean[1];
+		this.entries.computeIfPresent(key, (k, current) -> {
+			inUse[0] = current.ownersInUse != null && current.ownersInUse.containsKey(owner);
+			return current;
+		});
+		return inUse[0];
 	}
 
 	/**
@@ -131,6 +149,9 @@ final class LocalLocks {
 		private final AtomicBoolean left = new AtomicBoolean();
 
 		private volatile @Nullable String claimedOwner;
+
+		/** The owner value this call chose, noted by {@link #useOwner(String)}. */
+		private volatile @Nullable String usedOwner;
 
 		/**
 		 * Whether this caller never comes to the gate (see {@link #keepOffTheGate()}).
@@ -152,7 +173,28 @@ final class LocalLocks {
 		 */
 		boolean claimedAgain(HeldLock lock) {
 			HeldLock current = held(key(), lock.owner());
-			return current != null && current != lock;
+			return (current != null && current != lock) || ownerInUse(key(), lock.owner());
+		}
+
+		/**
+		 * Notes that this call chose {@code owner} as its owner value, until it leaves:
+		 * the release of a lost lock with that value, checked by owner only, would end
+		 * what this call takes (see {@link #claimedAgain(HeldLock)}). Before the call's
+		 * first attempt, so that such a release either sees this call, or is pending when
+		 * the attempt looks for releases to send first.
+		 */
+		void useOwner(String owner) {
+			Entry entry = this.entry;
+			LocalLocks.this.entries.computeIfPresent(entry.key, (k, current) -> {
+				if (current == entry) {
+					if (current.ownersInUse == null) {
+						current.ownersInUse = new HashMap<>();
+					}
+					current.ownersInUse.merge(owner, 1, Integer::sum);
+				}
+				return current;
+			});
+			this.usedOwner = owner;
 		}
 
 		/**
@@ -384,7 +426,7 @@ final class LocalLocks {
 			if (this.offTheGate.get()) {
 				this.entry.offTheGate.decrementAndGet();
 			}
-			LocalLocks.this.leave(this.entry);
+			LocalLocks.this.leave(this.entry, this.usedOwner);
 		}
 
 	}
@@ -432,6 +474,12 @@ final class LocalLocks {
 		 * exclusive ones, that hold or wait for the key.
 		 */
 		final Set<String> kindOwners = ConcurrentHashMap.newKeySet();
+
+		/**
+		 * How many calls of this JVM that hold or want the key use each owner value they
+		 * chose; {@code null} until one does. Guarded by the table's per-key compute.
+		 */
+		@Nullable Map<String, Integer> ownersInUse;
 
 		Entry(String key) {
 			this.key = key;

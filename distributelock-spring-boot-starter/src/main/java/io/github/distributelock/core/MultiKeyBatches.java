@@ -209,6 +209,10 @@ final class MultiKeyBatches {
 			}
 			else {
 				slots[i] = slot;
+				String owner = request.owner();
+				if (owner != null) {
+					slot.useOwner(owner);
+				}
 			}
 		}
 		for (int i = 0; i < ordered.size(); i++) {

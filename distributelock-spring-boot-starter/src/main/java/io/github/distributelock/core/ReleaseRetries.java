@@ -9,6 +9,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
@@ -87,6 +88,28 @@ final class ReleaseRetries {
 		}
 	}
 
+	/**
+	 * Sends a release now, listed from the start among the releases that a claim of the
+	 * same key and owner takes over and sends before its attempt, unless {@code claimed},
+	 * asked once it is listed, says that such a claim is under way already. A failed send
+	 * is retried as after {@link #retry}.
+	 * @return the store's answer; {@code false} when not sent, or sent by the claim that
+	 * took it over
+	 */
+	CompletableFuture<Boolean> releaseUnless(LockBackend.Claim claim, @Nullable Long leaseEndNanos,
+			BooleanSupplier claimed) {
+		ReleaseRetry release = new ReleaseRetry(claim, leaseEndNanos);
+		release.immediate = true;
+		this.retries.add(release);
+		if (claimed.getAsBoolean()) {
+			// Taken over meanwhile, it is sent before the claim's attempt: harmless.
+			this.retries.remove(release);
+			return CompletableFuture.completedFuture(false);
+		}
+		return send(release).exceptionallyCompose((failure) -> (failure == NOT_SENT)
+				? CompletableFuture.completedFuture(false) : CompletableFuture.failedFuture(failure));
+	}
+
 	private void retry(ReleaseRetry retry, Throwable failure) {
 		String until = (retry.leaseEndNanos != null)
 				? " or its lease runs out in "
@@ -147,7 +170,13 @@ final class ReleaseRetries {
 				logReleased(retry, released);
 			}
 			else {
-				if (logger.isDebugEnabled()) {
+				if (retry.immediate) {
+					retry.immediate = false;
+					logger.warn("Could not release lock '" + retry.claim.key() + "' in " + this.backend + " ("
+							+ StoreCalls.unwrap(failure).getMessage()
+							+ "); retrying in the background until it is released");
+				}
+				else if (logger.isDebugEnabled()) {
 					logger.debug("Retry " + retry.attempts + " to release lock '" + retry.claim.key() + "' in "
 							+ this.backend + " failed: " + failure.getMessage());
 				}
@@ -166,6 +195,9 @@ final class ReleaseRetries {
 	}
 
 	private void logReleased(ReleaseRetry retry, boolean released) {
+		if (retry.immediate) {
+			return;
+		}
 		if (retry.delayed && retry.attempts == 1) {
 			if (logger.isDebugEnabled()) {
 				logger.debug("Released lock '" + retry.claim.key() + "' in " + this.backend
@@ -245,7 +277,8 @@ final class ReleaseRetries {
 	 */
 	boolean pending(String key, String owner) {
 		for (ReleaseRetry retry : this.retries) {
-			if (retry.claim.key().equals(key) && retry.claim.owner().equals(owner)) {
+			// Not one sent at once (releaseUnless): its claim waits for it instead.
+			if (!retry.immediate && retry.claim.key().equals(key) && retry.claim.owner().equals(owner)) {
 				return true;
 			}
 		}
@@ -326,6 +359,11 @@ final class ReleaseRetries {
 		 * Whether it is the release at the end of a minimum hold, not after a failure.
 		 */
 		boolean delayed;
+
+		/**
+		 * Whether it is sent at once ({@link #releaseUnless}) and has not failed yet.
+		 */
+		volatile boolean immediate;
 
 		/** The release under way, if any. */
 		final AtomicReference<@Nullable CompletableFuture<Boolean>> sending = new AtomicReference<>();

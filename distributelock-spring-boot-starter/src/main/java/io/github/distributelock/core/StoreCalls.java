@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -232,6 +233,21 @@ final class StoreCalls {
 				this.retries.retry(claim.on(null), leaseEndNanos, failure);
 			}
 		});
+	}
+
+	/**
+	 * Releases a lost lock unless a call of this instance claims its key with its owner
+	 * value, and with a claim that comes while it is on its way, sends it before that
+	 * claim's attempt: either the release sees the claim and is not sent, or the claim
+	 * finds it among the releases to send first ({@link ReleaseRetries#takeOver}).
+	 * Retried in the background if the store fails, as {@link #release} is.
+	 * @param claimed whether a call of this instance claims the key with that value;
+	 * asked once the release is listed
+	 * @return whether the store still had the lock; {@code false} when not sent
+	 */
+	CompletableFuture<Boolean> releaseUnlessClaimed(LockBackend.Claim claim, @Nullable Long leaseEndNanos,
+			BooleanSupplier claimed) {
+		return this.retries.releaseUnless(claim.on(null), leaseEndNanos, claimed);
 	}
 
 	/**
