@@ -14,6 +14,8 @@ import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Hold;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Listing;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Wait;
 import io.github.distributelock.zookeeper.ZooKeeperKindReleases.Deleted;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
@@ -65,6 +67,8 @@ final class ZooKeeperKindLocks {
 	 * never removes one.
 	 */
 	static final int QUEUE_VERSION = 1;
+
+	private static final Log logger = LogFactory.getLog(ZooKeeperKindLocks.class);
 
 	private final ZooKeeperSession session;
 
@@ -238,6 +242,10 @@ final class ZooKeeperKindLocks {
 			return;
 		}
 		String queue = this.session.fixForNamespace(path);
+		if (node.sessionId != zooKeeper.getSessionId()) {
+			leaveGivenUpSession(claim, path, queue, node, attempt, result);
+			return;
+		}
 		zooKeeper.getChildren(queue, false, (code, name, context, children) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
 			if (outcome == KeeperException.Code.NONODE) {
@@ -274,6 +282,29 @@ final class ZooKeeperKindLocks {
 				create(claim, path, attempt + 1, result);
 			}
 		}, null);
+	}
+
+	/**
+	 * Deletes the claim's node of a session the client no longer uses, then queues the
+	 * claim again on the current session. The client gives a session up on its own after
+	 * a session timeout spent disconnected, while the server may keep it, and its node,
+	 * until its own timeout runs out: a node of that session must never hold, as the
+	 * server deletes it then and frees the key while the claim holds.
+	 */
+	private void leaveGivenUpSession(Claim claim, String path, String queue, QueuedNode node, int attempt,
+			CompletableFuture<AcquireResult> result) {
+		this.claims.forgetIf(claim, node);
+		this.releases.delete(queue, node.name).whenComplete((deleted, failure) -> {
+			if (failure != null) {
+				// Safe to queue again: the node, before the new one, keeps the claim
+				// waiting until the server deletes it with its session.
+				logger.warn(
+						"Could not delete the node '" + node.name + "' of lock '" + claim.key()
+								+ "' of a session given up; it stays in the queue until the server ends that session",
+						failure);
+			}
+			create(claim, path, attempt + 1, result);
+		});
 	}
 
 	/**

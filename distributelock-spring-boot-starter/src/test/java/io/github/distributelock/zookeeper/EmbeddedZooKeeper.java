@@ -138,18 +138,25 @@ public final class EmbeddedZooKeeper {
 	 */
 	public static void expireSession(CuratorFramework client, String connectString) throws Exception {
 		ZooKeeper zooKeeper = client.getZookeeperClient().getZooKeeper();
+		expireSession(zooKeeper.getSessionId(), zooKeeper.getSessionPasswd(), connectString);
+	}
+
+	/**
+	 * Ends the session {@code sessionId} on the server, as an expiry does, through a
+	 * second connection that joins it and closes it: for a session that no client handle
+	 * uses any more.
+	 */
+	public static void expireSession(long sessionId, byte[] password, String connectString) throws Exception {
 		CountDownLatch connected = new CountDownLatch(1);
 		Watcher watcher = (event) -> {
 			if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
 				connected.countDown();
 			}
 		};
-		ZooKeeper twin = new ZooKeeper(connectString, 10_000, watcher, zooKeeper.getSessionId(),
-				zooKeeper.getSessionPasswd());
+		ZooKeeper twin = new ZooKeeper(connectString, 10_000, watcher, sessionId, password);
 		try {
 			if (!connected.await(10, TimeUnit.SECONDS)) {
-				throw new IllegalStateException(
-						"Could not join session 0x" + Long.toHexString(zooKeeper.getSessionId()));
+				throw new IllegalStateException("Could not join session 0x" + Long.toHexString(sessionId));
 			}
 		}
 		finally {

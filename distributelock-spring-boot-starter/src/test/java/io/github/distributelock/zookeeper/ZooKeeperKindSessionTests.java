@@ -8,9 +8,15 @@ import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.core.LockKind;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,7 +28,8 @@ import static org.awaitility.Awaitility.await;
  * Sessions that end while a fair, write, read or permit caller waits in a key's queue, on
  * a real server: the waiter whose session ended queues again on its new session and is
  * let in by the holder's release, and a holder whose session ended lets the waiter in at
- * once; nothing is left in the queue.
+ * once; nothing is left in the queue; a claim never holds by a node of a session its
+ * client gave up.
  */
 class ZooKeeperKindSessionTests {
 
@@ -83,6 +90,51 @@ class ZooKeeperKindSessionTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> !held.isHeld());
 		held.close();
 		await().atMost(Duration.ofSeconds(10)).until(() -> zooKeeper.children(queue).isEmpty());
+	}
+
+	/**
+	 * A client may give its session up on its own, as Curator does once it has been
+	 * disconnected for a session timeout, while the server still keeps that session, and
+	 * the nodes of its claims, until the server's own timeout runs out: the next attempt
+	 * of a claim that waited must not hold by its node of the given-up session, which the
+	 * server deletes later, freeing the key for another instance while the claim holds.
+	 */
+	@Test
+	void aClaimNeverHoldsByItsNodeOfASessionItsClientGaveUp() throws Exception {
+		String key = "given-up-session." + System.nanoTime();
+		// Long enough for the server to keep the given-up session through the test.
+		CuratorFramework waiterClient = this.closeables.add(zooKeeper.newClient(Duration.ofSeconds(30)));
+		ZooKeeperLockBackend holder = this.closeables.add(new ZooKeeperLockBackend(newClient()));
+		ZooKeeperLockBackend waiter = this.closeables.add(new ZooKeeperLockBackend(waiterClient));
+		ZooKeeperLockBackend third = this.closeables.add(new ZooKeeperLockBackend(newClient()));
+		Claim held = new Claim(key, "holder", null, LockKind.FAIR);
+		Claim waiting = new Claim(key, "waiter", null, LockKind.FAIR);
+		assertThat(attempt(holder, held).acquired()).isTrue();
+		assertThat(attempt(waiter, waiting).acquired()).isFalse();
+		ZooKeeper givenUp = waiterClient.getZookeeperClient().getZooKeeper();
+		long givenUpSession = givenUp.getSessionId();
+		byte[] password = givenUp.getSessionPasswd();
+		// What Curator does after a session timeout spent disconnected: the handle is
+		// told
+		// its session expired, and Curator opens a new one; the server is told nothing.
+		givenUp.getTestable().injectSessionExpiration();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> waiterClient.getZookeeperClient().isConnected()
+					&& waiterClient.getZookeeperClient().getZooKeeper().getSessionId() != givenUpSession);
+		assertThat(holder.release(held).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+
+		AcquireResult taken = attempt(waiter, waiting);
+		// The server ends the given-up session, as it does once its own timeout runs out.
+		EmbeddedZooKeeper.expireSession(givenUpSession, password, zooKeeper.connectString());
+
+		assertThat(taken.acquired()).isTrue();
+		assertThat(attempt(third, new Claim(key, "third", null, LockKind.FAIR)).acquired())
+			.as("a claim of another instance while the waiter holds")
+			.isFalse();
+	}
+
+	private static AcquireResult attempt(LockBackend backend, Claim claim) throws Exception {
+		return backend.tryAcquire(claim, Duration.ofSeconds(30)).toCompletableFuture().get(10, TimeUnit.SECONDS);
 	}
 
 	private static LockRequest holding(String key, String kind) {
