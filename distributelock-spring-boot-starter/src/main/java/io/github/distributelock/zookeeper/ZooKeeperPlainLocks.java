@@ -173,7 +173,11 @@ final class ZooKeeperPlainLocks {
 						createAgain.run();
 					}
 					else {
-						result.complete(AcquireResult.heldByAnother(null, ZooKeeperWait.forNode(queue)));
+						// A member joined since the listing, or a plain node took the
+						// path: the children's watch fires at the node's deletion, and
+						// at the member's leaving too, which a crash does without
+						// deleting the queue.
+						result.complete(AcquireResult.heldByAnother(null, new ZooKeeperWait(List.of(), queue, null)));
 					}
 				});
 			}

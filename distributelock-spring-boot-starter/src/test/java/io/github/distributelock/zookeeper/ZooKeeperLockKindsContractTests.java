@@ -20,14 +20,19 @@ import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.AbstractLockKindsContractTests;
+import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.CountingLockBackend;
+import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockBackend.Claim;
+import io.github.distributelock.core.LockKind;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Disabled;
@@ -235,6 +240,70 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 			assertThat(stat(path).getEphemeralOwner()).isNotZero();
 		}
 		assertThat(stat(path)).isNull();
+	}
+
+	/**
+	 * A plain attempt that lists an empty queue, and cannot delete it because a member
+	 * joined right after the listing, waits for the queue to end: a member that leaves by
+	 * a crash leaves the queue empty, not deleted, and must wake the wait all the same. A
+	 * persistent node with the queue's data and version stands for the queue, so that the
+	 * server's reaper of empty containers (every half second in tests, every minute by
+	 * default) does not end the wait in the member's place; the handle that lists the
+	 * queue lets the member in between the listing and its answer.
+	 */
+	@Test
+	void aPlainAttemptThatMetAQueueJoinedAsItWasFoundEmptyIsWokenWhenTheMemberLeaves() throws Exception {
+		String path = PATHS.lockPath(key());
+		zooKeeper.store().create().creatingParentContainersIfNeeded().withMode(CreateMode.PERSISTENT).forPath(path);
+		zooKeeper.store().setData().forPath(path, bytes("distributelock queue"));
+		try (Closeables closeables = new Closeables()) {
+			CuratorFramework member = newClient();
+			closeables.add(member::close);
+			ZooKeeper listing = closeables.add(new ZooKeeper(zooKeeper.connectString(), 10_000, (event) -> {
+			}) {
+
+				@Override
+				public void getChildren(String queue, boolean watch, AsyncCallback.ChildrenCallback callback,
+						Object context) {
+					super.getChildren(queue, watch, (code, name, listingContext, children) -> {
+						try {
+							member.create()
+								.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+								.forPath(queue + "/" + ZooKeeperKindNode.prefix(LockKind.FAIR, "member", 0));
+						}
+						catch (Exception ex) {
+							throw new IllegalStateException(ex);
+						}
+						callback.processResult(code, name, listingContext, children);
+					}, context);
+				}
+
+			});
+			ZooKeeperSession session = new ZooKeeperSession(closeables.add(newClient()), PATHS);
+			closeables.add(session::close);
+			ZooKeeperPlainLocks plain = new ZooKeeperPlainLocks(session, new ZooKeeperKindReleases(session),
+					"zookeeper");
+			Claim claim = new Claim(key(), "plain", null, LockKind.EXCLUSIVE);
+			CompletableFuture<AcquireResult> attempt = new CompletableFuture<>();
+			plain.metQueue(listing, claim, path,
+					() -> attempt.completeExceptionally(new AssertionError("a queue with a member was deleted")),
+					attempt);
+			AcquireResult found = attempt.get(10, TimeUnit.SECONDS);
+			assertThat(found.acquired()).isFalse();
+			assertThat(zooKeeper.children(path)).hasSize(1);
+			CompletableFuture<Void> woken = plain.awaitRelease(claim, found, Deadline.after(Duration.ofMinutes(5)));
+
+			// A crash: the session ends and the server deletes the member's node.
+			member.close();
+
+			woken.get(10, TimeUnit.SECONDS);
+			AcquireResult taken = plain.tryAcquire(claim).get(10, TimeUnit.SECONDS);
+			assertThat(taken.acquired()).as("the key is free").isTrue();
+			assertThat(plain.release(claim).get(10, TimeUnit.SECONDS)).isTrue();
+		}
+		finally {
+			zooKeeper.store().delete().quietly().forPath(path);
+		}
 	}
 
 	/**
