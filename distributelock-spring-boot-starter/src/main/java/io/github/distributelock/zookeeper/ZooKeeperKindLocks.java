@@ -272,9 +272,18 @@ final class ZooKeeperKindLocks {
 			}
 			else if (listing.decision() instanceof Conflict conflict) {
 				this.claims.forgetIf(claim, node);
-				this.releases.delete(queue, node.name)
-					.whenComplete((deleted, failure) -> result.completeExceptionally(
-							ZooKeeperKindNode.conflict(claim, conflict.heldAs(), conflict.node(), this.backend)));
+				// Nothing gives a failed attempt of a conflict back: a node left here
+				// would turn the key's own kind away once the holders before it left.
+				this.session.retriedOnReconnection(() -> this.releases.delete(queue, node.name))
+					.whenComplete((deleted, failure) -> {
+						if (failure != null) {
+							logger.warn("Could not delete the node '" + node.name + "' of lock '" + claim.key()
+									+ "', asked for as another kind than the key is held as; it stays in the queue "
+									+ "until its session ends", failure);
+						}
+						result.completeExceptionally(
+								ZooKeeperKindNode.conflict(claim, conflict.heldAs(), conflict.node(), this.backend));
+					});
 			}
 			else {
 				// The node is gone: it went with an earlier session.

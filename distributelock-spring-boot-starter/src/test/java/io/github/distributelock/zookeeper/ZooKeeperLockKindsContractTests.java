@@ -243,6 +243,48 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 	}
 
 	/**
+	 * A claim that finds the key queued for as another kind deletes its node before it
+	 * fails, as nothing gives a failed attempt of a conflict back; a delete whose answer
+	 * is lost with the connection is sent again once the client is connected. Left in the
+	 * queue until the session ends, the node would turn the key's own kind away once the
+	 * holders before it had left.
+	 */
+	@Test
+	void aConflictingClaimDeletesItsNodeThroughADroppedConnection() throws Exception {
+		String path = PATHS.lockPath(key());
+		AtomicReference<String> dropped = new AtomicReference<>();
+		CuratorFramework dropping = EmbeddedZooKeeper.newClient(CuratorFrameworkFactory.builder()
+			.connectString(zooKeeper.connectString())
+			.zookeeperFactory((connectString, sessionTimeout, watcher, canBeReadOnly) -> new ZooKeeper(connectString,
+					sessionTimeout, watcher, canBeReadOnly) {
+
+				@Override
+				public void delete(String node, int version, AsyncCallback.VoidCallback callback, Object context) {
+					if (node.startsWith(path + "/read-") && dropped.compareAndSet(null, node)) {
+						// As ZooKeeper answers a request in flight when the connection
+						// drops.
+						callback.processResult(KeeperException.Code.CONNECTIONLOSS.intValue(), node, context);
+						return;
+					}
+					super.delete(node, version, callback, context);
+				}
+
+			}), SESSION_TIMEOUT);
+		try (LockHandle fair = newLock().tryAcquire(LockRequest.of(key()).withFair(true)).orElseThrow();
+				ZooKeeperLockBackend reading = new ClientClosingBackend(dropping)) {
+			CompletableFuture<AcquireResult> read = reading
+				.tryAcquire(new Claim(key(), "reader", null, LockKind.READ), Duration.ofSeconds(30))
+				.toCompletableFuture();
+			assertThatExceptionOfType(Exception.class).isThrownBy(() -> read.get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(LockKindConflictException.class);
+			assertThat(dropped.get()).as("the delete whose answer was dropped").isNotNull();
+			assertThat(zooKeeper.children(path)).as("the queue")
+				.hasSize(1)
+				.noneMatch((node) -> node.startsWith("read-"));
+		}
+	}
+
+	/**
 	 * A plain attempt that lists an empty queue, and cannot delete it because a member
 	 * joined right after the listing, waits for the queue to end: a member that leaves by
 	 * a crash leaves the queue empty, not deleted, and must wake the wait all the same. A
