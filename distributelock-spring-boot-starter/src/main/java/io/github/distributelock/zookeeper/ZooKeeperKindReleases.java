@@ -2,6 +2,7 @@ package io.github.distributelock.zookeeper;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -39,10 +40,12 @@ final class ZooKeeperKindReleases {
 	 * @param queueWatch what tells whether the node is alone in the queue it created, or
 	 * {@code null}: while it is, node and queue are deleted at once, without reading the
 	 * queue first
+	 * @param answerLostOn set to the session of the handle when a delete is sent and its
+	 * answer is lost with the connection, or {@code null}
 	 * @return what was deleted
 	 */
 	CompletableFuture<Deleted> delete(String queue, String name, boolean othersBehind,
-			@Nullable ZooKeeperQueueWatch queueWatch) {
+			@Nullable ZooKeeperQueueWatch queueWatch, @Nullable AtomicLong answerLostOn) {
 		CompletableFuture<Deleted> deleted = new CompletableFuture<>();
 		ZooKeeper zooKeeper = this.session.handle(deleted);
 		if (zooKeeper == null) {
@@ -50,15 +53,15 @@ final class ZooKeeperKindReleases {
 		}
 		String node = queue + "/" + name;
 		if (othersBehind) {
-			deleteNode(zooKeeper, queue, node, deleted);
+			deleteNode(zooKeeper, queue, node, answerLostOn, deleted);
 		}
 		else if (queueWatch != null) {
 			queueWatch.alone().thenAccept((alone) -> {
 				if (alone) {
-					deleteWithQueue(zooKeeper, queue, node, deleted);
+					deleteWithQueue(zooKeeper, queue, node, answerLostOn, deleted);
 				}
 				else {
-					deleteAfterReading(zooKeeper, queue, node, deleted);
+					deleteAfterReading(zooKeeper, queue, node, answerLostOn, deleted);
 				}
 			}).exceptionally((failure) -> {
 				// A request refused before it was sent: the release must still end.
@@ -67,9 +70,21 @@ final class ZooKeeperKindReleases {
 			});
 		}
 		else {
-			deleteAfterReading(zooKeeper, queue, node, deleted);
+			deleteAfterReading(zooKeeper, queue, node, answerLostOn, deleted);
 		}
 		return deleted;
+	}
+
+	/**
+	 * Deletes the node {@code name} of {@code queue} (as the handle sees it).
+	 * @param othersBehind whether other nodes are known to follow it
+	 * @param queueWatch what tells whether the node is alone in the queue it created, or
+	 * {@code null}
+	 * @return what was deleted
+	 */
+	CompletableFuture<Deleted> delete(String queue, String name, boolean othersBehind,
+			@Nullable ZooKeeperQueueWatch queueWatch) {
+		return delete(queue, name, othersBehind, queueWatch, null);
 	}
 
 	/**
@@ -78,10 +93,10 @@ final class ZooKeeperKindReleases {
 	 * @return what was deleted
 	 */
 	CompletableFuture<Deleted> delete(String queue, String name) {
-		return delete(queue, name, false, null);
+		return delete(queue, name, false, null, null);
 	}
 
-	private void deleteAfterReading(ZooKeeper zooKeeper, String queue, String node,
+	private void deleteAfterReading(ZooKeeper zooKeeper, String queue, String node, @Nullable AtomicLong answerLostOn,
 			CompletableFuture<Deleted> deleted) {
 		zooKeeper.exists(queue, false, (code, path, context, stat) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
@@ -92,10 +107,10 @@ final class ZooKeeperKindReleases {
 				deleted.completeExceptionally(KeeperException.create(outcome, queue));
 			}
 			else if (stat.getNumChildren() <= 1) {
-				deleteWithQueue(zooKeeper, queue, node, deleted);
+				deleteWithQueue(zooKeeper, queue, node, answerLostOn, deleted);
 			}
 			else {
-				deleteNode(zooKeeper, queue, node, deleted);
+				deleteNode(zooKeeper, queue, node, answerLostOn, deleted);
 			}
 		}, null);
 	}
@@ -105,22 +120,26 @@ final class ZooKeeperKindReleases {
 	 * node joined the queue. The queue's version is not checked, as the transaction
 	 * deletes our node first, which only this queue holds.
 	 */
-	private void deleteWithQueue(ZooKeeper zooKeeper, String queue, String node, CompletableFuture<Deleted> deleted) {
+	private void deleteWithQueue(ZooKeeper zooKeeper, String queue, String node, @Nullable AtomicLong answerLostOn,
+			CompletableFuture<Deleted> deleted) {
 		zooKeeper.multi(List.of(Op.delete(node, -1), Op.delete(queue, -1)),
 				(multiCode, multiPath, multiContext, results) -> {
 					KeeperException.Code multiOutcome = KeeperException.Code.get(multiCode);
 					if (multiOutcome == KeeperException.Code.NOTEMPTY) {
-						deleteNode(zooKeeper, queue, node, deleted);
+						deleteNode(zooKeeper, queue, node, answerLostOn, deleted);
 					}
 					else {
+						answerLost(zooKeeper, multiOutcome, answerLostOn);
 						completeDeleted(multiOutcome, node, Deleted.QUEUE, deleted);
 					}
 				}, null);
 	}
 
-	private void deleteNode(ZooKeeper zooKeeper, String queue, String node, CompletableFuture<Deleted> deleted) {
+	private void deleteNode(ZooKeeper zooKeeper, String queue, String node, @Nullable AtomicLong answerLostOn,
+			CompletableFuture<Deleted> deleted) {
 		zooKeeper.delete(node, -1, (code, path, context) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
+			answerLost(zooKeeper, outcome, answerLostOn);
 			completeDeleted(outcome, node, Deleted.NODE, deleted);
 			if (outcome == KeeperException.Code.OK) {
 				// The others may have left at the same time, each seeing the
@@ -128,6 +147,13 @@ final class ZooKeeperKindReleases {
 				deleteIfEmpty(zooKeeper, queue, null);
 			}
 		}, null);
+	}
+
+	private static void answerLost(ZooKeeper zooKeeper, KeeperException.Code outcome,
+			@Nullable AtomicLong answerLostOn) {
+		if (outcome == KeeperException.Code.CONNECTIONLOSS && answerLostOn != null) {
+			answerLostOn.set(zooKeeper.getSessionId());
+		}
 	}
 
 	private static void completeDeleted(KeeperException.Code outcome, String node, Deleted done,

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
@@ -217,10 +218,16 @@ final class ZooKeeperPlainLocks {
 	 * then deletes that version, both on one ZooKeeper handle, so one session.
 	 */
 	CompletableFuture<Boolean> release(Claim claim) {
-		return this.session.retriedOnReconnection(() -> releaseOnOneSession(claim));
+		AtomicLong answerLostOn = new AtomicLong();
+		return this.session.retriedOnReconnection(() -> releaseOnOneSession(claim, answerLostOn));
 	}
 
-	private CompletableFuture<Boolean> releaseOnOneSession(Claim claim) {
+	/**
+	 * One run of a release.
+	 * @param answerLostOn set to the session of a delete whose answer was lost with the
+	 * connection, of a node of that session
+	 */
+	private CompletableFuture<Boolean> releaseOnOneSession(Claim claim, AtomicLong answerLostOn) {
 		String path = this.session.fixForNamespace(this.session.paths().lockPath(claim.key()));
 		byte[] expected = owner(claim);
 		CompletableFuture<Boolean> released = new CompletableFuture<>();
@@ -232,12 +239,15 @@ final class ZooKeeperPlainLocks {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
 			if (outcome == KeeperException.Code.NONODE
 					|| (outcome == KeeperException.Code.OK && !Arrays.equals(data, expected))) {
-				released.complete(false);
+				// A node of a session goes only by an explicit delete: one of this
+				// release's own, whose answer was lost on this session, if any.
+				released.complete(answerLostOn.get() != 0 && answerLostOn.get() == zooKeeper.getSessionId());
 			}
 			else if (outcome != KeeperException.Code.OK) {
 				released.completeExceptionally(KeeperException.create(outcome, path));
 			}
 			else {
+				boolean ofThisSession = stat.getEphemeralOwner() == zooKeeper.getSessionId();
 				zooKeeper.delete(path, stat.getVersion(), (deleteCode, deleted, deleteContext) -> {
 					KeeperException.Code deleteOutcome = KeeperException.Code.get(deleteCode);
 					if (deleteOutcome == KeeperException.Code.OK) {
@@ -248,6 +258,9 @@ final class ZooKeeperPlainLocks {
 						released.complete(false);
 					}
 					else {
+						if (deleteOutcome == KeeperException.Code.CONNECTIONLOSS && ofThisSession) {
+							answerLostOn.set(zooKeeper.getSessionId());
+						}
 						released.completeExceptionally(KeeperException.create(deleteOutcome, path));
 					}
 				}, null);
