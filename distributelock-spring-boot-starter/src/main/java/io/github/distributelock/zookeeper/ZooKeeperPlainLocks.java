@@ -277,10 +277,16 @@ final class ZooKeeperPlainLocks {
 	 * If the node is not the holder's, {@code next} makes an attempt instead.
 	 */
 	CompletableFuture<HandOver> handOver(Claim holder, Claim next) {
-		return this.session.retriedOnReconnection(() -> handOverOnOneSession(holder, next));
+		AtomicLong answerLostOn = new AtomicLong();
+		return this.session.retriedOnReconnection(() -> handOverOnOneSession(holder, next, answerLostOn));
 	}
 
-	private CompletableFuture<HandOver> handOverOnOneSession(Claim holder, Claim next) {
+	/**
+	 * One run of a hand-over.
+	 * @param answerLostOn set to the session of a write whose answer was lost with the
+	 * connection
+	 */
+	private CompletableFuture<HandOver> handOverOnOneSession(Claim holder, Claim next, AtomicLong answerLostOn) {
 		String path = this.session.fixForNamespace(this.session.paths().lockPath(holder.key()));
 		byte[] expected = owner(holder);
 		CompletableFuture<HandOver> handedOver = new CompletableFuture<>();
@@ -290,7 +296,15 @@ final class ZooKeeperPlainLocks {
 		}
 		zooKeeper.getData(path, false, (code, name, context, data, stat) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
-			if (outcome == KeeperException.Code.NONODE || (outcome == KeeperException.Code.OK
+			if (outcome == KeeperException.Code.OK && Arrays.equals(data, owner(next))
+					&& stat.getEphemeralOwner() == zooKeeper.getSessionId()
+					&& answerLostOn.get() == zooKeeper.getSessionId()) {
+				// A node of this session that carries the next owner after a write of
+				// this
+				// hand-over whose answer was lost on this session: that write's.
+				handedOver.complete(new HandOver(true, AcquireResult.acquired(stat.getMzxid())));
+			}
+			else if (outcome == KeeperException.Code.NONODE || (outcome == KeeperException.Code.OK
 					&& (!Arrays.equals(data, expected) || stat.getEphemeralOwner() != zooKeeper.getSessionId()))) {
 				attemptInstead(next, handedOver);
 			}
@@ -304,23 +318,24 @@ final class ZooKeeperPlainLocks {
 				zooKeeper.multi(
 						List.of(Op.setData(path, owner(next), stat.getVersion()),
 								Op.setData(path, owner(next), stat.getVersion() + 1)),
-						(multiCode, multiPath, multiContext, results) -> written(next, multiCode,
+						(multiCode, multiPath, multiContext, results) -> written(zooKeeper, next, multiCode,
 								(multiCode == KeeperException.Code.OK.intValue())
 										? ((OpResult.SetDataResult) results.get(1)).getStat() : null,
-								path, handedOver),
+								path, answerLostOn, handedOver),
 						null);
 			}
 			else {
-				zooKeeper.setData(path, owner(next), stat.getVersion(),
-						(setCode, setPath, setContext, setStat) -> written(next, setCode, setStat, path, handedOver),
+				zooKeeper.setData(
+						path, owner(next), stat.getVersion(), (setCode, setPath, setContext,
+								setStat) -> written(zooKeeper, next, setCode, setStat, path, answerLostOn, handedOver),
 						null);
 			}
 		}, null);
 		return handedOver;
 	}
 
-	private void written(Claim next, int code, @Nullable Stat written, String path,
-			CompletableFuture<HandOver> handedOver) {
+	private void written(ZooKeeper zooKeeper, Claim next, int code, @Nullable Stat written, String path,
+			AtomicLong answerLostOn, CompletableFuture<HandOver> handedOver) {
 		KeeperException.Code outcome = KeeperException.Code.get(code);
 		if (outcome == KeeperException.Code.OK && written != null) {
 			handedOver.complete(new HandOver(true, AcquireResult.acquired(written.getMzxid())));
@@ -329,6 +344,10 @@ final class ZooKeeperPlainLocks {
 			attemptInstead(next, handedOver);
 		}
 		else {
+			if (outcome == KeeperException.Code.CONNECTIONLOSS) {
+				// The node was read as this session's.
+				answerLostOn.set(zooKeeper.getSessionId());
+			}
 			handedOver.completeExceptionally(KeeperException.create(outcome, path));
 		}
 	}

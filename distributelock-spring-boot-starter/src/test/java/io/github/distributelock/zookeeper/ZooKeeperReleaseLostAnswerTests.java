@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.distributelock.Closeables;
+import io.github.distributelock.core.HandOverLockBackend;
 import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
 import org.apache.curator.framework.CuratorFramework;
@@ -19,11 +20,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Releases whose delete reached the server and whose answer was lost with the connection,
- * on a real server: the client's handle applies the delete and answers the caller as
- * ZooKeeper answers a request in flight when the connection drops. The release is sent
- * again, finds the node gone by its own delete, and answers that it released the lock,
- * which the engine would otherwise report as lost while held.
+ * Releases and hand-overs whose write reached the server and whose answer was lost with
+ * the connection, on a real server: the client's handle applies the delete and answers
+ * the caller as ZooKeeper answers a request in flight when the connection drops. The
+ * release is sent again, finds the node gone by its own delete, and answers that it
+ * released the lock, which the engine would otherwise report as lost while held.
  */
 class ZooKeeperReleaseLostAnswerTests {
 
@@ -35,7 +36,7 @@ class ZooKeeperReleaseLostAnswerTests {
 	@RegisterExtension
 	final Closeables closeables = new Closeables();
 
-	private final AtomicBoolean dropNextDeleteAnswer = new AtomicBoolean();
+	private final AtomicBoolean dropNextAnswer = new AtomicBoolean();
 
 	private final AtomicBoolean answerDropped = new AtomicBoolean();
 
@@ -50,7 +51,7 @@ class ZooKeeperReleaseLostAnswerTests {
 		if (kind.equals("fair with a waiter")) {
 			assertThat(attempt(backend, new Claim(key, "waiter", null, lockKind))).isFalse();
 		}
-		this.dropNextDeleteAnswer.set(true);
+		this.dropNextAnswer.set(true);
 
 		boolean released = backend.release(claim).toCompletableFuture().get(10, TimeUnit.SECONDS);
 
@@ -65,6 +66,42 @@ class ZooKeeperReleaseLostAnswerTests {
 		}
 	}
 
+	/**
+	 * The hand-over's write (two in one {@code multi} for a node's first hand-over, one
+	 * {@code setData} after) reached the server and its answer was lost: sent again, the
+	 * hand-over finds the next owner in the node of its session, and answers that the
+	 * holder's lock was handed over rather than lost.
+	 */
+	@ParameterizedTest
+	@ValueSource(ints = { 0, 1 })
+	void aHandOverWhoseAnswerWasLostAnswersHandedOver(int earlierHandOvers) throws Exception {
+		String key = "lost-answer.hand-over." + earlierHandOvers + "." + System.nanoTime();
+		ZooKeeperLockBackend backend = this.closeables.add(new ZooKeeperLockBackend(droppingClient()));
+		Claim holder = new Claim(key, "first");
+		assertThat(attempt(backend, holder)).isTrue();
+		for (int i = 0; i < earlierHandOvers; i++) {
+			Claim earlier = new Claim(key, "earlier-" + i);
+			assertThat(handOver(backend, holder, earlier).released()).isTrue();
+			holder = earlier;
+		}
+		Claim next = new Claim(key, "next");
+		this.dropNextAnswer.set(true);
+
+		HandOverLockBackend.HandOver handOver = handOver(backend, holder, next);
+
+		assertThat(this.answerDropped).as("a write applied whose answer was dropped").isTrue();
+		assertThat(handOver.released()).as("the holder's lock handed over").isTrue();
+		assertThat(handOver.next().acquired()).isTrue();
+		assertThat(handOver.next().fencingToken())
+			.isEqualTo(zooKeeper.store().checkExists().forPath(PATHS.lockPath(key)).getMzxid());
+		assertThat(backend.release(next).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	private static HandOverLockBackend.HandOver handOver(ZooKeeperLockBackend backend, Claim holder, Claim next)
+			throws Exception {
+		return backend.handOver(holder, next, Duration.ofSeconds(30)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+	}
+
 	private static boolean attempt(ZooKeeperLockBackend backend, Claim claim) throws Exception {
 		return backend.tryAcquire(claim, Duration.ofSeconds(30))
 			.toCompletableFuture()
@@ -72,7 +109,10 @@ class ZooKeeperReleaseLostAnswerTests {
 			.acquired();
 	}
 
-	/** A client whose handle drops the answer of the next delete, once armed. */
+	/**
+	 * A client whose handle drops the answer of the next delete, write or transaction,
+	 * once armed.
+	 */
 	private CuratorFramework droppingClient() throws Exception {
 		CuratorFramework client = EmbeddedZooKeeper.newClient(CuratorFrameworkFactory.builder()
 			.connectString(zooKeeper.connectString())
@@ -82,7 +122,7 @@ class ZooKeeperReleaseLostAnswerTests {
 				@Override
 				public void delete(String path, int version, AsyncCallback.VoidCallback callback, Object context) {
 					AsyncCallback.VoidCallback answer = callback;
-					if (ZooKeeperReleaseLostAnswerTests.this.dropNextDeleteAnswer.compareAndSet(true, false)) {
+					if (ZooKeeperReleaseLostAnswerTests.this.dropNextAnswer.compareAndSet(true, false)) {
 						answer = (code, deleted, answerContext) -> {
 							ZooKeeperReleaseLostAnswerTests.this.answerDropped.set(code == 0);
 							callback.processResult(KeeperException.Code.CONNECTIONLOSS.intValue(), deleted,
@@ -93,10 +133,24 @@ class ZooKeeperReleaseLostAnswerTests {
 				}
 
 				@Override
+				public void setData(String path, byte[] data, int version, AsyncCallback.StatCallback callback,
+						Object context) {
+					AsyncCallback.StatCallback answer = callback;
+					if (ZooKeeperReleaseLostAnswerTests.this.dropNextAnswer.compareAndSet(true, false)) {
+						answer = (code, written, answerContext, stat) -> {
+							ZooKeeperReleaseLostAnswerTests.this.answerDropped.set(code == 0);
+							callback.processResult(KeeperException.Code.CONNECTIONLOSS.intValue(), written,
+									answerContext, null);
+						};
+					}
+					super.setData(path, data, version, answer, context);
+				}
+
+				@Override
 				public void multi(Iterable<org.apache.zookeeper.Op> ops, AsyncCallback.MultiCallback callback,
 						Object context) {
 					AsyncCallback.MultiCallback answer = callback;
-					if (ZooKeeperReleaseLostAnswerTests.this.dropNextDeleteAnswer.compareAndSet(true, false)) {
+					if (ZooKeeperReleaseLostAnswerTests.this.dropNextAnswer.compareAndSet(true, false)) {
 						answer = (code, path, answerContext, results) -> {
 							ZooKeeperReleaseLostAnswerTests.this.answerDropped.set(code == 0);
 							callback.processResult(KeeperException.Code.CONNECTIONLOSS.intValue(), path, answerContext,
