@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.LockBackend.Claim;
@@ -41,6 +42,9 @@ final class ZooKeeperMultiKeyLocks {
 
 	/** Attempts to create nodes whose container parent the server has just removed. */
 	private static final int CREATE_ATTEMPTS = 3;
+
+	/** The version read of a node that a lost delete of the same release removed. */
+	private static final int GONE_BY_OWN_DELETE = -2;
 
 	private final ZooKeeperSession session;
 
@@ -200,10 +204,11 @@ final class ZooKeeperMultiKeyLocks {
 	 * owner, in one transaction on the handle of the reads, so one session.
 	 */
 	CompletableFuture<List<Boolean>> releaseAll(List<Claim> claims) {
-		return this.session.retriedOnReconnection(() -> releaseOnOneSession(claims));
+		LostDeletes lost = new LostDeletes(new AtomicLong(), new boolean[claims.size()]);
+		return this.session.retriedOnReconnection(() -> releaseOnOneSession(claims, lost));
 	}
 
-	private CompletableFuture<List<Boolean>> releaseOnOneSession(List<Claim> claims) {
+	private CompletableFuture<List<Boolean>> releaseOnOneSession(List<Claim> claims, LostDeletes lost) {
 		CompletableFuture<List<Boolean>> released = new CompletableFuture<>();
 		ZooKeeper zooKeeper = this.session.handle(released);
 		if (zooKeeper == null) {
@@ -222,16 +227,20 @@ final class ZooKeeperMultiKeyLocks {
 		// answers a session's reads one after the other.
 		zooKeeper.multi(reads, (code, path, context, results) -> {
 			int[] versions = new int[claims.size()];
+			boolean[] ofThisSession = new boolean[claims.size()];
 			for (int i = 0; i < claims.size(); i++) {
 				OpResult read = (results != null && results.size() == claims.size()) ? results.get(i) : null;
 				KeeperException.Code outcome = (read instanceof OpResult.ErrorResult error)
 						? KeeperException.Code.get(error.getErr()) : KeeperException.Code.get(code);
-				if (read instanceof OpResult.GetDataResult data) {
-					versions[i] = Arrays.equals(data.getData(), owner(claims.get(i))) ? data.getStat().getVersion()
-							: -1;
+				if (read instanceof OpResult.GetDataResult data
+						&& Arrays.equals(data.getData(), owner(claims.get(i)))) {
+					versions[i] = data.getStat().getVersion();
+					ofThisSession[i] = data.getStat().getEphemeralOwner() == zooKeeper.getSessionId();
 				}
-				else if (outcome == KeeperException.Code.NONODE) {
-					versions[i] = -1;
+				else if (read instanceof OpResult.GetDataResult || outcome == KeeperException.Code.NONODE) {
+					// A node of a session goes only by an explicit delete: one of this
+					// release's own, whose answer was lost on that session, if any.
+					versions[i] = lost.deletedBefore(i, zooKeeper) ? GONE_BY_OWN_DELETE : -1;
 				}
 				else {
 					released.completeExceptionally(KeeperException.create(
@@ -240,17 +249,17 @@ final class ZooKeeperMultiKeyLocks {
 					return;
 				}
 			}
-			deleteOwned(zooKeeper, claims, paths, versions, released);
+			deleteOwned(zooKeeper, claims, paths, versions, ofThisSession, lost, released);
 		}, null);
 		return released;
 	}
 
 	private void deleteOwned(ZooKeeper zooKeeper, List<Claim> claims, List<String> paths, int[] versions,
-			CompletableFuture<List<Boolean>> released) {
+			boolean[] ofThisSession, LostDeletes lost, CompletableFuture<List<Boolean>> released) {
 		List<Op> deletes = new ArrayList<>();
 		List<Boolean> owned = new ArrayList<>();
 		for (int i = 0; i < claims.size(); i++) {
-			owned.add(versions[i] >= 0);
+			owned.add(versions[i] >= 0 || versions[i] == GONE_BY_OWN_DELETE);
 			if (versions[i] >= 0) {
 				deletes.add(Op.delete(paths.get(i), versions[i]));
 			}
@@ -270,6 +279,9 @@ final class ZooKeeperMultiKeyLocks {
 				releaseOneByOne(claims, released);
 			}
 			else {
+				if (outcome == KeeperException.Code.CONNECTIONLOSS) {
+					lost.sent(versions, ofThisSession, zooKeeper);
+				}
 				int failed = failedOp(results);
 				released.completeExceptionally(
 						KeeperException.create(outcome, (failed >= 0) ? deletes.get(failed).getPath() : null));
@@ -291,6 +303,25 @@ final class ZooKeeperMultiKeyLocks {
 
 	private static byte[] owner(Claim claim) {
 		return claim.owner().getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * The deletes of one release whose answer was lost with the connection: the session
+	 * they were sent on, and which claims they were for.
+	 */
+	private record LostDeletes(AtomicLong sessionId, boolean[] claims) {
+
+		synchronized void sent(int[] versions, boolean[] ofThisSession, ZooKeeper zooKeeper) {
+			for (int i = 0; i < versions.length; i++) {
+				this.claims[i] |= versions[i] >= 0 && ofThisSession[i];
+			}
+			this.sessionId.set(zooKeeper.getSessionId());
+		}
+
+		synchronized boolean deletedBefore(int claim, ZooKeeper zooKeeper) {
+			return this.claims[claim] && this.sessionId.get() == zooKeeper.getSessionId();
+		}
+
 	}
 
 }
