@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.LockBackend.Claim;
@@ -204,7 +204,7 @@ final class ZooKeeperMultiKeyLocks {
 	 * owner, in one transaction on the handle of the reads, so one session.
 	 */
 	CompletableFuture<List<Boolean>> releaseAll(List<Claim> claims) {
-		LostDeletes lost = new LostDeletes(new AtomicLong(), new boolean[claims.size()]);
+		LostDeletes lost = new LostDeletes();
 		return this.session.retriedOnReconnection(() -> releaseOnOneSession(claims, lost));
 	}
 
@@ -307,19 +307,29 @@ final class ZooKeeperMultiKeyLocks {
 
 	/**
 	 * The deletes of one release whose answer was lost with the connection: the session
-	 * they were sent on, and which claims they were for.
+	 * they were last sent on, and which claims they were for. Its retries run one after
+	 * the other, on the threads of the handles' callbacks, so each sees the last one's.
 	 */
-	private record LostDeletes(AtomicLong sessionId, boolean[] claims) {
+	private static final class LostDeletes {
 
-		synchronized void sent(int[] versions, boolean[] ofThisSession, ZooKeeper zooKeeper) {
-			for (int i = 0; i < versions.length; i++) {
-				this.claims[i] |= versions[i] >= 0 && ofThisSession[i];
-			}
-			this.sessionId.set(zooKeeper.getSessionId());
+		private final AtomicReference<Sent> sent = new AtomicReference<>();
+
+		void sent(int[] versions, boolean[] ofThisSession, ZooKeeper zooKeeper) {
+			this.sent.updateAndGet((previous) -> {
+				boolean[] claims = new boolean[versions.length];
+				for (int i = 0; i < versions.length; i++) {
+					claims[i] = (previous != null && previous.claims[i]) || (versions[i] >= 0 && ofThisSession[i]);
+				}
+				return new Sent(zooKeeper.getSessionId(), claims);
+			});
 		}
 
-		synchronized boolean deletedBefore(int claim, ZooKeeper zooKeeper) {
-			return this.claims[claim] && this.sessionId.get() == zooKeeper.getSessionId();
+		boolean deletedBefore(int claim, ZooKeeper zooKeeper) {
+			Sent last = this.sent.get();
+			return last != null && last.claims[claim] && last.sessionId == zooKeeper.getSessionId();
+		}
+
+		private record Sent(long sessionId, boolean[] claims) {
 		}
 
 	}
