@@ -1,20 +1,11 @@
 package io.github.distributelock.jdbc;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
-
-import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockKind;
-
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -53,7 +44,10 @@ class JdbcKindRenewalOutlastingTheKeysLeaseTests {
 		try (HikariDataSource holderData = database.newDataSource();
 				HikariDataSource otherData = database.newDataSource();
 				JdbcLockBackend other = new JdbcLockBackend(otherData)) {
-			PauseBeforeTheKeysRow paused = new PauseBeforeTheKeysRow(holderData, database, key);
+			// Reads committed rows only, locking nothing: the renewal's transaction keeps
+			// the key's row locked meanwhile.
+			BeforeStatement paused = new BeforeStatement(holderData, "MAX(",
+					() -> await().atMost(Duration.ofSeconds(20)).until(() -> !database.isLocked(key)));
 			try (JdbcLockBackend holder = new JdbcLockBackend(paused)) {
 				LockBackend.Claim claim = new LockBackend.Claim(key, "holder", null, kind);
 				assertThat(Backends.join(holder.tryAcquire(claim, Duration.ofSeconds(1))).acquired()).isTrue();
@@ -76,46 +70,6 @@ class JdbcKindRenewalOutlastingTheKeysLeaseTests {
 				}
 			}
 		}
-	}
-
-	/**
-	 * Once armed, holds the renewal back just before it extends the key's row, until that
-	 * row's lease has ended as the database sees it.
-	 */
-	private static final class PauseBeforeTheKeysRow extends DelegatingDataSource {
-
-		final AtomicBoolean armed = new AtomicBoolean();
-
-		private final JdbcTestDatabase database;
-
-		private final String key;
-
-		PauseBeforeTheKeysRow(DataSource pool, JdbcTestDatabase database, String key) {
-			super(pool);
-			this.database = database;
-			this.key = key;
-		}
-
-		@Override
-		public Connection getConnection() throws SQLException {
-			Connection connection = super.getConnection();
-			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
-					(proxy, method, args) -> {
-						if (method.getName().equals("prepareStatement") && args.length == 1
-								&& ((String) args[0]).contains("MAX(") && this.armed.compareAndSet(true, false)) {
-							// Reads committed rows only, locking nothing: the renewal's
-							// transaction keeps the key's row locked meanwhile.
-							await().atMost(Duration.ofSeconds(20)).until(() -> !this.database.isLocked(this.key));
-						}
-						try {
-							return method.invoke(connection, args);
-						}
-						catch (InvocationTargetException ex) {
-							throw ex.getCause();
-						}
-					});
-		}
-
 	}
 
 }

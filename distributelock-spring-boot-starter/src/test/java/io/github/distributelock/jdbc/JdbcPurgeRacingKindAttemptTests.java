@@ -1,23 +1,14 @@
 package io.github.distributelock.jdbc;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
-
-import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockKind;
-
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -42,7 +33,10 @@ class JdbcPurgeRacingKindAttemptTests {
 				JdbcLockBackend second = new JdbcLockBackend(secondData);
 				JdbcLockBackend purging = new JdbcLockBackend(purgingData, TABLE, null, Clock.systemUTC(),
 						Duration.ofMillis(1))) {
-			PurgeBeforeLock hooked = new PurgeBeforeLock(firstData, purging, database);
+			// The purge runs when the attempt is about to lock the key's row.
+			CompletableFuture<Integer> purged = new CompletableFuture<>();
+			BeforeStatement hooked = new BeforeStatement(firstData, "FOR UPDATE",
+					() -> purgeNow(purging, database, purged));
 			try (JdbcLockBackend first = new JdbcLockBackend(hooked)) {
 				// The key's row, free for long: released, its lease ended in 2000.
 				LockBackend.Claim plain = new LockBackend.Claim(key, "plain-owner", null, LockKind.EXCLUSIVE);
@@ -59,7 +53,7 @@ class JdbcPurgeRacingKindAttemptTests {
 					.acquired()).isTrue();
 				// On MariaDB and MySQL it waited for the attempt's row lock, and ends
 				// after it.
-				await().atMost(Duration.ofSeconds(20)).until(hooked.purged::isDone);
+				await().atMost(Duration.ofSeconds(20)).until(purged::isDone);
 				assertThat(database.isLocked(key)).as("the fair holder's row is in the lock table").isTrue();
 				assertThat(Backends
 					.join(second.tryAcquire(new LockBackend.Claim(key, "second", null, LockKind.FAIR),
@@ -73,61 +67,25 @@ class JdbcPurgeRacingKindAttemptTests {
 	}
 
 	/**
-	 * Runs the purge of another instance, once armed, when the attempt is about to lock
-	 * the key's row: until the purge has ended, or waits for a row lock of the attempt
-	 * (MariaDB and MySQL lock the row they find at the insert).
+	 * Runs the purge of another instance until it has ended, or waits for a row lock of
+	 * the attempt (MariaDB and MySQL lock the row they find at the insert).
 	 */
-	private static final class PurgeBeforeLock extends DelegatingDataSource {
+	private static void purgeNow(JdbcLockBackend purging, JdbcTestDatabase database,
+			CompletableFuture<Integer> purged) {
+		CompletableFuture.supplyAsync(purging::deleteReleasedRows).whenComplete((deleted, failure) -> {
+			if (failure != null) {
+				purged.completeExceptionally(failure);
+			}
+			else {
+				purged.complete(deleted);
+			}
+		});
+		await().atMost(Duration.ofSeconds(20)).until(() -> purged.isDone() || lockWaits(database) > 0);
+	}
 
-		final AtomicBoolean armed = new AtomicBoolean();
-
-		final CompletableFuture<Integer> purged = new CompletableFuture<>();
-
-		private final JdbcLockBackend purging;
-
-		private final JdbcTestDatabase database;
-
-		PurgeBeforeLock(DataSource pool, JdbcLockBackend purging, JdbcTestDatabase database) {
-			super(pool);
-			this.purging = purging;
-			this.database = database;
-		}
-
-		@Override
-		public Connection getConnection() throws SQLException {
-			Connection connection = super.getConnection();
-			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
-					(proxy, method, args) -> {
-						if (method.getName().equals("prepareStatement") && args.length == 1
-								&& ((String) args[0]).contains("FOR UPDATE") && this.armed.compareAndSet(true, false)) {
-							purgeNow();
-						}
-						try {
-							return method.invoke(connection, args);
-						}
-						catch (InvocationTargetException ex) {
-							throw ex.getCause();
-						}
-					});
-		}
-
-		private void purgeNow() {
-			CompletableFuture.supplyAsync(this.purging::deleteReleasedRows).whenComplete((deleted, failure) -> {
-				if (failure != null) {
-					this.purged.completeExceptionally(failure);
-				}
-				else {
-					this.purged.complete(deleted);
-				}
-			});
-			await().atMost(Duration.ofSeconds(20)).until(() -> this.purged.isDone() || lockWaits() > 0);
-		}
-
-		private int lockWaits() {
-			Integer waits = this.database.jdbcTemplate().queryForObject(this.database.lockWaitsQuery(), Integer.class);
-			return (waits != null) ? waits : 0;
-		}
-
+	private static int lockWaits(JdbcTestDatabase database) {
+		Integer waits = database.jdbcTemplate().queryForObject(database.lockWaitsQuery(), Integer.class);
+		return (waits != null) ? waits : 0;
 	}
 
 }
