@@ -18,8 +18,9 @@ import org.jspecify.annotations.Nullable;
  * instead of on a thread of their own, so the blocking API costs no thread hop per store
  * round trip and the non-blocking one shares its code.
  * <p>
- * If the caller stops waiting (an interrupt), later tasks run on {@code fallback}, so
- * that an acquisition given up half-way still gives back what it took.
+ * If the caller stops waiting (an interrupt, the shutdown), later tasks run on
+ * {@code fallback}, or where they are handed in once it refuses them, so that an
+ * acquisition given up half-way still gives back what it took.
  * <p>
  * The caller parks and is unparked by whoever hands it a task or completes its result: a
  * {@code LinkedBlockingQueue} cost two locks and two conditions per call, and the store
@@ -160,15 +161,30 @@ final class CallerRuns implements Executor {
 	@Override
 	public void execute(Runnable task) {
 		if (this.abandoned) {
-			this.fallback.execute(task);
+			handOn(task);
 			return;
 		}
 		this.tasks.add(task);
 		if (this.abandoned && this.tasks.remove(task)) {
-			this.fallback.execute(task);
+			handOn(task);
 			return;
 		}
 		wakeCaller();
+	}
+
+	/**
+	 * Runs a task of a caller that no longer waits on the fallback executor, or here if
+	 * it refuses it: the lock service's own scheduler, stopped at the end of
+	 * {@code close()}, after its drain gave up on the acquisitions still in flight. Their
+	 * store answers come later, and what those took must still be given back.
+	 */
+	private void handOn(Runnable task) {
+		try {
+			this.fallback.execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			task.run();
+		}
 	}
 
 	/**
@@ -269,14 +285,14 @@ final class CallerRuns implements Executor {
 		}
 		this.abandoned = true;
 		for (Runnable task; (task = this.tasks.poll()) != null;) {
-			this.fallback.execute(task);
+			handOn(task);
 		}
 	}
 
 	private void abandon() {
 		this.abandoned = true;
 		for (Runnable task; (task = this.tasks.poll()) != null;) {
-			this.fallback.execute(task);
+			handOn(task);
 		}
 	}
 
