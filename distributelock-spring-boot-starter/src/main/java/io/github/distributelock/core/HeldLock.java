@@ -86,8 +86,8 @@ final class HeldLock {
 	private final CompletableFuture<@Nullable Void> releaseEnded = new CompletableFuture<>();
 
 	/**
-	 * Whether the release that ended the hold goes to the store, rather than leaving the
-	 * lock there for the rest of its minimum hold; read with {@link #releaseEnded}.
+	 * Whether the release that ended the hold was sent to the store, rather than leaving
+	 * the lock there for the rest of its minimum hold; read with {@link #releaseEnded}.
 	 */
 	private volatile boolean releasingInStore;
 
@@ -172,7 +172,9 @@ final class HeldLock {
 	/**
 	 * The release of this lock on its way to the store, which ends the hold in this JVM
 	 * (and frees the key's gate) once the store answers: one round trip. {@code null} if
-	 * none is in flight, or the lock stays in the store for its minimum hold.
+	 * none is in flight, if the lock stays in the store for its minimum hold, or if the
+	 * release still waits for a renewal in flight, which a store that does not answer
+	 * keeps waiting until the lease runs out.
 	 */
 	@Nullable CompletableFuture<@Nullable Void> releaseInFlight() {
 		return (this.releasingInStore && !this.releaseEnded.isDone()) ? this.releaseEnded : null;
@@ -281,9 +283,9 @@ final class HeldLock {
 		if (renewalsStopped.isDone()) {
 			return releaseInStore(previous, callerExecutor, storeRelease);
 		}
-		// A zero-wait caller of this instance waits for this release, as for any in
-		// flight.
-		this.releasingInStore = true;
+		// Not in flight until it is sent (releaseInFlight()): a caller of this instance
+		// past its deadline does not wait for a renewal that may be stuck until the lease
+		// runs out.
 		this.parts.store()
 			.expire(renewalsStopped, Deadline.after(Duration.ofNanos(this.lease.remainingNanos())), RENEWAL_STUCK,
 					callerExecutor);
