@@ -148,7 +148,9 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		LocalLocks.Slot slot = this.locks.enter(key);
 		HeldLock reentered;
 		try {
-			reentered = slot.reentrant(reentrancyOwner, kind, this.store.name());
+			// Once close() has begun, a re-entry is refused as any later acquisition is:
+			// the lock it would re-enter is being released.
+			reentered = this.lifecycle.isClosed() ? null : slot.reentrant(reentrancyOwner, kind, this.store.name());
 		}
 		catch (RuntimeException ex) {
 			slot.leave(null);

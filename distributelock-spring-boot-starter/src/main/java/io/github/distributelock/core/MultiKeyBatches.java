@@ -191,7 +191,9 @@ final class MultiKeyBatches {
 			LocalLocks.Slot slot = this.locks.enter(ordered.get(i).key());
 			HeldLock reentered;
 			try {
-				reentered = slot.reentrant(reentrancyOwner, LockKind.EXCLUSIVE, this.parts.store().name());
+				// Refused as a single key's re-entry is once close() has begun.
+				reentered = this.lifecycle.isClosed() ? null
+						: slot.reentrant(reentrancyOwner, LockKind.EXCLUSIVE, this.parts.store().name());
 			}
 			catch (RuntimeException ex) {
 				slot.leave(null);

@@ -1,0 +1,124 @@
+package io.github.distributelock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributelock.Closeables;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
+import io.github.distributelock.LockServiceShutdownException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Once {@code close()} has begun, later acquisitions fail with a
+ * {@link LockServiceShutdownException}, re-entries of a lock the thread holds included:
+ * while the shutdown waited for the acquisitions in flight, a thread re-entering its lock
+ * got a new handle, for a lock the shutdown was about to release, although every other
+ * call was refused.
+ */
+class ReentryDuringShutdownTests {
+
+	private static final long BOUND_SECONDS = 10;
+
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
+
+	private final MemoryLockBackend store = new MemoryLockBackend();
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	ReentryDuringShutdownTests() {
+		this.closeables.add(this.threads::shutdownNow);
+	}
+
+	@Test
+	void aThreadReEnteringItsLockWhileTheShutdownDrainsIsRefused() throws Exception {
+		HeldBack backend = new HeldBack(this.store, "reentry.in-flight");
+		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(backend));
+		lock.tryAcquire("reentry.a", Duration.ZERO, null).orElseThrow();
+		lock.tryAcquire("reentry.b", Duration.ZERO, null).orElseThrow();
+		// An acquisition whose answer the store holds back keeps close() in its drain.
+		Future<Optional<LockHandle>> inFlight = this.threads
+			.submit(() -> lock.tryAcquire("reentry.in-flight", Duration.ofSeconds(BOUND_SECONDS), null));
+		assertThat(backend.applied.await(BOUND_SECONDS, TimeUnit.SECONDS)).as("attempt applied").isTrue();
+		Future<?> closing = this.threads.submit(() -> lock.close());
+		try {
+			assertThatExceptionOfType(ExecutionException.class)
+				.isThrownBy(() -> inFlight.get(BOUND_SECONDS, TimeUnit.SECONDS))
+				.withCauseInstanceOf(LockServiceShutdownException.class);
+			assertThat(closing).as("close(), draining").isNotDone();
+			assertThatExceptionOfType(LockServiceShutdownException.class)
+				.isThrownBy(() -> lock.tryAcquire("reentry.a", Duration.ZERO, null));
+			assertThatExceptionOfType(LockServiceShutdownException.class).isThrownBy(
+					() -> lock.tryAcquire(LockRequest.all(LockRequest.of("reentry.a"), LockRequest.of("reentry.b"))));
+		}
+		finally {
+			backend.answer.complete(null);
+		}
+		closing.get(BOUND_SECONDS, TimeUnit.SECONDS);
+		assertThat(this.store.isLocked("reentry.a")).isFalse();
+		assertThat(this.store.isLocked("reentry.b")).isFalse();
+		assertThat(this.store.isLocked("reentry.in-flight")).isFalse();
+	}
+
+	/**
+	 * Applies the attempts of one key at once, and answers them once {@link #answer}
+	 * completes; takes several keys in one call, as the memory store does.
+	 */
+	private static final class HeldBack extends ForwardingLockBackend implements MultiKeyLockBackend {
+
+		final CountDownLatch applied = new CountDownLatch(1);
+
+		final CompletableFuture<Void> answer = new CompletableFuture<>();
+
+		private final MemoryLockBackend memory;
+
+		private final String key;
+
+		HeldBack(MemoryLockBackend memory, String key) {
+			super(memory);
+			this.memory = memory;
+			this.key = key;
+		}
+
+		@Override
+		public boolean batches(List<Claim> claims) {
+			return this.memory.batches(claims);
+		}
+
+		@Override
+		public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
+			return this.memory.tryAcquireAll(claims, leases);
+		}
+
+		@Override
+		public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
+			return this.memory.releaseAll(claims);
+		}
+
+		@Override
+		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+			CompletionStage<AcquireResult> attempt = this.delegate.tryAcquire(claim, lease);
+			if (!claim.key().equals(this.key)) {
+				return attempt;
+			}
+			this.applied.countDown();
+			return attempt.thenCombine(this.answer, (result, go) -> result);
+		}
+
+	}
+
+}
