@@ -1,7 +1,6 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -78,35 +77,17 @@ class ReentryDuringShutdownTests {
 	 * Applies the attempts of one key at once, and answers them once {@link #answer}
 	 * completes; takes several keys in one call, as the memory store does.
 	 */
-	private static final class HeldBack extends ForwardingLockBackend implements MultiKeyLockBackend {
+	private static final class HeldBack extends ForwardingMultiKeyLockBackend {
 
 		final CountDownLatch applied = new CountDownLatch(1);
 
 		final CompletableFuture<Void> answer = new CompletableFuture<>();
 
-		private final MemoryLockBackend memory;
-
 		private final String key;
 
 		HeldBack(MemoryLockBackend memory, String key) {
 			super(memory);
-			this.memory = memory;
 			this.key = key;
-		}
-
-		@Override
-		public boolean batches(List<Claim> claims) {
-			return this.memory.batches(claims);
-		}
-
-		@Override
-		public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
-			return this.memory.tryAcquireAll(claims, leases);
-		}
-
-		@Override
-		public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
-			return this.memory.releaseAll(claims);
 		}
 
 		@Override

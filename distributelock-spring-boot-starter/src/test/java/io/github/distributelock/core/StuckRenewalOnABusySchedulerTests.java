@@ -1,7 +1,6 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -103,15 +102,12 @@ class StuckRenewalOnABusySchedulerTests {
 	}
 
 	/** A store that takes several keys in one call, and whose renewals never answer. */
-	private static final class StuckRenewals extends ForwardingLockBackend implements MultiKeyLockBackend {
-
-		private final MemoryLockBackend memory;
+	private static final class StuckRenewals extends ForwardingMultiKeyLockBackend {
 
 		final CountDownLatch renewalsSent;
 
 		StuckRenewals(MemoryLockBackend memory, int keys) {
 			super(memory);
-			this.memory = memory;
 			this.renewalsSent = new CountDownLatch(keys);
 		}
 
@@ -119,21 +115,6 @@ class StuckRenewalOnABusySchedulerTests {
 		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
 			this.renewalsSent.countDown();
 			return new CompletableFuture<>();
-		}
-
-		@Override
-		public boolean batches(List<Claim> claims) {
-			return this.memory.batches(claims);
-		}
-
-		@Override
-		public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
-			return this.memory.tryAcquireAll(claims, leases);
-		}
-
-		@Override
-		public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
-			return this.memory.releaseAll(claims);
 		}
 
 	}
