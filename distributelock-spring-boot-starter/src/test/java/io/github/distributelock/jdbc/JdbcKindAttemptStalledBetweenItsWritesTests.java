@@ -1,5 +1,9 @@
 package io.github.distributelock.jdbc;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,6 +15,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockKind;
+
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -54,14 +60,13 @@ class JdbcKindAttemptStalledBetweenItsWritesTests {
 		try (HikariDataSource writerData = database.newDataSource();
 				HikariDataSource readerData = database.newDataSource();
 				JdbcLockBackend readers = new JdbcLockBackend(readerData)) {
-			AtomicBoolean stalled = new AtomicBoolean();
-			BeforeStatement stall = stallBetweenTheWrites(writerData, database, stalled);
+			StallBetweenTheWrites stall = new StallBetweenTheWrites(writerData, database);
 			try (JdbcLockBackend writers = new JdbcLockBackend(stall)) {
 				stall.armed.set(true);
 				assertThat(Backends
 					.join(writers.tryAcquire(new LockBackend.Claim(key, "writer", null, LockKind.WRITE), LEASE))
 					.acquired()).isTrue();
-				assertThat(stalled).as("the attempt stalled between its writes").isTrue();
+				assertThat(stall.stalled).as("the attempt stalled between its writes").isTrue();
 				boolean readerIn = Backends
 					.join(readers.tryAcquire(new LockBackend.Claim(key, "reader", null, LockKind.READ),
 							Duration.ofSeconds(30)))
@@ -82,13 +87,12 @@ class JdbcKindAttemptStalledBetweenItsWritesTests {
 		try (HikariDataSource holderData = database.newDataSource();
 				HikariDataSource otherData = database.newDataSource();
 				JdbcLockBackend other = new JdbcLockBackend(otherData)) {
-			AtomicBoolean stalled = new AtomicBoolean();
-			BeforeStatement stall = stallBetweenTheWrites(holderData, database, stalled);
+			StallBetweenTheWrites stall = new StallBetweenTheWrites(holderData, database);
 			try (JdbcLockBackend holder = new JdbcLockBackend(stall)) {
 				LockBackend.Claim claim = new LockBackend.Claim(key, "holder", null, kind);
 				stall.armed.set(true);
 				assertThat(Backends.join(holder.tryAcquire(claim, LEASE)).acquired()).isTrue();
-				assertThat(stalled).as("the attempt stalled between its writes").isTrue();
+				assertThat(stall.stalled).as("the attempt stalled between its writes").isTrue();
 				boolean plainTookIt = Backends
 					.join(other.tryAcquire(new LockBackend.Claim(key, "plain", null, LockKind.EXCLUSIVE),
 							Duration.ofSeconds(30)))
@@ -103,30 +107,66 @@ class JdbcKindAttemptStalledBetweenItsWritesTests {
 	}
 
 	/**
-	 * A pool that, once armed, holds an attempt back after the first of its two writes of
-	 * a lease (its own row, or the key's row of the lock table) until that lease has
-	 * ended as the database sees it, reading committed rows only and locking nothing: the
-	 * attempt's transaction keeps the key's row locked meanwhile.
+	 * Once armed, holds an attempt back after the first of its two writes of a lease (its
+	 * own row, or the key's row of the lock table) until that lease has ended as the
+	 * database sees it.
 	 */
-	private static BeforeStatement stallBetweenTheWrites(DataSource pool, JdbcTestDatabase database,
-			AtomicBoolean stalled) {
-		AtomicBoolean wroteOne = new AtomicBoolean();
-		return new BeforeStatement(pool, (sql) -> writesALease(sql) && !wroteOne.compareAndSet(false, true), () -> {
-			Instant leaseEnded = now(database).plus(LEASE);
-			await().atMost(Duration.ofSeconds(20)).until(() -> now(database).isAfter(leaseEnded));
-			stalled.set(true);
-		});
-	}
+	private static final class StallBetweenTheWrites extends DelegatingDataSource {
 
-	private static boolean writesALease(String sql) {
-		return sql.startsWith("UPDATE " + TABLE + " SET") || sql.startsWith("INSERT INTO " + TABLE + "_h ")
-				|| sql.startsWith("INSERT INTO " + TABLE + "_p ");
-	}
+		final AtomicBoolean armed = new AtomicBoolean();
 
-	private static Instant now(JdbcTestDatabase database) {
-		Timestamp now = database.jdbcTemplate().queryForObject("SELECT " + database.now(), Timestamp.class);
-		assertThat(now).isNotNull();
-		return now.toInstant();
+		final AtomicBoolean stalled = new AtomicBoolean();
+
+		private final AtomicBoolean wroteOne = new AtomicBoolean();
+
+		private final JdbcTestDatabase database;
+
+		StallBetweenTheWrites(DataSource pool, JdbcTestDatabase database) {
+			super(pool);
+			this.database = database;
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			Connection connection = super.getConnection();
+			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
+					(proxy, method, args) -> {
+						if (method.getName().equals("prepareStatement") && args.length == 1
+								&& writesALease((String) args[0]) && this.armed.get()
+								&& !this.wroteOne.compareAndSet(false, true) && this.armed.compareAndSet(true, false)) {
+							stall();
+						}
+						try {
+							return method.invoke(connection, args);
+						}
+						catch (InvocationTargetException ex) {
+							throw ex.getCause();
+						}
+					});
+		}
+
+		private static boolean writesALease(String sql) {
+			return sql.startsWith("UPDATE " + TABLE + " SET") || sql.startsWith("INSERT INTO " + TABLE + "_h ")
+					|| sql.startsWith("INSERT INTO " + TABLE + "_p ");
+		}
+
+		/**
+		 * Reads committed rows only, locking nothing: the attempt's transaction keeps the
+		 * key's row locked meanwhile.
+		 */
+		private void stall() {
+			Instant leaseEnded = now().plus(LEASE);
+			await().atMost(Duration.ofSeconds(20)).until(() -> now().isAfter(leaseEnded));
+			this.stalled.set(true);
+		}
+
+		private Instant now() {
+			Timestamp now = this.database.jdbcTemplate()
+				.queryForObject("SELECT " + this.database.now(), Timestamp.class);
+			assertThat(now).isNotNull();
+			return now.toInstant();
+		}
+
 	}
 
 }
