@@ -110,12 +110,12 @@ final class JdbcLockKinds {
 			return AcquireResult.heldByAnother(lease(state.remainingMillis()));
 		}
 		long token = session.token(this.sql.token);
-		session.with("token", token).with("holder", write ? JdbcKindMarkers.WRITER : claim.owner());
+		session.with("token", token)
+			.with("holder", write ? JdbcKindMarkers.WRITER : claim.owner())
+			.update(this.sql.wordTake);
 		if (write) {
-			// The writer's own row first, then the key's: see read().
 			session.with("kind", "write").updateAll(this.sql.holderInsert);
 		}
-		session.update(this.sql.wordTake);
 		if (state.arrival() != null) {
 			session.update(this.sql.waiterLeave);
 		}
@@ -132,14 +132,8 @@ final class JdbcLockKinds {
 		}
 		long token = session.token(this.sql.token);
 		session.with("token", token).with("holder", JdbcKindMarkers.READERS).with("kind", "read");
-		// The reader's own row first, then the key's, as for a permit: PostgreSQL,
-		// MariaDB and MySQL read the clock anew for each statement, so the lease written
-		// last is the longer one, and a client that stalls between the two must not
-		// leave the key free while the holder's own row still runs (another attempt
-		// would be let in, and the holder's release would answer that it held the lock
-		// throughout).
-		session.updateAll(this.sql.holderInsert);
 		session.update((state.holder() == null) ? this.sql.wordTake : this.sql.wordJoin);
+		session.updateAll(this.sql.holderInsert);
 		return AcquireResult.acquired(token);
 	}
 

@@ -1,6 +1,5 @@
--- Records a reader or the writer of the key, with its own lease and token, under the key's row
--- lock and before the key's row is taken or joined, so that the key's row, whose lease is
--- written last, outlasts this one even where each statement reads the clock anew. A row of this owner (whose lease ran out) is replaced.
+-- Records a reader or the writer of the key, with its own lease and token, after the key's row
+-- was taken or joined under its row lock. A row of this owner (whose lease ran out) is replaced.
 -- One insert rather than a delete and an insert: a delete that finds no row locks the gap
 -- where it would be, and two attempts on neighbouring keys that each locked the gap and then
 -- inserted into it deadlocked each other.
