@@ -324,6 +324,19 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	}
 
 	/**
+	 * Refuses a re-entry that an adapter keeps count of itself, such as a reactive
+	 * pipeline's through its Reactor context, once {@link #close()} has begun, as this
+	 * lock service refuses a thread's: the hold it would enter is being released.
+	 * @param lockKey the key to re-enter
+	 * @throws io.github.distributelock.LockServiceShutdownException if {@code close()}
+	 * has begun
+	 * @since 1.0.0
+	 */
+	public void refuseReentryOnceClosing(String lockKey) {
+		this.lifecycle.requireOpen(lockKey);
+	}
+
+	/**
 	 * The locks this instance holds now.
 	 * @return a snapshot of the held locks
 	 */

@@ -14,6 +14,7 @@ import io.github.distributelock.DistributeLock;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockLostException;
 import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.DefaultDistributeLock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -123,10 +124,21 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	 * of them holds for the pipeline, the other asking for it would wait for itself.
 	 */
 	private static @Nullable LockHandle reentered(HeldKeys held, DistributeLock service, LockRequest request) {
+		LockHandle reentered;
 		if (!request.isMultiKey()) {
-			return held.reentered(service, request);
+			reentered = held.reentered(service, request);
 		}
-		return held.notHeld(service, request).isEmpty() ? held.reentered(service, request.parts().get(0)) : null;
+		else {
+			reentered = held.notHeld(service, request).isEmpty() ? held.reentered(service, request.parts().get(0))
+					: null;
+		}
+		if (reentered != null && service instanceof DefaultDistributeLock lock) {
+			// Refused once close() has begun, as a thread's re-entry is: the hold it
+			// would
+			// enter is being released, while every other acquisition is refused.
+			lock.refuseReentryOnceClosing(request.key());
+		}
+		return reentered;
 	}
 
 	/**
