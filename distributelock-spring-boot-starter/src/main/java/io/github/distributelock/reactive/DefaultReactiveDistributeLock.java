@@ -1,6 +1,7 @@
 package io.github.distributelock.reactive;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -286,7 +287,10 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 			try {
 				Publisher<T> started;
 				try {
-					started = work.get();
+					// As defer: a null is the work's failure. Subscribed to, it threw on
+					// the scheduler's thread, where no one heard of it: the subscriber
+					// never ended, and the lock stayed held, renewed by the watchdog.
+					started = Objects.requireNonNull(work.get(), "The work returned a null Publisher");
 				}
 				catch (Throwable ex) {
 					// As defer: the work's failure is the subscriber's, a fatal error is

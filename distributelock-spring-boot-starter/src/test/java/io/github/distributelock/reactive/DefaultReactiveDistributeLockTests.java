@@ -296,6 +296,36 @@ class DefaultReactiveDistributeLockTests {
 	}
 
 	/**
+	 * A work function that returns {@code null} instead of a publisher (a mock of a
+	 * reactive repository does) fails the subscription with a
+	 * {@link NullPointerException}, as {@code defer} does, and the lock is released: the
+	 * subscription never ended, and the lock stayed held, renewed by the watchdog, until
+	 * the lock service closed.
+	 */
+	@Test
+	void aWorkFunctionReturningNullFailsTheSubscriptionAndReleasesTheLock() throws Exception {
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(new MemoryLockBackend())) {
+			ReactiveDistributeLock reactive = new DefaultReactiveDistributeLock(() -> lock);
+			CompletableFuture<String> mono = reactive
+				.<String>withLockMono(LockRequest.of("reactive.null.mono"), (handle) -> null, BUSY)
+				.toFuture();
+			CompletableFuture<List<String>> flux = reactive
+				.<String>withLock(LockRequest.of("reactive.null.flux"), (handle) -> null, BUSY)
+				.collectList()
+				.toFuture();
+			assertThat(mono).failsWithin(Duration.ofSeconds(10))
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOf(NullPointerException.class);
+			assertThat(flux).failsWithin(Duration.ofSeconds(10))
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOf(NullPointerException.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> lock.heldLocks().isEmpty());
+		}
+	}
+
+	/**
 	 * {@code inner} taken within {@code outer}, failing busy at once; completes with the
 	 * keys {@code watched} holds during the inner work, in order.
 	 */
