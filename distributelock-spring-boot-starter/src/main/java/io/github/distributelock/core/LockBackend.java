@@ -89,8 +89,8 @@ public interface LockBackend {
 
 	/**
 	 * A lock in the store as one call for it sees it: the key, the owner token that must
-	 * be presented to renew or release, the kind of lock, and the caller's thread when it
-	 * blocks anyway.
+	 * be presented to renew or release, the kind of lock, the caller's thread when it
+	 * blocks anyway, and whether the owner token is unique to this acquisition.
 	 *
 	 * @param key the lock key as the caller gave it (the backend adds its prefixes)
 	 * @param owner the owner token
@@ -99,11 +99,17 @@ public interface LockBackend {
 	 * it; {@code null} when the caller must not be blocked
 	 * @param kind the kind of lock; a backend that does not implement a kind fails the
 	 * call with {@link UnsupportedOperationException}
+	 * @param ownerUnique whether the owner token is unique to this acquisition (the
+	 * engine made it), so that a store that finds the key held by it may count the
+	 * attempt as its own, for instance after its client sent the attempt again once a
+	 * dropped connection was back; {@code false} for an owner the caller chose, which
+	 * another caller may have chosen too
 	 */
-	record Claim(String key, String owner, @Nullable Executor callerExecutor, LockKind kind) {
+	record Claim(String key, String owner, @Nullable Executor callerExecutor, LockKind kind, boolean ownerUnique) {
 
 		/**
-		 * An exclusive claim whose work may not run on the caller's thread.
+		 * An exclusive claim whose work may not run on the caller's thread, with an owner
+		 * that is not known to be unique.
 		 * @param key the lock key
 		 * @param owner the owner token
 		 */
@@ -112,7 +118,7 @@ public interface LockBackend {
 		}
 
 		/**
-		 * An exclusive claim.
+		 * An exclusive claim, with an owner that is not known to be unique.
 		 * @param key the lock key
 		 * @param owner the owner token
 		 * @param callerExecutor the caller's thread when it blocks anyway, or
@@ -123,13 +129,25 @@ public interface LockBackend {
 		}
 
 		/**
+		 * A claim with an owner that is not known to be unique.
+		 * @param key the lock key
+		 * @param owner the owner token
+		 * @param callerExecutor the caller's thread when it blocks anyway, or
+		 * {@code null}
+		 * @param kind the kind of lock
+		 */
+		public Claim(String key, String owner, @Nullable Executor callerExecutor, LockKind kind) {
+			this(key, owner, callerExecutor, kind, false);
+		}
+
+		/**
 		 * The same claim, with its work run on {@code callerExecutor}.
 		 * @param callerExecutor the caller's thread when it blocks anyway, or
 		 * {@code null}
 		 * @return the claim
 		 */
 		public Claim on(@Nullable Executor callerExecutor) {
-			return new Claim(this.key, this.owner, callerExecutor, this.kind);
+			return new Claim(this.key, this.owner, callerExecutor, this.kind, this.ownerUnique);
 		}
 
 	}

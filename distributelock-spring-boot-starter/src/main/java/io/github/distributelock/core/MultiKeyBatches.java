@@ -68,7 +68,7 @@ final class MultiKeyBatches {
 				return null;
 			}
 			String owner = (request.owner() != null) ? request.owner() : this.owners.get();
-			claims.add(new LockBackend.Claim(part.key(), owner));
+			claims.add(new LockBackend.Claim(part.key(), owner, null, LockKind.EXCLUSIVE, request.owner() == null));
 		}
 		return this.parts.store().batches(claims) ? claims : null;
 	}
