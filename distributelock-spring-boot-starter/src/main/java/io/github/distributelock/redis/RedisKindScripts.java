@@ -83,16 +83,20 @@ final class RedisKindScripts {
 		String millis = Long.toString(lease.toMillis());
 		return switch (claim.kind().type()) {
 			case EXCLUSIVE -> new Call(RedisScripts.ACQUIRE, List.of(lockKey, fence),
-					List.of(claim.owner(), millis, this.fenceIdleMillis));
+					List.of(claim.owner(), millis, this.fenceIdleMillis, unique(claim)));
 			case FAIR,
 					WRITE ->
 				new Call(FAIR_ACQUIRE,
 						List.of(lockKey, fence, this.keys.queueKey(lockKey), this.keys.waitersKey(lockKey)),
-						List.of(word(claim), claim.owner(), millis, this.fenceIdleMillis, this.waiterLeaseMillis));
-			case READ, PERMITS -> new Call(SHARED_ACQUIRE,
-					List.of(lockKey, fence, this.keys.holdersKey(lockKey), this.keys.queueKey(lockKey),
-							this.keys.waitersKey(lockKey)),
-					List.of(word(claim), claim.owner(), millis, this.fenceIdleMillis, mostHolders(claim.kind())));
+						List.of(word(claim), claim.owner(), millis, this.fenceIdleMillis, this.waiterLeaseMillis,
+								unique(claim)));
+			case READ,
+					PERMITS ->
+				new Call(SHARED_ACQUIRE,
+						List.of(lockKey, fence, this.keys.holdersKey(lockKey), this.keys.queueKey(lockKey),
+								this.keys.waitersKey(lockKey)),
+						List.of(word(claim), claim.owner(), millis, this.fenceIdleMillis, mostHolders(claim.kind()),
+								unique(claim)));
 		};
 	}
 
@@ -107,11 +111,11 @@ final class RedisKindScripts {
 		String fence = this.keys.fenceKey(lockKey);
 		return switch (holder.kind().type()) {
 			case EXCLUSIVE -> new Call(HAND_OVER, List.of(lockKey, fence),
-					List.of(holder.owner(), next.owner(), millis, this.fenceIdleMillis));
+					List.of(holder.owner(), next.owner(), millis, this.fenceIdleMillis, unique(next)));
 			case FAIR -> new Call(FAIR_HAND_OVER,
 					List.of(lockKey, fence, this.keys.queueKey(lockKey), this.keys.waitersKey(lockKey)),
 					List.of(word(holder), word(next), next.owner(), millis, this.fenceIdleMillis,
-							this.keys.releaseChannel(lockKey), this.waiterLeaseMillis));
+							this.keys.releaseChannel(lockKey), this.waiterLeaseMillis, unique(next)));
 			default -> throw new UnsupportedOperationException(
 					"A " + holder.kind().tag() + " lock is not handed over; release it instead");
 		};
@@ -248,6 +252,15 @@ final class RedisKindScripts {
 					+ "(U+0000), which marks the lock kinds in the lock key's value; use another owner value");
 		}
 		return this.keys.lockKey(claim.key());
+	}
+
+	/**
+	 * Whether the claim's owner is unique to its acquisition, as a script argument: a
+	 * script that finds the key held by such an owner counts the attempt as its own, as
+	 * when Lettuce sent it again, once a dropped connection was back, after it had run.
+	 */
+	static String unique(Claim claim) {
+		return claim.ownerUnique() ? "1" : "0";
 	}
 
 	private static String mostHolders(LockKind kind) {

@@ -89,7 +89,7 @@ final class RedisMultiKeyLocks {
 	CompletableFuture<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
 		int count = claims.size();
 		String[] scriptKeys = new String[count * 2];
-		String[] args = new String[count * 2 + 1];
+		String[] args = new String[count * 3 + 1];
 		List<RedisReleaseListener.@Nullable Heard> heard = new ArrayList<>(count);
 		args[0] = this.scripts.fenceIdleMillis();
 		for (int i = 0; i < count; i++) {
@@ -97,8 +97,9 @@ final class RedisMultiKeyLocks {
 			String lockKey = this.scripts.lockKey(claim);
 			scriptKeys[2 * i] = lockKey;
 			scriptKeys[2 * i + 1] = this.keys.fenceKey(lockKey);
-			args[2 * i + 1] = claim.owner();
-			args[2 * i + 2] = Long.toString(leases.get(i).toMillis());
+			args[3 * i + 1] = claim.owner();
+			args[3 * i + 2] = Long.toString(leases.get(i).toMillis());
+			args[3 * i + 3] = RedisKindScripts.unique(claim);
 			// Taken before the attempt: a release heard after it frees the waiter at
 			// once.
 			heard.add(this.releaseListener.heard(this.keys.releaseChannel(lockKey)));

@@ -8,7 +8,8 @@
 -- arrival number); KEYS[4]: the waiter leases (zset: owner -> deadline in server ms)
 -- ARGV[1]: the lock word value of this claim (its marker and owner); ARGV[2]: the owner;
 -- ARGV[3]: the lease in ms; ARGV[4]: how long an idle fencing counter is kept, in ms;
--- ARGV[5]: the waiter lease in ms
+-- ARGV[5]: the waiter lease in ms; ARGV[6]: 1 if the owner is unique to this acquisition, 0
+-- if the caller chose it
 -- Returns {1, fencing token} when taken, {0, remaining lease of the holder in ms or a
 -- negative number} when queued, {-1, kind of the holder} on a conflict.
-return fair_attempt(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+return fair_attempt(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])

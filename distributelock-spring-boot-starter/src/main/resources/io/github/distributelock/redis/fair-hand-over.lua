@@ -10,13 +10,14 @@
 -- arrival number); KEYS[4]: the waiter leases (zset: owner -> deadline in server ms)
 -- ARGV[1]: the holder's lock word value; ARGV[2]: the next claim's lock word value;
 -- ARGV[3]: the next owner; ARGV[4]: the next claim's lease in ms; ARGV[5]: how long an idle
--- fencing counter is kept, in ms; ARGV[6]: the release channel; ARGV[7]: the waiter lease in ms
+-- fencing counter is kept, in ms; ARGV[6]: the release channel; ARGV[7]: the waiter lease in ms;
+-- ARGV[8]: 1 if the next owner is unique to its acquisition, 0 if the caller chose it
 -- Returns {1, 1, fencing token} when handed over, {1, 0, -1} when released to the head of the
 -- queue; when the holder did not hold the lock, 0 followed by fair-acquire.lua's reply for the
 -- next claim: {0, 1, fencing token}, {0, 0, remaining lease of the holder in ms or a negative
 -- number} or {0, -1, kind of the holder}.
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-  local attempt = fair_attempt(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[7])
+  local attempt = fair_attempt(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[7], ARGV[8])
   return {0, attempt[1], attempt[2]}
 end
 local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]

@@ -52,6 +52,13 @@ local function next_token(fence, idle_ms)
   return token
 end
 
+-- The token of an attempt sent again (after a dropped connection) that finds the lock word
+-- already holding its own unique owner: the key's counter, as nothing takes a token of a key
+-- that one owner holds, or the next token if the counter idled out meanwhile.
+local function held_token(fence, idle_ms)
+  return tonumber(redis.call('GET', fence)) or next_token(fence, idle_ms)
+end
+
 -- The kind a lock word was written by: exclusive (a plain owner), fair, write, read or
 -- permits:<n>.
 local function held_kind(word)
@@ -90,13 +97,19 @@ local function keep_queue_at_least(queue, waiters, ms)
 end
 
 -- One attempt at a fair lock or a write lock, by the rule of fair-acquire.lua (which see):
--- word, fence, queue, waiters are its keys; claim, owner, lease, fence_idle, waiter_lease its
--- arguments. Returns {1, fencing token}, {0, remaining lease of the holder in ms or a
--- negative number} or {-1, kind of the holder}.
-local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fence_idle, waiter_lease)
+-- word, fence, queue, waiters are its keys; claim, owner, lease, fence_idle, waiter_lease,
+-- unique ('1' if the owner is unique to this acquisition) its arguments. Returns
+-- {1, fencing token}, {0, remaining lease of the holder in ms or a negative number} or
+-- {-1, kind of the holder}.
+local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fence_idle, waiter_lease, unique)
   local now = now_ms()
   local held = redis.call('GET', word)
   local wait = nil
+  if held == claim and unique == '1' then
+    -- This attempt took the lock already, and was sent again: it must not queue behind
+    -- itself. (It left the queue when it took the lock.)
+    return {1, held_token(fence, fence_idle)}
+  end
   if held then
     local kind = held_kind(held)
     if family(kind) ~= family(held_kind(claim)) then

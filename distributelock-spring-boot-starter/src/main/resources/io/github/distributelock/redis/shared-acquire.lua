@@ -13,7 +13,8 @@
 -- -> lease deadline in server ms); KEYS[4]: the queue; KEYS[5]: the waiter leases
 -- ARGV[1]: the marker of this kind; ARGV[2]: the owner; ARGV[3]: the lease in ms;
 -- ARGV[4]: how long an idle fencing counter is kept, in ms; ARGV[5]: the most holders,
--- or 0 for any number
+-- or 0 for any number; ARGV[6]: 1 if the owner is unique to this acquisition, 0 if the caller
+-- chose it
 -- Returns {1, fencing token} when taken, {0, ms until a holder's lease ends (or, while
 -- writers wait, the last waiter's lease, if that comes first) or a negative number} when
 -- not, {-1, kind of the holder} on a conflict.
@@ -29,9 +30,22 @@ if held and held ~= marker and not single then
   end
   return {0, redis.call('PTTL', KEYS[1])}
 end
+-- A unique owner that holds the key already took it in this attempt, which its client sent
+-- again once a dropped connection was back: neither writers queued since nor the last permit,
+-- its own, keep it out. It draws a new token: other holders take tokens of the key while
+-- it is held.
+local own = false
+if ARGV[6] == '1' then
+  if held == alone then
+    own = true
+  elseif held == marker then
+    local ends = redis.call('ZSCORE', KEYS[3], ARGV[2])
+    own = ends ~= false and tonumber(ends) > now_ms()
+  end
+end
 -- Crashed waiters are pruned only where there is a queue: an uncontended reader pays for
 -- no queue.
-local queued = redis.call('EXISTS', KEYS[4]) == 1
+local queued = not own and redis.call('EXISTS', KEYS[4]) == 1
 if queued then
   prune_waiters(KEYS[4], KEYS[5], now_ms())
   -- Entries left in a queue without a single waiter lease are leftovers (see
@@ -72,7 +86,7 @@ if single then
   redis.call('ZADD', KEYS[3], n2s(now + redis.call('PTTL', KEYS[1])), string.sub(held, #marker + 2))
 else
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-  if most > 0 and redis.call('ZCARD', KEYS[3]) >= most then
+  if not own and most > 0 and redis.call('ZCARD', KEYS[3]) >= most then
     local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2]
     return {0, tonumber(first) - now}
   end
