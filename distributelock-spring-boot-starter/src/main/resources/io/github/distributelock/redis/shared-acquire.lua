@@ -30,22 +30,24 @@ if held and held ~= marker and not single then
   end
   return {0, redis.call('PTTL', KEYS[1])}
 end
--- A unique owner that holds the key already took it in this attempt, which its client sent
--- again once a dropped connection was back: neither writers queued since nor the last permit,
--- its own, keep it out. It draws a new token: other holders take tokens of the key while
--- it is held.
-local own = false
-if ARGV[6] == '1' then
-  if held == alone then
-    own = true
-  elseif held == marker then
-    local ends = redis.call('ZSCORE', KEYS[3], ARGV[2])
-    own = ends ~= false and tonumber(ends) > now_ms()
+-- Whether a unique owner holds the key already: it took it in this attempt, which its
+-- client sent again once a dropped connection was back, and neither writers queued since
+-- nor the last permit, its own, keep it out. Asked only where something would keep the
+-- attempt out, so that an attempt let in pays nothing for it. It draws a new token: other
+-- holders take tokens of the key while it is held.
+local function own()
+  if ARGV[6] ~= '1' then
+    return false
   end
+  if held == alone then
+    return true
+  end
+  local ends = held == marker and redis.call('ZSCORE', KEYS[3], ARGV[2])
+  return ends and tonumber(ends) > now_ms() or false
 end
 -- Crashed waiters are pruned only where there is a queue: an uncontended reader pays for
 -- no queue.
-local queued = not own and redis.call('EXISTS', KEYS[4]) == 1
+local queued = redis.call('EXISTS', KEYS[4]) == 1 and not own()
 if queued then
   prune_waiters(KEYS[4], KEYS[5], now_ms())
   -- Entries left in a queue without a single waiter lease are leftovers (see
@@ -86,7 +88,7 @@ if single then
   redis.call('ZADD', KEYS[3], n2s(now + redis.call('PTTL', KEYS[1])), string.sub(held, #marker + 2))
 else
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-  if not own and most > 0 and redis.call('ZCARD', KEYS[3]) >= most then
+  if most > 0 and redis.call('ZCARD', KEYS[3]) >= most and not own() then
     local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2]
     return {0, tonumber(first) - now}
   end
