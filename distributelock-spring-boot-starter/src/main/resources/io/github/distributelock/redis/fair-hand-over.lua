@@ -17,7 +17,8 @@
 -- next claim: {0, 1, fencing token}, {0, 0, remaining lease of the holder in ms or a negative
 -- number} or {0, -1, kind of the holder}.
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-  local attempt = fair_attempt(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[7], ARGV[8])
+  local attempt = fair_attempt(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[7],
+    ARGV[8])
   return {0, attempt[1], attempt[2]}
 end
 local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]

@@ -5,10 +5,10 @@
 -- ARGV[1]: how long an idle fencing counter is kept, in milliseconds;
 -- ARGV[3i-1], ARGV[3i], ARGV[3i+1]: the owner token of lock i, its lease in milliseconds, and 1 if the
 -- owner is unique to this acquisition, 0 if the caller chose it
--- Returns {1, token of lock 1, token of lock 2, ...} when every lock was free (or its own, below) and is now taken. Otherwise
--- takes none, and answers for the first lock that is held what acquire.lua would answer for it alone:
--- {0, i, remaining lease of its holder in ms}, or {-1, i, kind of the holder} when it is held as a
--- read/write lock or as permits, which a plain lock must not wait for.
+-- Returns {1, token of lock 1, token of lock 2, ...} when every lock was free (or already its own, below)
+-- and is now taken. Otherwise takes none, and answers for the first lock that is held what acquire.lua
+-- would answer for it alone: {0, i, remaining lease of its holder in ms}, or {-1, i, kind of the holder}
+-- when it is held as a read/write lock or as permits, which a plain lock must not wait for.
 -- Each lock is taken as acquire.lua takes it (SET NX PX of the owner), and its token is drawn by the same
 -- rule from the same counter, so a key's tokens grow across single-key and multi-key acquisitions.
 -- Every redis.call costs the server about a microsecond beside the command itself, so the locks are not read
