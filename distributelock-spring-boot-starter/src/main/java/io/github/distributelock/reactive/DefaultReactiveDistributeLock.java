@@ -134,8 +134,8 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 					: null;
 		}
 		if (reentered != null && service instanceof DefaultDistributeLock lock) {
-			// Refused once close() has begun, as a thread's re-entry is: the hold it would
-			// enter is being released, while every other acquisition is refused.
+			// Refused once close() has begun, as a thread's re-entry is: the
+			// hold it would enter is being released.
 			lock.refuseReentryOnceClosing(request.key());
 		}
 		return reentered;
