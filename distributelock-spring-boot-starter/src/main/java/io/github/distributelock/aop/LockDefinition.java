@@ -142,27 +142,38 @@ public final class LockDefinition {
 	private String key(@Nullable Object[] values) {
 		StringBuilder key = new StringBuilder(this.name.length() + 16 * values.length).append(this.name);
 		for (int i = 0; i < values.length; i++) {
-			refuseIdentityText(values[i], i);
+			refuseUnstableText(values[i], i);
 			key.append(this.separator).append(text(values[i]));
 		}
 		return key.toString();
 	}
 
-	private void refuseIdentityText(@Nullable Object value, int field) {
-		Class<?> type = IdentityTexts.identityTextOf(value);
-		if (type != null) {
-			String source = this.fieldSources[field];
-			// An array in a collection is written by its own toString(), its identity.
-			String fix = type.isArray() ? "Hold a List there instead of the array: a List writes its elements"
-					: "Key by a property that names it (for example '" + source + ".id'), or give "
-							+ type.getSimpleName() + " a toString() that writes its value";
-			throw new IllegalArgumentException("@Lockable on " + InvalidLockableException.describe(this.method)
-					+ ": field '" + source + "' " + ((type == IdentityTexts.textClass(value)) ? "is" : "holds") + " a "
-					+ type.getTypeName()
-					+ ", whose toString() and hashCode() are Object's: the key would hold the object's identity ("
-					+ type.getName() + "@1b6d3586), which differs at every call and on every instance, so the lock "
-					+ "would exclude nothing; nothing was locked. " + fix);
+	private void refuseUnstableText(@Nullable Object value, int field) {
+		UnstableTexts.Unstable unstable = UnstableTexts.unstableTextOf(value);
+		if (unstable == null) {
+			return;
 		}
+		Class<?> type = unstable.type();
+		String source = this.fieldSources[field];
+		String holds = "@Lockable on " + InvalidLockableException.describe(this.method) + ": field '" + source + "' "
+				+ ((value != null && type == UnstableTexts.textClass(value)) ? "is" : "holds") + " a "
+				+ type.getTypeName();
+		if (unstable.cause() == UnstableTexts.Cause.ORDER) {
+			throw new IllegalArgumentException(holds + ", which lists its elements in an order that differs between "
+					+ "JVMs (Set.of and Map.of salt it per JVM; a hash set or map orders enums and objects without "
+					+ "their own hashCode() by their identity): equal values would give different keys on different "
+					+ "instances, so the lock would exclude nothing between them; nothing was locked. Pass the "
+					+ "elements in an order of their own (a List, a TreeSet, a TreeMap, an EnumSet), or lock each "
+					+ "element of a collection with @Lockable(keyPerElement = true)");
+		}
+		// An array in a collection is written by its own toString(), its identity.
+		String fix = type.isArray() ? "Hold a List there instead of the array: a List writes its elements"
+				: "Key by a property that names it (for example '" + source + ".id'), or give " + type.getSimpleName()
+						+ " a toString() that writes its value";
+		throw new IllegalArgumentException(
+				holds + ", whose toString() and hashCode() are Object's: the key would hold the object's identity ("
+						+ type.getName() + "@1b6d3586), which differs at every call and on every instance, so the lock "
+						+ "would exclude nothing; nothing was locked. " + fix);
 	}
 
 	/**

@@ -2,8 +2,15 @@ package io.github.distributelock.aop;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.LogLines;
@@ -137,6 +144,46 @@ class LockKeyResolverTests {
 		assertThatExceptionOfType(IllegalArgumentException.class)
 			.isThrownBy(() -> each.request(new Object[] { List.of("a", product) }))
 			.withMessageContaining("field 'values' is a " + Product.class.getName());
+	}
+
+	/**
+	 * {@code Set.of} and {@code Map.of} list their elements in an order salted per JVM,
+	 * and a hash set or map orders enums by their identity: equal arguments wrote
+	 * different keys on different instances, whose locks excluded nothing between them.
+	 */
+	@Test
+	void refusesASetOrMapWhoseOrderOfElementsDiffersBetweenJvms() {
+		LockDefinition definition = definition("whole", Object.class);
+		for (Object value : List.of(Set.of("a", "b"), Map.of("a", 1, "b", 2),
+				new HashSet<>(List.of(Color.RED, Color.BLUE)), new HashMap<>(Map.of(Color.RED, 1, Color.BLUE, 2)))) {
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> definition.lockKey(new Object[] { value }))
+				.withMessageContaining("field '#p0' is a " + value.getClass().getTypeName())
+				.withMessageContaining("lists its elements in an order that differs between JVMs")
+				.withMessageContaining("nothing was locked")
+				.withMessageContaining("@Lockable(keyPerElement = true)");
+		}
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> definition.lockKey(new Object[] { List.of("a", Set.of(1, 2, 3)) }))
+			.withMessageContaining("field '#p0' holds a java.util.ImmutableCollections");
+		// Written alike on every JVM: keyed as before.
+		assertThat(definition.lockKey(new Object[] { Set.of("a") })).isEqualTo("whole_[a]");
+		assertThat(definition.lockKey(new Object[] { new TreeSet<>(Set.of("b", "a")) })).isEqualTo("whole_[a, b]");
+		assertThat(definition.lockKey(new Object[] { new HashSet<>(List.of("b", "a")) })).isEqualTo("whole_[a, b]");
+		assertThat(definition.lockKey(new Object[] { EnumSet.of(Color.BLUE, Color.RED) }))
+			.isEqualTo("whole_[RED, BLUE]");
+		assertThat(definition.lockKey(new Object[] { new LinkedHashSet<>(List.of(Color.BLUE, Color.RED)) }))
+			.isEqualTo("whole_[BLUE, RED]");
+		// One key per element: the order of the set does not reach any key.
+		LockDefinition each = definition("wholeEach", List.class);
+		assertThat(each.request(new Object[] { Set.of("a", "b") }).parts()).extracting(LockRequest::key)
+			.containsExactlyInAnyOrder("wholeEach_a", "wholeEach_b");
+	}
+
+	enum Color {
+
+		RED, BLUE
+
 	}
 
 	/**
