@@ -6,7 +6,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 import io.github.distributelock.DistributeLock;
@@ -148,10 +147,10 @@ final class CompletionStageLocking {
 		try {
 			this.executor.execute(() -> invokeHeld(invocation, held, result));
 		}
-		catch (RejectedExecutionException ex) {
-			// Shut down, or its queue full: the method does not run, and nothing else
-			// would give back the lock it was to run under or complete the caller's
-			// future.
+		catch (RuntimeException ex) {
+			// Shut down, or its queue full (a RejectedExecutionException, or an
+			// executor's own exception): the method does not run, and nothing else would
+			// give back the lock it was to run under or complete the caller's future.
 			release(held, "after the executor refused to call its method");
 			result.completeExceptionally(ex);
 		}

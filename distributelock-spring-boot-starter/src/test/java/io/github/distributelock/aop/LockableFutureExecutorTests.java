@@ -52,6 +52,27 @@ class LockableFutureExecutorTests {
 		assertThat(this.lock.heldLocks()).isEmpty();
 	}
 
+	/**
+	 * An executor may refuse by an exception of its own (a closed one throws
+	 * {@code IllegalStateException}): the future is failed and the lock given back all
+	 * the same, where the future never completed and the lock stayed held until the lock
+	 * service closed.
+	 */
+	@Test
+	void aFutureMethodWhoseCallTheExecutorRefusesByAnotherExceptionFailsAndLeavesNoLockHeld() {
+		Executor closed = (task) -> {
+			throw new IllegalStateException("executor closed");
+		};
+		Jobs jobs = proxy(closed);
+		CompletableFuture<String> result = onAnEventLoop(jobs::future).thenCompose((future) -> future);
+		assertThat(result).failsWithin(Duration.ofSeconds(5))
+			.withThrowableThat()
+			.withRootCauseInstanceOf(IllegalStateException.class);
+		assertThat(this.target.runs).hasValue(0);
+		assertThat(this.store.isLocked("executor.future")).isFalse();
+		assertThat(this.lock.heldLocks()).isEmpty();
+	}
+
 	private Jobs proxy(Executor executor) {
 		ProxyFactory factory = new ProxyFactory(this.target);
 		factory.setProxyTargetClass(true);
