@@ -31,6 +31,10 @@ final class JdbcKindStatements {
 
 	final LockStatement wordJoin;
 
+	final LockStatement wordTakeHolders;
+
+	final LockStatement wordJoinHolders;
+
 	final LockStatement wordRelease;
 
 	final List<LockStatement> waiterEnqueue;
@@ -77,6 +81,8 @@ final class JdbcKindStatements {
 		this.token = all(dialect, "token.sql", tableName);
 		this.wordTake = one(dialect, "word-take.sql", tableName);
 		this.wordJoin = one(dialect, "word-join.sql", tableName);
+		this.wordTakeHolders = one(dialect, "word-take-holders.sql", tableName);
+		this.wordJoinHolders = one(dialect, "word-join-holders.sql", tableName);
 		this.wordRelease = one(dialect, "word-release.sql", tableName);
 		this.waiterEnqueue = all(dialect, "waiter-enqueue.sql", tableName);
 		this.waiterRefresh = one(dialect, "waiter-refresh.sql", tableName);

@@ -110,11 +110,14 @@ final class JdbcLockKinds {
 			return AcquireResult.heldByAnother(lease(state.remainingMillis()));
 		}
 		long token = session.token(this.sql.token);
-		session.with("token", token)
-			.with("holder", write ? JdbcKindMarkers.WRITER : claim.owner())
-			.update(this.sql.wordTake);
+		session.with("token", token).with("holder", write ? JdbcKindMarkers.WRITER : claim.owner());
 		if (write) {
+			// The writer's own row first, then the key's from it: see read().
 			session.with("kind", "write").updateAll(this.sql.holderInsert);
+			session.update(this.sql.wordTakeHolders);
+		}
+		else {
+			session.update(this.sql.wordTake);
 		}
 		if (state.arrival() != null) {
 			session.update(this.sql.waiterLeave);
@@ -132,8 +135,12 @@ final class JdbcLockKinds {
 		}
 		long token = session.token(this.sql.token);
 		session.with("token", token).with("holder", JdbcKindMarkers.READERS).with("kind", "read");
-		session.update((state.holder() == null) ? this.sql.wordTake : this.sql.wordJoin);
+		// The reader's own row first, then the key's, whose lease is read from the live
+		// holders' rows: a lease of its own, on databases that read the clock anew for
+		// each statement, either ended before the holder's and left the key free to any
+		// attempt, or outlasted every holder's (word-take-holders.sql).
 		session.updateAll(this.sql.holderInsert);
+		session.update((state.holder() == null) ? this.sql.wordTakeHolders : this.sql.wordJoinHolders);
 		return AcquireResult.acquired(token);
 	}
 

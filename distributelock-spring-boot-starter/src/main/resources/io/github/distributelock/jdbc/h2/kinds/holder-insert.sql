@@ -1,5 +1,7 @@
--- Records a reader or the writer of the key, with its own lease and token, after the key's row
--- was taken or joined under its row lock. A row of this owner whose lease ran out is replaced.
+-- Records a reader or the writer of the key, with its own lease and token, under the key's row
+-- lock and before the key's row is taken or joined, whose lease is then read from this row and
+-- the key's other live holders (word-take-holders.sql).
+-- A row of this owner whose lease ran out is replaced.
 -- The rows of other readers and writers whose lease ran out are deleted as well, so that the
 -- holder table alone tells that they left: H2 fixes CURRENT_TIMESTAMP for the rest of a
 -- transaction at the first statement that reads it, and a renewal whose clock was read while

@@ -1,5 +1,7 @@
--- Records a reader or the writer of the key, with its own lease and token, after the key's row
--- was taken or joined under its row lock. A row of this owner (whose lease ran out) is replaced.
+-- Records a reader or the writer of the key, with its own lease and token, under the key's row
+-- lock and before the key's row is taken or joined, whose lease is then read from this row and
+-- the key's other live holders (word-take-holders.sql).
+-- A row of this owner (whose lease ran out) is replaced.
 -- One insert rather than a delete and an insert: a delete that finds no row locks the gap
 -- where it would be, and two attempts on neighbouring keys that each locked the gap and then
 -- inserted into it deadlocked each other.

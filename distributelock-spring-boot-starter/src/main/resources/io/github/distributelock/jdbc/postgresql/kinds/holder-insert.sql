@@ -1,5 +1,7 @@
--- Records a reader or the writer of the key, with its own lease and token, after the key's row
--- was taken or joined under its row lock. A row of this owner whose lease ran out is replaced.
+-- Records a reader or the writer of the key, with its own lease and token, under the key's row
+-- lock and before the key's row is taken or joined, whose lease is then read from this row and
+-- the key's other live holders (word-take-holders.sql).
+-- A row of this owner whose lease ran out is replaced.
 DELETE FROM ${table}_h WHERE lock_key = :key AND owner = :owner;
 INSERT INTO ${table}_h (lock_key, owner, kind, fencing_token, expires_at, acquired_at)
 VALUES (:key, :owner, :kind, :token,
