@@ -29,11 +29,13 @@ final class JdbcKindStatements {
 
 	final LockStatement wordTake;
 
-	final LockStatement wordJoin;
-
 	final LockStatement wordTakeHolders;
 
 	final LockStatement wordJoinHolders;
+
+	final LockStatement wordTakePermits;
+
+	final LockStatement wordJoinPermits;
 
 	final LockStatement wordRelease;
 
@@ -80,9 +82,10 @@ final class JdbcKindStatements {
 		this.state = one(dialect, "state.sql", tableName);
 		this.token = all(dialect, "token.sql", tableName);
 		this.wordTake = one(dialect, "word-take.sql", tableName);
-		this.wordJoin = one(dialect, "word-join.sql", tableName);
 		this.wordTakeHolders = one(dialect, "word-take-holders.sql", tableName);
 		this.wordJoinHolders = one(dialect, "word-join-holders.sql", tableName);
+		this.wordTakePermits = one(dialect, "word-take-permits.sql", tableName);
+		this.wordJoinPermits = one(dialect, "word-join-permits.sql", tableName);
 		this.wordRelease = one(dialect, "word-release.sql", tableName);
 		this.waiterEnqueue = all(dialect, "waiter-enqueue.sql", tableName);
 		this.waiterRefresh = one(dialect, "waiter-refresh.sql", tableName);

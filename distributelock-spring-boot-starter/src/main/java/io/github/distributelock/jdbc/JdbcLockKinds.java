@@ -170,7 +170,8 @@ final class JdbcLockKinds {
 		long token = session.token(this.sql.token);
 		session.with("token", token).with("slot", slot).with("holder", JdbcKindMarkers.permits(permits));
 		session.updateAll(this.sql.permitTake);
-		session.update((state.holder() == null) ? this.sql.wordTake : this.sql.wordJoin);
+		// The key's row from the live slots' rows, as for a reader (see read()).
+		session.update((state.holder() == null) ? this.sql.wordTakePermits : this.sql.wordJoinPermits);
 		return AcquireResult.acquired(token);
 	}
 

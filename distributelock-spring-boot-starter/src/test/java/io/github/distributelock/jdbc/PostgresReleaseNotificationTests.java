@@ -316,10 +316,24 @@ class PostgresReleaseNotificationTests {
 	 */
 	@Test
 	void readerReleaseThatLeavesTheLeaseOfTheKeyAsItWasNotifiesNobody() throws Exception {
-		String key = "unshortened." + System.nanoTime();
+		assertAReleaseThatLeavesTheLeaseOfTheKeyAsItWasNotifiesNobody(LockKind.READ);
+	}
+
+	/**
+	 * As for readers: the key's row of permit holders lasts exactly as long as the
+	 * longest lease of their slots, so a holder that leaves without it changes nothing a
+	 * plain waiter reads.
+	 */
+	@Test
+	void permitReleaseThatLeavesTheLeaseOfTheKeyAsItWasNotifiesNobody() throws Exception {
+		assertAReleaseThatLeavesTheLeaseOfTheKeyAsItWasNotifiesNobody(LockKind.permits(2));
+	}
+
+	private void assertAReleaseThatLeavesTheLeaseOfTheKeyAsItWasNotifiesNobody(LockKind kind) throws Exception {
+		String key = "unshortened." + kind.tag() + "." + System.nanoTime();
 		JdbcLockBackend backend = backend(database.newDataSource());
-		Claim shorter = new Claim(key, "shorter", null, LockKind.READ);
-		Claim longer = new Claim(key, "longer", null, LockKind.READ);
+		Claim shorter = new Claim(key, "shorter", null, kind);
+		Claim longer = new Claim(key, "longer", null, kind);
 		assertThat(backend.tryAcquire(shorter, Duration.ofMinutes(1))
 			.toCompletableFuture()
 			.get(1, TimeUnit.MINUTES)

@@ -1,7 +1,8 @@
--- Takes the key's row of the lock table, found free under its row lock: for a fair owner, or for
--- the marker of permit holders (owners starting with U+0001, which no caller can present); readers
--- and a writer take it with word-take-holders.sql. The row carries the newest token of the key, so a plain attempt on MySQL, which
--- draws its token first, can never take the row over with an older one.
+-- Takes the key's row of the lock table, found free under its row lock, for a fair owner, who has
+-- no row of its own elsewhere; readers, a writer and permit holders take it with
+-- word-take-holders.sql and word-take-permits.sql. The row carries the newest token of the key,
+-- so a plain attempt on MySQL, which draws its token first, can never take the row over with an
+-- older one.
 UPDATE ${table} SET owner = :holder, fencing_token = :token,
 	expires_at = UTC_TIMESTAMP(6) + INTERVAL (:lease_ms * 1000) MICROSECOND,
 	acquired_at = UTC_TIMESTAMP(6)
