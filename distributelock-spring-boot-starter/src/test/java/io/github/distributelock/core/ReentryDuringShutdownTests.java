@@ -3,8 +3,6 @@ package io.github.distributelock.core;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -45,7 +43,7 @@ class ReentryDuringShutdownTests {
 
 	@Test
 	void aThreadReEnteringItsLockWhileTheShutdownDrainsIsRefused() throws Exception {
-		HeldBack backend = new HeldBack(this.store, "reentry.in-flight");
+		HeldBackAnswers backend = new HeldBackAnswers(this.store, "reentry.in-flight");
 		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(backend));
 		lock.tryAcquire("reentry.a", Duration.ZERO, null).orElseThrow();
 		lock.tryAcquire("reentry.b", Duration.ZERO, null).orElseThrow();
@@ -71,35 +69,6 @@ class ReentryDuringShutdownTests {
 		assertThat(this.store.isLocked("reentry.a")).isFalse();
 		assertThat(this.store.isLocked("reentry.b")).isFalse();
 		assertThat(this.store.isLocked("reentry.in-flight")).isFalse();
-	}
-
-	/**
-	 * Applies the attempts of one key at once, and answers them once {@link #answer}
-	 * completes; takes several keys in one call, as the memory store does.
-	 */
-	private static final class HeldBack extends ForwardingMultiKeyLockBackend {
-
-		final CountDownLatch applied = new CountDownLatch(1);
-
-		final CompletableFuture<Void> answer = new CompletableFuture<>();
-
-		private final String key;
-
-		HeldBack(MemoryLockBackend memory, String key) {
-			super(memory);
-			this.key = key;
-		}
-
-		@Override
-		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
-			CompletionStage<AcquireResult> attempt = this.delegate.tryAcquire(claim, lease);
-			if (!claim.key().equals(this.key)) {
-				return attempt;
-			}
-			this.applied.countDown();
-			return attempt.thenCombine(this.answer, (result, go) -> result);
-		}
-
 	}
 
 }

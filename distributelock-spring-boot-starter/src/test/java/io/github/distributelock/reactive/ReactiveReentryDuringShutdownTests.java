@@ -3,8 +3,6 @@ package io.github.distributelock.reactive;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,9 +15,8 @@ import io.github.distributelock.LockFailedException;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.LockServiceShutdownException;
-import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.DefaultDistributeLock;
-import io.github.distributelock.core.ForwardingMultiKeyLockBackend;
+import io.github.distributelock.core.HeldBackAnswers;
 import io.github.distributelock.core.MemoryLockBackend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -55,7 +52,7 @@ class ReactiveReentryDuringShutdownTests {
 
 	@Test
 	void aPipelineReEnteringItsLockWhileTheShutdownDrainsIsRefused() throws Exception {
-		HeldBack backend = new HeldBack(this.store, "reactive.in-flight");
+		HeldBackAnswers backend = new HeldBackAnswers(this.store, "reactive.in-flight");
 		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(backend));
 		ReactiveDistributeLock reactive = new DefaultReactiveDistributeLock(() -> lock);
 		LockRequest both = LockRequest.all(LockRequest.of("reactive.b"), LockRequest.of("reactive.c"));
@@ -115,35 +112,6 @@ class ReactiveReentryDuringShutdownTests {
 		for (String key : keys) {
 			await().atMost(Duration.ofSeconds(BOUND_SECONDS)).until(() -> this.store.isLocked(key));
 		}
-	}
-
-	/**
-	 * Applies the attempts of one key at once, and answers them once {@link #answer}
-	 * completes; takes several keys in one call, as the memory store does.
-	 */
-	private static final class HeldBack extends ForwardingMultiKeyLockBackend {
-
-		final CountDownLatch applied = new CountDownLatch(1);
-
-		final CompletableFuture<Void> answer = new CompletableFuture<>();
-
-		private final String key;
-
-		HeldBack(MemoryLockBackend memory, String key) {
-			super(memory);
-			this.key = key;
-		}
-
-		@Override
-		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
-			CompletionStage<AcquireResult> attempt = this.delegate.tryAcquire(claim, lease);
-			if (!claim.key().equals(this.key)) {
-				return attempt;
-			}
-			this.applied.countDown();
-			return attempt.thenCombine(this.answer, (result, go) -> result);
-		}
-
 	}
 
 }
