@@ -39,17 +39,7 @@ class LockableFutureExecutorTests {
 
 	@Test
 	void aFutureMethodWhoseCallTheExecutorRefusesFailsAndLeavesNoLockHeld() {
-		Executor refusing = (task) -> {
-			throw new RejectedExecutionException("executor shut down");
-		};
-		Jobs jobs = proxy(refusing);
-		CompletableFuture<String> result = onAnEventLoop(jobs::future).thenCompose((future) -> future);
-		assertThat(result).failsWithin(Duration.ofSeconds(5))
-			.withThrowableThat()
-			.withRootCauseInstanceOf(RejectedExecutionException.class);
-		assertThat(this.target.runs).hasValue(0);
-		assertThat(this.store.isLocked("executor.future")).isFalse();
-		assertThat(this.lock.heldLocks()).isEmpty();
+		assertRefusedCallFailsAndLeavesNoLockHeld(new RejectedExecutionException("executor shut down"));
 	}
 
 	/**
@@ -60,14 +50,17 @@ class LockableFutureExecutorTests {
 	 */
 	@Test
 	void aFutureMethodWhoseCallTheExecutorRefusesByAnotherExceptionFailsAndLeavesNoLockHeld() {
-		Executor closed = (task) -> {
-			throw new IllegalStateException("executor closed");
-		};
-		Jobs jobs = proxy(closed);
+		assertRefusedCallFailsAndLeavesNoLockHeld(new IllegalStateException("executor closed"));
+	}
+
+	private void assertRefusedCallFailsAndLeavesNoLockHeld(RuntimeException refusal) {
+		Jobs jobs = proxy((task) -> {
+			throw refusal;
+		});
 		CompletableFuture<String> result = onAnEventLoop(jobs::future).thenCompose((future) -> future);
 		assertThat(result).failsWithin(Duration.ofSeconds(5))
 			.withThrowableThat()
-			.withRootCauseInstanceOf(IllegalStateException.class);
+			.withRootCauseExactlyInstanceOf(refusal.getClass());
 		assertThat(this.target.runs).hasValue(0);
 		assertThat(this.store.isLocked("executor.future")).isFalse();
 		assertThat(this.lock.heldLocks()).isEmpty();
