@@ -229,20 +229,18 @@ final class ZooKeeperKindReleases {
 
 	/**
 	 * Deletes a copy of a node made by a request that was sent again after its answer was
-	 * lost; the copy would otherwise hold up the queue until the session ends.
+	 * lost; the copy would otherwise hold up the queue until the session ends. A delete
+	 * lost with the connection is sent again once the client is connected, as a release
+	 * is: the claim may hold at the listing that found the copy, and no later listing
+	 * would send it again.
 	 */
 	void deleteDuplicate(String queue, String name, String key) {
-		ZooKeeper zooKeeper = this.session.handle(new CompletableFuture<>());
-		if (zooKeeper == null) {
-			return;
-		}
-		zooKeeper.delete(queue + "/" + name, -1, (code, path, context) -> {
-			KeeperException.Code outcome = KeeperException.Code.get(code);
-			if (outcome != KeeperException.Code.OK && outcome != KeeperException.Code.NONODE) {
+		this.session.retriedOnReconnection(() -> delete(queue, name)).whenComplete((deleted, failure) -> {
+			if (failure != null) {
 				logger.warn("Could not delete the second node '" + name + "' of one claim of lock '" + key
-						+ "'; it stays in the queue until its session ends: " + outcome);
+						+ "'; it stays in the queue until its session ends", failure);
 			}
-		}, null);
+		});
 	}
 
 	/**
