@@ -343,7 +343,8 @@ final class ZooKeeperKindLocks {
 				});
 		}
 		String ownerId = ZooKeeperKindNode.ownerId(claim.owner());
-		return this.session.retriedOnReconnection(() -> this.releases.deleteOwned(queue, ownerId));
+		AtomicLong answerLostOn = new AtomicLong();
+		return this.session.retriedOnReconnection(() -> this.releases.deleteOwned(queue, ownerId, answerLostOn));
 	}
 
 	/**

@@ -76,6 +76,14 @@ record ZooKeeperKindNode(String name, @Nullable LockKind kind, String prefix, lo
 	}
 
 	/**
+	 * Whether this node was asked for on the session {@code sessionId}: it was then
+	 * created on that session, or on a later one by a request sent again.
+	 */
+	boolean askedOn(long sessionId) {
+		return this.kind != null && this.prefix.endsWith("-" + String.format("%016x", sessionId) + "-");
+	}
+
+	/**
 	 * Whether a node of kind {@code held} and one of kind {@code asked} may share the
 	 * key: exclusive and fair locks are one family, read and write locks another, and
 	 * permits a third, whose holders must agree on their number.

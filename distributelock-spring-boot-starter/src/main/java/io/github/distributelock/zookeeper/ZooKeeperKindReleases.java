@@ -48,9 +48,15 @@ final class ZooKeeperKindReleases {
 			@Nullable ZooKeeperQueueWatch queueWatch, @Nullable AtomicLong answerLostOn) {
 		CompletableFuture<Deleted> deleted = new CompletableFuture<>();
 		ZooKeeper zooKeeper = this.session.handle(deleted);
-		if (zooKeeper == null) {
-			return deleted;
+		if (zooKeeper != null) {
+			delete(zooKeeper, queue, name, othersBehind, queueWatch, answerLostOn, deleted);
 		}
+		return deleted;
+	}
+
+	private void delete(ZooKeeper zooKeeper, String queue, String name, boolean othersBehind,
+			@Nullable ZooKeeperQueueWatch queueWatch, @Nullable AtomicLong answerLostOn,
+			CompletableFuture<Deleted> deleted) {
 		String node = queue + "/" + name;
 		if (othersBehind) {
 			deleteNode(zooKeeper, queue, node, answerLostOn, deleted);
@@ -72,7 +78,6 @@ final class ZooKeeperKindReleases {
 		else {
 			deleteAfterReading(zooKeeper, queue, node, answerLostOn, deleted);
 		}
-		return deleted;
 	}
 
 	/**
@@ -170,29 +175,44 @@ final class ZooKeeperKindReleases {
 	}
 
 	/**
-	 * Deletes every node of {@code queue} whose name carries {@code ownerId}.
-	 * @return whether there was one
+	 * Deletes every node of {@code queue} whose name carries {@code ownerId}, on the
+	 * session that lists them.
+	 * @param answerLostOn set to the session of the handle when a delete of a node asked
+	 * for on that session is sent and its answer is lost with the connection
+	 * @return whether there was one, or a run before this one on the same session lost
+	 * the answer of such a delete
 	 */
-	CompletableFuture<Boolean> deleteOwned(String queue, String ownerId) {
+	CompletableFuture<Boolean> deleteOwned(String queue, String ownerId, AtomicLong answerLostOn) {
 		CompletableFuture<Boolean> deleted = new CompletableFuture<>();
 		ZooKeeper zooKeeper = this.session.handle(deleted);
 		if (zooKeeper == null) {
 			return deleted;
 		}
+		long sessionId = zooKeeper.getSessionId();
+		// A node of the session goes only by an explicit delete: one of this release's
+		// own, whose answer was lost on that session, if any.
+		boolean ownDeleteLost = answerLostOn.get() != 0 && answerLostOn.get() == sessionId;
 		zooKeeper.getChildren(queue, false, (code, path, context, children) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
 			if (outcome == KeeperException.Code.NONODE) {
-				deleted.complete(false);
+				deleted.complete(ownDeleteLost);
 			}
 			else if (outcome != KeeperException.Code.OK) {
 				deleted.completeExceptionally(KeeperException.create(outcome, queue));
 			}
 			else {
-				CompletableFuture<Boolean> all = CompletableFuture.completedFuture(false);
+				CompletableFuture<Boolean> all = CompletableFuture.completedFuture(ownDeleteLost);
 				for (String child : children) {
-					if (ZooKeeperKindNode.parse(child).ownedBy(ownerId)) {
-						all = all.thenCompose((earlier) -> delete(queue, child)
-							.thenApply((one) -> one != Deleted.NOTHING || earlier));
+					ZooKeeperKindNode node = ZooKeeperKindNode.parse(child);
+					if (node.ownedBy(ownerId)) {
+						// A node asked for on this session lives on it, not on one
+						// before.
+						AtomicLong lost = node.askedOn(sessionId) ? answerLostOn : null;
+						all = all.thenCompose((earlier) -> {
+							CompletableFuture<Deleted> one = new CompletableFuture<>();
+							delete(zooKeeper, queue, child, false, null, lost, one);
+							return one.thenApply((done) -> done != Deleted.NOTHING || earlier);
+						});
 					}
 				}
 				all.whenComplete((one, failure) -> {

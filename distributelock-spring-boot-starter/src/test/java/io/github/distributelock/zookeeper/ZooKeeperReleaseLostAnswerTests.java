@@ -2,6 +2,7 @@ package io.github.distributelock.zookeeper;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.StreamSupport;
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Releases and hand-overs whose write reached the server and whose answer was lost with
@@ -45,6 +47,9 @@ class ZooKeeperReleaseLostAnswerTests {
 
 	private final AtomicBoolean answerDropped = new AtomicBoolean();
 
+	/** Whether deletes and transactions fail as if the connection dropped, unsent. */
+	private final AtomicBoolean refuseWrites = new AtomicBoolean();
+
 	@ParameterizedTest
 	@ValueSource(strings = { "exclusive", "fair alone", "fair with a waiter" })
 	void aReleaseWhoseAnswerWasLostAnswersReleased(String kind) throws Exception {
@@ -56,6 +61,45 @@ class ZooKeeperReleaseLostAnswerTests {
 		if (kind.equals("fair with a waiter")) {
 			assertThat(attempt(backend, new Claim(key, "waiter", null, lockKind))).isFalse();
 		}
+		this.dropNextAnswer.set(true);
+
+		boolean released = backend.release(claim).toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+		assertThat(this.answerDropped).as("a delete applied whose answer was dropped").isTrue();
+		assertThat(released).as("released").isTrue();
+		if (kind.equals("fair with a waiter")) {
+			assertThat(zooKeeper.children(PATHS.lockPath(key))).hasSize(1)
+				.allMatch((node) -> !node.contains(ZooKeeperKindNode.ownerId("holder")));
+		}
+		else {
+			assertThat(zooKeeper.store().checkExists().forPath(PATHS.lockPath(key))).isNull();
+		}
+	}
+
+	/**
+	 * A release that failed after its retries (its deletes unsent) forgets the claim's
+	 * node, and the engine sends it again later, as it does every failed release: that
+	 * release finds the claim's node by its name, and its delete was applied and its
+	 * answer lost; sent again, it finds nothing of the owner's and answers released.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "fair alone", "fair with a waiter" })
+	void aReleaseByTheOwnersNameWhoseAnswerWasLostAnswersReleased(String kind) throws Exception {
+		String key = "lost-answer.by-name." + kind.replace(' ', '-') + "." + System.nanoTime();
+		ZooKeeperLockBackend backend = this.closeables.add(new ZooKeeperLockBackend(droppingClient()));
+		Claim claim = new Claim(key, "holder", null, LockKind.FAIR);
+		assertThat(attempt(backend, claim)).isTrue();
+		if (kind.equals("fair with a waiter")) {
+			ZooKeeperLockBackend other = this.closeables
+				.add(new ZooKeeperLockBackend(this.closeables.add(zooKeeper.newClient(Duration.ofSeconds(10)))));
+			assertThat(attempt(other, new Claim(key, "waiter", null, LockKind.FAIR))).isFalse();
+		}
+		this.refuseWrites.set(true);
+		assertThatExceptionOfType(ExecutionException.class)
+			.isThrownBy(() -> backend.release(claim).toCompletableFuture().get(10, TimeUnit.SECONDS));
+		this.refuseWrites.set(false);
+		assertThat(zooKeeper.children(PATHS.lockPath(key)))
+			.anyMatch((node) -> node.contains(ZooKeeperKindNode.ownerId("holder")));
 		this.dropNextAnswer.set(true);
 
 		boolean released = backend.release(claim).toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -140,7 +184,8 @@ class ZooKeeperReleaseLostAnswerTests {
 
 	/**
 	 * A client whose handle drops the answer of the next delete, write or transaction,
-	 * once armed.
+	 * once armed; and answers every delete and transaction of writes unsent, while
+	 * refusing.
 	 */
 	private CuratorFramework droppingClient() throws Exception {
 		CuratorFramework client = EmbeddedZooKeeper.newClient(CuratorFrameworkFactory.builder()
@@ -150,6 +195,10 @@ class ZooKeeperReleaseLostAnswerTests {
 
 				@Override
 				public void delete(String path, int version, AsyncCallback.VoidCallback callback, Object context) {
+					if (ZooKeeperReleaseLostAnswerTests.this.refuseWrites.get()) {
+						callback.processResult(KeeperException.Code.CONNECTIONLOSS.intValue(), path, context);
+						return;
+					}
 					AsyncCallback.VoidCallback answer = callback;
 					if (ZooKeeperReleaseLostAnswerTests.this.dropNextAnswer.compareAndSet(true, false)) {
 						answer = (code, deleted, answerContext) -> {
@@ -182,6 +231,10 @@ class ZooKeeperReleaseLostAnswerTests {
 					// are sent again anyway.
 					boolean writes = StreamSupport.stream(ops.spliterator(), false)
 						.anyMatch((op) -> op.getType() != ZooDefs.OpCode.getData);
+					if (writes && ZooKeeperReleaseLostAnswerTests.this.refuseWrites.get()) {
+						callback.processResult(KeeperException.Code.CONNECTIONLOSS.intValue(), null, context, null);
+						return;
+					}
 					if (writes && ZooKeeperReleaseLostAnswerTests.this.dropNextAnswer.compareAndSet(true, false)) {
 						answer = (code, path, answerContext, results) -> {
 							ZooKeeperReleaseLostAnswerTests.this.answerDropped.set(code == 0);
