@@ -144,12 +144,15 @@ public final class EmbeddedZooKeeper {
 	/**
 	 * Ends the session {@code sessionId} on the server, as an expiry does, through a
 	 * second connection that joins it and closes it: for a session that no client handle
-	 * uses any more.
+	 * uses any more. A session the server has ended already counts as ended: a handle
+	 * told by a test that its session expired may still have closed it on the server as
+	 * Curator replaced it.
 	 */
 	public static void expireSession(long sessionId, byte[] password, String connectString) throws Exception {
 		CountDownLatch connected = new CountDownLatch(1);
 		Watcher watcher = (event) -> {
-			if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+			if (event.getState() == Watcher.Event.KeeperState.SyncConnected
+					|| event.getState() == Watcher.Event.KeeperState.Expired) {
 				connected.countDown();
 			}
 		};
