@@ -124,9 +124,11 @@ final class ZooKeeperKindLocks {
 		CuratorFramework client = this.session.client();
 		TransactionOp op = client.transactionOp();
 		ZooKeeperQueueWatch queueWatch = new ZooKeeperQueueWatch();
+		long sentOn = this.session.sessionId();
 		try {
 			client.transaction()
-				.inBackground((curator, event) -> queueCreated(claim, path, prefix, attempt, event, queueWatch, result))
+				.inBackground((curator, event) -> queueCreated(claim, path, prefix, attempt, event, sentOn, queueWatch,
+						result))
 				.forOperations(op.create().uncompressed().withMode(CreateMode.CONTAINER).forPath(path, QUEUE_DATA),
 						op.create()
 							.uncompressed()
@@ -140,15 +142,29 @@ final class ZooKeeperKindLocks {
 		}
 	}
 
-	private void queueCreated(Claim claim, String path, String prefix, int attempt, CuratorEvent event,
+	/**
+	 * Reads the answer of the transaction that creates the queue.
+	 * @param sentOn the session of the client when the transaction was sent: the answer
+	 * does not say which session its node lives on
+	 */
+	private void queueCreated(Claim claim, String path, String prefix, int attempt, CuratorEvent event, long sentOn,
 			ZooKeeperQueueWatch queueWatch, CompletableFuture<AcquireResult> result) {
 		KeeperException.Code outcome = KeeperException.Code.get(event.getResultCode());
 		if (outcome == KeeperException.Code.OK) {
 			List<CuratorTransactionResult> results = event.getOpResults();
 			String name = ZKPaths.getNodeFromPath(results.get(1).getResultPath());
 			long token = results.get(2).getResultStat().getMzxid();
-			this.claims.remember(claim, new QueuedNode(name, token, this.session.sessionId(), queueWatch));
-			result.complete(AcquireResult.acquired(token));
+			QueuedNode node = new QueuedNode(name, token, sentOn, queueWatch);
+			this.claims.remember(claim, node);
+			if (sentOn == this.session.sessionId()) {
+				result.complete(AcquireResult.acquired(token));
+			}
+			else {
+				// The client gave the session up before the answer came: the node may
+				// live on that session, which the server ends later, freeing the key
+				// under the claim. The listing deletes it and queues the claim again.
+				list(claim, path, node, attempt, result);
+			}
 		}
 		else if (outcome == KeeperException.Code.NODEEXISTS) {
 			// A queue, or a plain holder.

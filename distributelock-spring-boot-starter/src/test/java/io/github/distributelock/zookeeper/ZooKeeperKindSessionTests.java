@@ -3,6 +3,7 @@ package io.github.distributelock.zookeeper;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.StreamSupport;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
@@ -15,6 +16,11 @@ import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.LockKind;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.zookeeper.AsyncCallback;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -130,6 +136,68 @@ class ZooKeeperKindSessionTests {
 		assertThat(taken.acquired()).isTrue();
 		assertThat(attempt(third, new Claim(key, "third", null, LockKind.FAIR)).acquired())
 			.as("a claim of another instance while the waiter holds")
+			.isFalse();
+	}
+
+	/**
+	 * The transaction that creates a key's queue with the claim's node in it was applied
+	 * on a session that the client then gave up, before the claim read the answer: the
+	 * claim must not hold by that node, which the server deletes with that session.
+	 */
+	@Test
+	void aClaimNeverHoldsByTheNodeItsQueueWasCreatedWithOnASessionGivenUpBeforeTheAnswer() throws Exception {
+		String key = "given-up-before-the-answer." + System.nanoTime();
+		String queue = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key;
+		CompletableFuture<Runnable> heldAnswer = new CompletableFuture<>();
+		// Long enough for the server to keep the given-up session through the test.
+		CuratorFramework client = this.closeables.add(EmbeddedZooKeeper.newClient(CuratorFrameworkFactory.builder()
+			.connectString(zooKeeper.connectString())
+			.zookeeperFactory((connectString, sessionTimeout, watcher, canBeReadOnly) -> new ZooKeeper(connectString,
+					sessionTimeout, watcher, canBeReadOnly) {
+
+				@Override
+				public void multi(Iterable<Op> ops, AsyncCallback.MultiCallback callback, Object context) {
+					boolean createsQueue = StreamSupport.stream(ops.spliterator(), false)
+						.anyMatch((op) -> op.getType() == ZooDefs.OpCode.createContainer && op.getPath().equals(queue));
+					if (!createsQueue || heldAnswer.isDone()) {
+						super.multi(ops, callback, context);
+						return;
+					}
+					super.multi(ops, (code, path, answerContext, results) -> {
+						if (code != KeeperException.Code.OK.intValue() || !heldAnswer
+							.complete(() -> callback.processResult(code, path, answerContext, results))) {
+							callback.processResult(code, path, answerContext, results);
+						}
+					}, context);
+				}
+
+			}), Duration.ofSeconds(30)));
+		ZooKeeperLockBackend claiming = this.closeables.add(new ZooKeeperLockBackend(client));
+		ZooKeeperLockBackend other = this.closeables.add(new ZooKeeperLockBackend(newClient()));
+		Claim claim = new Claim(key, "claim", null, LockKind.FAIR);
+		CompletableFuture<AcquireResult> attempt = claiming.tryAcquire(claim, Duration.ofSeconds(30))
+			.toCompletableFuture();
+		Runnable answer = heldAnswer.get(10, TimeUnit.SECONDS);
+		ZooKeeper givenUp = client.getZookeeperClient().getZooKeeper();
+		long givenUpSession = givenUp.getSessionId();
+		byte[] password = givenUp.getSessionPasswd();
+		// What Curator does after a session timeout spent disconnected: the handle is
+		// told its session expired, and Curator opens a new one; the server is told
+		// nothing.
+		givenUp.getTestable().injectSessionExpiration();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> client.getZookeeperClient().isConnected()
+					&& client.getZookeeperClient().getZooKeeper().getSessionId() != givenUpSession);
+
+		answer.run();
+		AcquireResult taken = attempt.get(10, TimeUnit.SECONDS);
+		// The server ends the given-up session, as it does once its own timeout runs out.
+		EmbeddedZooKeeper.expireSession(givenUpSession, password, zooKeeper.connectString());
+
+		assertThat(taken.acquired()).isTrue();
+		assertThat(zooKeeper.children(queue)).as("the claim's node").hasSize(1);
+		assertThat(attempt(other, new Claim(key, "other", null, LockKind.FAIR)).acquired())
+			.as("a claim of another instance while the claim holds")
 			.isFalse();
 	}
 
