@@ -329,7 +329,10 @@ final class ZooKeeperKindLocks {
 								+ "' of a session given up; it stays in the queue until the server ends that session",
 						failure);
 			}
-			create(claim, path, attempt + 1, result);
+			// Leaving is no failed creation. Counted as one, it left the creation too few
+			// attempts when the delete emptied the root and the server removed it (one
+			// attempt more): a free key was answered held.
+			create(claim, path, attempt, result);
 		});
 	}
 

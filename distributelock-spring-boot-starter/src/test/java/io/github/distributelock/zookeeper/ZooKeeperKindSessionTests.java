@@ -3,6 +3,8 @@ package io.github.distributelock.zookeeper;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.StreamSupport;
 
 import io.github.distributelock.Closeables;
@@ -137,6 +139,101 @@ class ZooKeeperKindSessionTests {
 		assertThat(attempt(third, new Claim(key, "third", null, LockKind.FAIR)).acquired())
 			.as("a claim of another instance while the waiter holds")
 			.isFalse();
+	}
+
+	/**
+	 * A claim that leaves its node of a session its client gave up, the key's last, and
+	 * finds the root gone as it queues again (the server removes an empty container root,
+	 * every minute by default) holds the free key: leaving the node is not one of the
+	 * attempts to create a node whose queue came and went, which ran out here and
+	 * answered the key held.
+	 */
+	@Test
+	void aClaimThatLeftItsNodeOfAGivenUpSessionTakesTheFreeKeyWhenTheRootWasRemoved() throws Exception {
+		String root = "/given-up-root." + System.nanoTime();
+		String key = "given-up-session";
+		String queue = root + "/" + key;
+		AtomicBoolean removeRoot = new AtomicBoolean();
+		AtomicLong givenUpSession = new AtomicLong();
+		CuratorFramework waiterClient = rootRemovingClient(queue, root, removeRoot, givenUpSession);
+		ZooKeeperLockBackend holder = this.closeables.add(new ZooKeeperLockBackend(newClient(), root));
+		ZooKeeperLockBackend waiter = this.closeables.add(new ZooKeeperLockBackend(waiterClient, root));
+		Claim held = new Claim(key, "holder", null, LockKind.FAIR);
+		Claim waiting = new Claim(key, "waiter", null, LockKind.FAIR);
+		assertThat(attempt(holder, held).acquired()).isTrue();
+		assertThat(attempt(waiter, waiting).acquired()).isFalse();
+		ZooKeeper givenUp = waiterClient.getZookeeperClient().getZooKeeper();
+		givenUpSession.set(givenUp.getSessionId());
+		givenUp.getTestable().injectSessionExpiration();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> waiterClient.getZookeeperClient().isConnected()
+					&& waiterClient.getZookeeperClient().getZooKeeper().getSessionId() != givenUpSession.get());
+		assertThat(zooKeeper.children(queue)).as("the holder's node and the waiter's of the given-up session")
+			.hasSize(2);
+		assertThat(holder.release(held).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+		removeRoot.set(true);
+
+		AcquireResult taken = attempt(waiter, waiting);
+
+		assertThat(removeRoot).as("the root removed").isFalse();
+		assertThat(taken.acquired()).as("the free key").isTrue();
+		assertThat(waiter.release(waiting).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	/**
+	 * A client whose handle, once armed, removes the (empty) root right after a
+	 * transaction deletes {@code queue}, as the server's reaper of empty containers does;
+	 * and that closes no handle of {@code givenUpSession} on the server: Curator closes
+	 * the handle it replaces, which may still end its session there, while a client that
+	 * gave its session up says nothing to the server. The server keeps that session
+	 * through the test.
+	 */
+	private CuratorFramework rootRemovingClient(String queue, String root, AtomicBoolean removeRoot,
+			AtomicLong givenUpSession) throws Exception {
+		CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
+			.connectString(zooKeeper.connectString())
+			.zookeeperFactory((connectString, sessionTimeout, watcher, canBeReadOnly) -> new ZooKeeper(connectString,
+					sessionTimeout, watcher, canBeReadOnly) {
+
+				@Override
+				public void multi(Iterable<Op> ops, AsyncCallback.MultiCallback callback, Object context) {
+					boolean deletesQueue = StreamSupport.stream(ops.spliterator(), false)
+						.anyMatch((op) -> op.getType() == ZooDefs.OpCode.delete && op.getPath().equals(queue));
+					if (!deletesQueue || !removeRoot.get()) {
+						super.multi(ops, callback, context);
+						return;
+					}
+					super.multi(ops, (code, path, answerContext, results) -> {
+						if (code == KeeperException.Code.OK.intValue() && removeRoot.compareAndSet(true, false)) {
+							removeEmpty(root);
+						}
+						callback.processResult(code, path, answerContext, results);
+					}, context);
+				}
+
+				@Override
+				public void close() throws InterruptedException {
+					if (getSessionId() != givenUpSession.get()) {
+						super.close();
+					}
+				}
+
+				@Override
+				public boolean close(int waitForShutdownTimeoutMs) throws InterruptedException {
+					return getSessionId() == givenUpSession.get() || super.close(waitForShutdownTimeoutMs);
+				}
+
+			});
+		return this.closeables.add(EmbeddedZooKeeper.newClient(builder, Duration.ofSeconds(30)));
+	}
+
+	private static void removeEmpty(String root) {
+		try {
+			zooKeeper.store().delete().forPath(root);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/**
