@@ -61,19 +61,7 @@ class ZooKeeperReleaseLostAnswerTests {
 		if (kind.equals("fair with a waiter")) {
 			assertThat(attempt(backend, new Claim(key, "waiter", null, lockKind))).isFalse();
 		}
-		this.dropNextAnswer.set(true);
-
-		boolean released = backend.release(claim).toCompletableFuture().get(10, TimeUnit.SECONDS);
-
-		assertThat(this.answerDropped).as("a delete applied whose answer was dropped").isTrue();
-		assertThat(released).as("released").isTrue();
-		if (kind.equals("fair with a waiter")) {
-			assertThat(zooKeeper.children(PATHS.lockPath(key))).hasSize(1)
-				.allMatch((node) -> !node.contains(ZooKeeperKindNode.ownerId("holder")));
-		}
-		else {
-			assertThat(zooKeeper.store().checkExists().forPath(PATHS.lockPath(key))).isNull();
-		}
+		assertReleasedThoughItsAnswerIsLost(backend, claim, kind.equals("fair with a waiter"));
 	}
 
 	/**
@@ -100,18 +88,27 @@ class ZooKeeperReleaseLostAnswerTests {
 		this.refuseWrites.set(false);
 		assertThat(zooKeeper.children(PATHS.lockPath(key)))
 			.anyMatch((node) -> node.contains(ZooKeeperKindNode.ownerId("holder")));
+		assertReleasedThoughItsAnswerIsLost(backend, claim, kind.equals("fair with a waiter"));
+	}
+
+	/**
+	 * Releases {@code claim} with the answer of its delete dropped: it answers released,
+	 * and the holder's node is gone (the waiter's left, if there is one).
+	 */
+	private void assertReleasedThoughItsAnswerIsLost(ZooKeeperLockBackend backend, Claim claim, boolean withAWaiter)
+			throws Exception {
 		this.dropNextAnswer.set(true);
 
 		boolean released = backend.release(claim).toCompletableFuture().get(10, TimeUnit.SECONDS);
 
 		assertThat(this.answerDropped).as("a delete applied whose answer was dropped").isTrue();
 		assertThat(released).as("released").isTrue();
-		if (kind.equals("fair with a waiter")) {
-			assertThat(zooKeeper.children(PATHS.lockPath(key))).hasSize(1)
-				.allMatch((node) -> !node.contains(ZooKeeperKindNode.ownerId("holder")));
+		if (withAWaiter) {
+			assertThat(zooKeeper.children(PATHS.lockPath(claim.key()))).hasSize(1)
+				.allMatch((node) -> !node.contains(ZooKeeperKindNode.ownerId(claim.owner())));
 		}
 		else {
-			assertThat(zooKeeper.store().checkExists().forPath(PATHS.lockPath(key))).isNull();
+			assertThat(zooKeeper.store().checkExists().forPath(PATHS.lockPath(claim.key()))).isNull();
 		}
 	}
 
