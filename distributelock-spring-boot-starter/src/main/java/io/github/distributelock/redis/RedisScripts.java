@@ -234,11 +234,12 @@ final class RedisScripts {
 		}
 
 		/**
-		 * A script of the lock kinds, after the functions they share: scripts cannot
-		 * share functions on Redis 6 otherwise.
+		 * A script of the lock kinds, after the functions of the prelude it uses: scripts
+		 * cannot share functions on Redis 6 otherwise.
 		 */
 		static Script readWithPrelude(String name, ScriptOutputType output) {
-			String text = text("prelude.lua") + "\n" + text(name);
+			String body = text(name);
+			String text = RedisPrelude.of(text("prelude.lua")).neededBy(body) + "\n" + body;
 			return new Script(text, RedisScript.of(text).getSha1(), output);
 		}
 

@@ -4,13 +4,15 @@
 -- KEYS[1]: the lock word; KEYS[2]: the queue; KEYS[3]: the waiter leases
 -- ARGV[1]: the lock word value of this claim; ARGV[2]: the owner; ARGV[3]: the release channel
 -- Returns 1 if the lock was released, 0 if this owner did not hold it.
-local waited = redis.call('ZREM', KEYS[2], ARGV[2])
-redis.call('ZREM', KEYS[3], ARGV[2])
+-- A holder is never in the queue (it leaves it as it takes the lock), so a release by the
+-- holder touches the queue not at all.
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
   redis.call('PUBLISH', ARGV[3], '1')
   return 1
 end
+local waited = redis.call('ZREM', KEYS[2], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[2])
 if waited == 1 then
   redis.call('PUBLISH', ARGV[3], '1')
 end

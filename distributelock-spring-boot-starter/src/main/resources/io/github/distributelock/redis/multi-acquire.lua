@@ -17,13 +17,14 @@
 -- A lock held by its own unique owner was taken by this attempt already, which its client sent again
 -- once a dropped connection was back; it counts as taken, with the token it took (see acquire.lua).
 local count = #KEYS / 2
-local own = {}
+local own = nil
 for i = 1, count do
   local lock = KEYS[2 * i - 1]
   local owner = ARGV[3 * i - 1]
   if not redis.call('SET', lock, owner, 'NX', 'PX', ARGV[3 * i]) then
     local holder = redis.call('GET', lock)
     if holder == owner and ARGV[3 * i + 1] == '1' then
+      own = own or {}
       own[i] = true
     else
       -- Nothing is kept when the attempt fails, not even a lock of its own from before.
@@ -42,18 +43,20 @@ for i = 1, count do
 end
 local reply = {1}
 -- The clock is read once: the tokens of the keys need not differ from each other, only each from its
--- key's last one.
+-- key's last one; written as text once, as it is the token of every key whose counter is behind it.
 local now = redis.call('TIME')
 local clock = tonumber(now[1]) * 1000000 + tonumber(now[2])
+local clock_text = nil
 for i = 1, count do
   local fence = KEYS[2 * i]
-  local token = own[i] and tonumber(redis.call('GET', fence))
+  local token = own and own[i] and tonumber(redis.call('GET', fence))
   if not token then
     -- One above the last, never below the server clock in microseconds, as acquire.lua explains.
     token = redis.call('INCR', fence)
     if token < clock then
       token = clock
-      redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[1])
+      clock_text = clock_text or string.format('%.0f', clock)
+      redis.call('SET', fence, clock_text, 'PX', ARGV[1])
     else
       redis.call('PEXPIRE', fence, ARGV[1])
     end

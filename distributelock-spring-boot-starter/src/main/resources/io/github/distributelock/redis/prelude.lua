@@ -119,10 +119,13 @@ local function fair_attempt(word, fence, queue, waiters, claim, owner, lease, fe
     end
   else
     -- Crashed waiters are pruned where they would keep a free key from its next holder:
-    -- while the key is held they stay, until an attempt finds it free, a hand-over passes
-    -- them or a reader's attempt prunes the queue that keeps it out.
-    prune_waiters(queue, waiters, now)
+    -- while the key is held they stay, until an attempt finds it free behind them, a
+    -- hand-over passes them or a reader's attempt prunes the queue that keeps it out. An
+    -- attempt that heads the queue, or finds none, has nobody to prune ahead of it.
     local head = redis.call('ZRANGE', queue, 0, 0)[1]
+    if head ~= nil and head ~= owner and prune_waiters(queue, waiters, now) > 0 then
+      head = redis.call('ZRANGE', queue, 0, 0)[1]
+    end
     local deadline = nil
     for _ = 1, 100 do
       if head == nil or head == owner then
