@@ -161,8 +161,9 @@ public final class LockDefinition {
 		if (unstable.cause() == UnstableTexts.Cause.ORDER) {
 			throw new IllegalArgumentException(holds + ", which lists its elements in an order that differs between "
 					+ "JVMs (Set.of and Map.of salt it per JVM; a hash set or map orders enums and objects without "
-					+ "their own hashCode() by their identity): equal values would give different keys on different "
-					+ "instances, so the lock would exclude nothing between them; nothing was locked. Pass the "
+					+ "their own hashCode() by their identity, an IdentityHashMap every element): equal values would "
+					+ "give different keys on different instances, so the lock would exclude nothing between them; "
+					+ "nothing was locked. Pass the "
 					+ "elements in an order of their own (a List, a TreeSet, a TreeMap, an EnumSet), or lock each "
 					+ "element of a collection with @Lockable(keyPerElement = true)");
 		}

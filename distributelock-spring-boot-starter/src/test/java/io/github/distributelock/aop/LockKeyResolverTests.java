@@ -2,15 +2,23 @@ package io.github.distributelock.aop;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
 
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.LogLines;
@@ -178,6 +186,62 @@ class LockKeyResolverTests {
 		LockDefinition each = definition("wholeEach", List.class);
 		assertThat(each.request(new Object[] { Set.of("a", "b") }).parts()).extracting(LockRequest::key)
 			.containsExactlyInAnyOrder("wholeEach_a", "wholeEach_b");
+	}
+
+	/**
+	 * A wrapper ({@code Collections.unmodifiableSet}, {@code synchronizedMap},
+	 * {@code checkedSet} ...) or a view ({@code keySet()}, {@code entrySet()}) of such a
+	 * set or map lists its elements in its order, whatever the wrapper's own class:
+	 * refused as the set or map itself is. One of a set with an order of its own
+	 * ({@code LinkedHashSet}, {@code TreeSet}, {@code EnumSet}, {@code EnumMap}) is keyed
+	 * as before.
+	 */
+	@Test
+	void refusesAWrapperOrViewOfASetOrMapWhoseOrderOfElementsDiffersBetweenJvms() {
+		LockDefinition definition = definition("whole", Object.class);
+		Set<Color> colors = new HashSet<>(List.of(Color.RED, Color.BLUE));
+		Map<Color, Integer> numbers = new HashMap<>(Map.of(Color.RED, 1, Color.BLUE, 2));
+		Set<Color> concurrent = Collections.newSetFromMap(new ConcurrentHashMap<>());
+		concurrent.addAll(colors);
+		Set<String> byIdentity = Collections.newSetFromMap(new IdentityHashMap<>());
+		byIdentity.addAll(List.of("a", "b"));
+		for (Object value : List.of(Collections.unmodifiableSet(colors), Collections.synchronizedSet(colors),
+				Collections.checkedSet(colors, Color.class), Collections.unmodifiableCollection(colors),
+				Collections.unmodifiableMap(numbers), Collections.synchronizedMap(numbers), numbers.keySet(),
+				numbers.entrySet(), concurrent, byIdentity, new WeakHashMap<>(numbers),
+				new IdentityHashMap<>(Map.of("a", 1, "b", 2)))) {
+			assertThatExceptionOfType(IllegalArgumentException.class).as(value.getClass().getName())
+				.isThrownBy(() -> definition.lockKey(new Object[] { value }))
+				.withMessageContaining("field '#p0' is a " + value.getClass().getTypeName())
+				.withMessageContaining("lists its elements in an order that differs between JVMs");
+		}
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> definition.lockKey(new Object[] { List.of(Collections.unmodifiableSet(colors)) }))
+			.withMessageContaining("field '#p0' holds a java.util.Collections$UnmodifiableSet");
+		// Written alike on every JVM: keyed as before.
+		assertThat(definition
+			.lockKey(new Object[] { Collections.unmodifiableSet(new LinkedHashSet<>(List.of(Color.BLUE, Color.RED))) }))
+			.isEqualTo("whole_[BLUE, RED]");
+		assertThat(definition.lockKey(new Object[] { Collections.unmodifiableSet(EnumSet.of(Color.BLUE, Color.RED)) }))
+			.isEqualTo("whole_[RED, BLUE]");
+		assertThat(definition
+			.lockKey(new Object[] { Collections.unmodifiableSortedSet(new TreeSet<>(List.of(Color.BLUE, Color.RED))) }))
+			.isEqualTo("whole_[RED, BLUE]");
+		assertThat(definition.lockKey(new Object[] { Collections.unmodifiableMap(new EnumMap<>(numbers)) }))
+			.isEqualTo("whole_{RED=1, BLUE=2}");
+		assertThat(definition.lockKey(new Object[] { new EnumMap<>(numbers).entrySet() }))
+			.isEqualTo("whole_[RED=1, BLUE=2]");
+		assertThat(definition.lockKey(new Object[] { new LinkedHashMap<>(Map.of(Color.BLUE, 2)).keySet() }))
+			.isEqualTo("whole_[BLUE]");
+		assertThat(definition.lockKey(
+				new Object[] { Collections.unmodifiableSet(new LinkedHashMap<>(new TreeMap<>(numbers)).keySet()) }))
+			.isEqualTo("whole_[RED, BLUE]");
+		assertThat(definition.lockKey(new Object[] { new CopyOnWriteArraySet<>(List.of(Color.BLUE, Color.RED)) }))
+			.isEqualTo("whole_[BLUE, RED]");
+		assertThat(definition.lockKey(new Object[] { Collections.unmodifiableSet(new HashSet<>(List.of("b", "a"))) }))
+			.isEqualTo("whole_[a, b]");
+		assertThat(definition.lockKey(new Object[] { new HashMap<>(Map.of("b", Color.BLUE, "a", Color.RED)).values() }))
+			.isEqualTo("whole_[RED, BLUE]");
 	}
 
 	enum Color {
