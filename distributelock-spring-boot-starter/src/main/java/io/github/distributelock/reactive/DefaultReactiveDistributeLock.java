@@ -298,7 +298,17 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 					Operators.error(subscriber, ex);
 					return;
 				}
-				started.subscribe(subscriber);
+				try {
+					started.subscribe(subscriber);
+				}
+				catch (Throwable ex) {
+					// Forbidden (Reactive Streams rule 1.9), but done: thrown on the
+					// scheduler's thread, no one heard of it, the subscriber never
+					// ended, and the lock stayed held. Told as Reactor's subscribe()
+					// tells it, so the subscriber ends and the lock is released.
+					Exceptions.throwIfFatal(ex);
+					Operators.reportThrowInSubscribe(Operators.toCoreSubscriber(subscriber), ex);
+				}
 			}
 			finally {
 				this.applied.complete(null);

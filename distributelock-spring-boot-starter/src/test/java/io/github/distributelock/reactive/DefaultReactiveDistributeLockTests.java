@@ -20,6 +20,7 @@ import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.MemoryLockBackend;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
@@ -321,6 +322,47 @@ class DefaultReactiveDistributeLockTests {
 				.withThrowableThat()
 				.havingCause()
 				.isInstanceOf(NullPointerException.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> lock.heldLocks().isEmpty());
+		}
+	}
+
+	/**
+	 * A work whose publisher throws from {@code subscribe()} instead of signalling
+	 * {@code onError} (the Reactive Streams specification forbids it; a hand-written
+	 * publisher or a misbehaving library does it) fails the subscription with that error,
+	 * and the lock is released: it was thrown on the scheduler's thread, where no one
+	 * heard of it, the subscription never ended, and the lock stayed held.
+	 */
+	@Test
+	void aWorkWhosePublisherThrowsOnSubscribeFailsTheSubscriptionAndReleasesTheLock() throws Exception {
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(new MemoryLockBackend())) {
+			ReactiveDistributeLock reactive = new DefaultReactiveDistributeLock(() -> lock);
+			CompletableFuture<String> mono = reactive
+				.<String>withLockMono(LockRequest.of("reactive.throws.mono"), (handle) -> new Mono<String>() {
+
+					@Override
+					public void subscribe(CoreSubscriber<? super String> actual) {
+						throw new IllegalStateException("subscribe() threw");
+					}
+
+				}, BUSY)
+				.toFuture();
+			CompletableFuture<List<String>> flux = reactive
+				.<String>withLock(LockRequest.of("reactive.throws.flux"), (handle) -> (subscriber) -> {
+					throw new IllegalStateException("subscribe() threw");
+				}, BUSY)
+				.collectList()
+				.toFuture();
+			assertThat(mono).failsWithin(Duration.ofSeconds(10))
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOf(IllegalStateException.class)
+				.withMessage("subscribe() threw");
+			assertThat(flux).failsWithin(Duration.ofSeconds(10))
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOf(IllegalStateException.class)
+				.withMessage("subscribe() threw");
 			await().atMost(Duration.ofSeconds(5)).until(() -> lock.heldLocks().isEmpty());
 		}
 	}
