@@ -119,12 +119,18 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 
 	/**
 	 * The hold of the pipeline that {@code request} re-enters: of its key, or of every
-	 * key of a multi-key request; {@code null} when something is left to take. A hold is
-	 * the lock service's ({@code service}), not this adapter's: {@code @Lockable} and the
+	 * key of a multi-key request; {@code null} when something is left to take, and for a
+	 * request with an owner value, which is not reentrant. A hold is the lock service's
+	 * ({@code service}), not this adapter's: {@code @Lockable} and the
 	 * {@code ReactiveDistributeLock} bean are two adapters of one service, and a key one
 	 * of them holds for the pipeline, the other asking for it would wait for itself.
 	 */
 	private static @Nullable LockHandle reentered(HeldKeys held, DistributeLock service, LockRequest request) {
+		if (request.owner() != null) {
+			// Owned by its value, not by the pipeline: the lock service re-enters no
+			// request with an owner value for a thread either.
+			return null;
+		}
 		LockHandle reentered;
 		if (!request.isMultiKey()) {
 			reentered = held.reentered(service, request);
@@ -145,10 +151,10 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 	 * What is left to take of {@code request}: the request itself, or the parts of a
 	 * multi-key request that the pipeline does not hold yet, with the request's wait,
 	 * owner, name, lease, minimum hold and busy policy; a held part would wait for
-	 * itself.
+	 * itself. A request with an owner value takes every part: it re-enters nothing.
 	 */
 	private static LockRequest notHeld(HeldKeys held, DistributeLock service, LockRequest request) {
-		if (!request.isMultiKey()) {
+		if (!request.isMultiKey() || request.owner() != null) {
 			return request;
 		}
 		List<LockRequest> missing = held.notHeld(service, request);

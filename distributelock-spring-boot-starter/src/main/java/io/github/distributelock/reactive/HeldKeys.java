@@ -55,7 +55,7 @@ final class HeldKeys {
 	 */
 	@Nullable LockHandle reentered(Object service, LockRequest request) {
 		Held held = this.held.get(new Id(service, request.key()));
-		if (held == null || !held.handle.isHeld()) {
+		if (held == null || !held.reentrant || !held.handle.isHeld()) {
 			return null;
 		}
 		LockKind asked = LockKind.of(request);
@@ -89,14 +89,16 @@ final class HeldKeys {
 
 	/**
 	 * Adds what {@code request} holds through {@code handle} to the context: its key, or
-	 * each key of a multi-key request.
+	 * each key of a multi-key request. A hold taken with an owner value is owned by that
+	 * value, and nothing nested re-enters it, as a thread does not.
 	 */
 	static Function<Context, Context> with(Object service, LockRequest request, LockHandle handle) {
 		return (context) -> {
 			Map<Id, Held> held = new HashMap<>(of(context).held);
 			NestedLostListeners nestedLostListeners = new NestedLostListeners(handle);
 			for (LockRequest part : request.isMultiKey() ? request.parts() : List.of(request)) {
-				held.put(new Id(service, part.key()), new Held(handle, LockKind.of(part), nestedLostListeners));
+				held.put(new Id(service, part.key()),
+						new Held(handle, LockKind.of(part), request.owner() == null, nestedLostListeners));
 			}
 			return context.put(CONTEXT_KEY, new HeldKeys(Map.copyOf(held)));
 		};
@@ -108,7 +110,13 @@ final class HeldKeys {
 	private record Id(Object service, String key) {
 	}
 
-	private record Held(LockHandle handle, LockKind kind, NestedLostListeners nestedLostListeners) {
+	/**
+	 * One key the pipeline holds.
+	 *
+	 * @param reentrant whether a nested request may enter it: not when it was taken with
+	 * an owner value
+	 */
+	private record Held(LockHandle handle, LockKind kind, boolean reentrant, NestedLostListeners nestedLostListeners) {
 	}
 
 	/**
