@@ -131,6 +131,12 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 			// request with an owner value for a thread either.
 			return null;
 		}
+		if (service instanceof DefaultDistributeLock lock && held.holdsAnyReentrant(service, request)) {
+			// Refused once close() has begun, as a thread's re-entry is: the hold it
+			// would enter is being released. Before the kind is looked at, as for a
+			// thread, whose re-entry a closing service does not consider.
+			lock.refuseReentryOnceClosing(request.key());
+		}
 		LockHandle reentered;
 		if (!request.isMultiKey()) {
 			reentered = held.reentered(service, request);
@@ -138,11 +144,6 @@ public class DefaultReactiveDistributeLock implements ReactiveDistributeLock {
 		else {
 			reentered = held.notHeld(service, request).isEmpty() ? held.reentered(service, request.parts().get(0))
 					: null;
-		}
-		if (reentered != null && service instanceof DefaultDistributeLock lock) {
-			// Refused once close() has begun, as a thread's re-entry is: the
-			// hold it would enter is being released.
-			lock.refuseReentryOnceClosing(request.key());
 		}
 		return reentered;
 	}

@@ -65,6 +65,21 @@ final class HeldKeys {
 		return new Reentered(held);
 	}
 
+	/**
+	 * Whether {@code service} holds a key of {@code request} (its key, or a key of a
+	 * multi-key request) for the pipeline in a way that a request without an owner value
+	 * may re-enter, whichever kind.
+	 */
+	boolean holdsAnyReentrant(Object service, LockRequest request) {
+		for (LockRequest part : request.isMultiKey() ? request.parts() : List.of(request)) {
+			Held held = this.held.get(new Id(service, part.key()));
+			if (held != null && held.reentrant && held.handle.isHeld()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/** Whether a lock service holds {@code key} for the pipeline, whichever kind. */
 	boolean holds(String key) {
 		return this.held.entrySet()

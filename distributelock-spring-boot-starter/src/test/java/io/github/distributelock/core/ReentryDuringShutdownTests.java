@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.LockServiceShutdownException;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@link LockServiceShutdownException}, re-entries of a lock the thread holds included:
  * while the shutdown waited for the acquisitions in flight, a thread re-entering its lock
  * got a new handle, for a lock the shutdown was about to release, although every other
- * call was refused.
+ * call was refused. The shutdown is the answer before a kind the held lock does not
+ * admit.
  */
 class ReentryDuringShutdownTests {
 
@@ -46,6 +48,8 @@ class ReentryDuringShutdownTests {
 		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(backend));
 		lock.tryAcquire("reentry.a", Duration.ZERO, null).orElseThrow();
 		lock.tryAcquire("reentry.b", Duration.ZERO, null).orElseThrow();
+		LockRequest read = LockRequest.of("reentry.r").withMode(LockMode.READ).withWaitTime(Duration.ZERO);
+		lock.tryAcquire(read).orElseThrow();
 		// An acquisition whose answer the store holds back keeps close() in its drain.
 		Future<Optional<LockHandle>> inFlight = this.threads
 			.submit(() -> lock.tryAcquire("reentry.in-flight", Duration.ofSeconds(BOUND_SECONDS), null));
@@ -60,6 +64,9 @@ class ReentryDuringShutdownTests {
 				.isThrownBy(() -> lock.tryAcquire("reentry.a", Duration.ZERO, null));
 			assertThatExceptionOfType(LockServiceShutdownException.class).isThrownBy(
 					() -> lock.tryAcquire(LockRequest.all(LockRequest.of("reentry.a"), LockRequest.of("reentry.b"))));
+			assertThatExceptionOfType(LockServiceShutdownException.class)
+				.as("the write lock of a key the thread holds for reading")
+				.isThrownBy(() -> lock.tryAcquire(read.withMode(LockMode.WRITE)));
 		}
 		finally {
 			backend.answer.complete(null);
@@ -67,6 +74,7 @@ class ReentryDuringShutdownTests {
 		closing.get(BOUND_SECONDS, TimeUnit.SECONDS);
 		assertThat(this.store.isLocked("reentry.a")).isFalse();
 		assertThat(this.store.isLocked("reentry.b")).isFalse();
+		assertThat(this.store.isLocked("reentry.r")).isFalse();
 		assertThat(this.store.isLocked("reentry.in-flight")).isFalse();
 	}
 

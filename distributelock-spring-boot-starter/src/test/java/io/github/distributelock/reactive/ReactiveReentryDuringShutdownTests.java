@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockFailedException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.LockServiceShutdownException;
 import io.github.distributelock.core.DefaultDistributeLock;
@@ -31,7 +32,8 @@ import static org.awaitility.Awaitility.await;
  * through the Reactor context is refused with a {@link LockServiceShutdownException}, as
  * a thread's re-entry is ({@code ReentryDuringShutdownTests}): while the shutdown waited
  * for the acquisitions in flight, the pipeline entered its lock again, under a hold the
- * shutdown was about to release, although every other call was refused.
+ * shutdown was about to release, although every other call was refused. The shutdown is
+ * the answer before a kind the hold does not admit, as for a thread.
  */
 class ReactiveReentryDuringShutdownTests {
 
@@ -59,7 +61,9 @@ class ReactiveReentryDuringShutdownTests {
 		CompletableFuture<Void> drainBegun = new CompletableFuture<>();
 		CompletableFuture<String> single = nested(reactive, LockRequest.of("reactive.a"), drainBegun);
 		CompletableFuture<String> multiKey = nested(reactive, both, drainBegun);
-		awaitHeld("reactive.a", "reactive.b", "reactive.c");
+		LockRequest read = LockRequest.of("reactive.r").withMode(LockMode.READ);
+		CompletableFuture<String> upgrade = nested(reactive, read, read.withMode(LockMode.WRITE), drainBegun);
+		awaitHeld("reactive.a", "reactive.b", "reactive.c", "reactive.r");
 		// An acquisition whose answer the store holds back keeps close() in its drain.
 		Future<Optional<LockHandle>> inFlight = this.threads
 			.submit(() -> lock.tryAcquire("reactive.in-flight", Duration.ofSeconds(BOUND_SECONDS), null));
@@ -81,6 +85,11 @@ class ReactiveReentryDuringShutdownTests {
 				.withThrowableThat()
 				.havingCause()
 				.isInstanceOf(LockServiceShutdownException.class);
+			assertThat(upgrade).as("the write lock of a key the pipeline holds for reading")
+				.failsWithin(Duration.ofSeconds(BOUND_SECONDS))
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOf(LockServiceShutdownException.class);
 			assertThat(closing).as("close(), draining").isNotDone();
 		}
 		finally {
@@ -91,6 +100,7 @@ class ReactiveReentryDuringShutdownTests {
 		assertThat(this.store.isLocked("reactive.a")).isFalse();
 		assertThat(this.store.isLocked("reactive.b")).isFalse();
 		assertThat(this.store.isLocked("reactive.c")).isFalse();
+		assertThat(this.store.isLocked("reactive.r")).isFalse();
 		assertThat(this.store.isLocked("reactive.in-flight")).isFalse();
 	}
 
@@ -100,10 +110,19 @@ class ReactiveReentryDuringShutdownTests {
 	 */
 	private static CompletableFuture<String> nested(ReactiveDistributeLock reactive, LockRequest request,
 			CompletableFuture<Void> go) {
+		return nested(reactive, request, request, go);
+	}
+
+	/**
+	 * {@code outer} held by a pipeline whose work, once {@code go} completes, asks for
+	 * {@code inner}.
+	 */
+	private static CompletableFuture<String> nested(ReactiveDistributeLock reactive, LockRequest outer,
+			LockRequest inner, CompletableFuture<Void> go) {
 		return reactive
-			.withLockMono(request,
-					(outer) -> Mono.fromFuture(go)
-						.then(reactive.withLockMono(request, (inner) -> Mono.just("re-entered"), BUSY)),
+			.withLockMono(outer,
+					(held) -> Mono.fromFuture(go)
+						.then(reactive.withLockMono(inner, (entered) -> Mono.just("re-entered"), BUSY)),
 					BUSY)
 			.toFuture();
 	}
