@@ -247,22 +247,9 @@ class RedisResentAttemptTests {
 		}
 	}
 
-	/**
-	 * Starts {@code call} with the traffic delayed, cuts the connection once
-	 * {@code ranOnTheServer} (the answer is still on its way), runs {@code meanwhile},
-	 * and lets the client connect again, which sends the call again.
-	 */
 	private <T> T resent(Supplier<? extends CompletionStage<T>> call, BooleanSupplier ranOnTheServer,
 			Runnable meanwhile) {
-		this.proxy.latency(Duration.ofMillis(1500));
-		CompletableFuture<T> answer = call.get().toCompletableFuture();
-		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(ranOnTheServer::getAsBoolean);
-		assertThat(answer).as("the answer is still on its way when the connection is cut").isNotDone();
-		this.proxy.cut();
-		this.proxy.latency(Duration.ZERO);
-		meanwhile.run();
-		this.proxy.restore();
-		return join(answer);
+		return ResentCalls.resent(this.proxy, call, ranOnTheServer, meanwhile);
 	}
 
 	/**
