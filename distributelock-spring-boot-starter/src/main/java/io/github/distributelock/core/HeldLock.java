@@ -99,7 +99,7 @@ final class HeldLock {
 		this.parts = parts;
 		this.slot = slot;
 		this.key = claim.key();
-		this.claim = claim.on(null);
+		this.claim = claim.on(null).holding(fencingToken);
 		this.fencingToken = fencingToken;
 		this.reentrancyOwner = reentrancyOwner;
 		this.lease = lease;

@@ -67,7 +67,8 @@ public interface LockBackend {
 
 	/**
 	 * Releases the lock if this owner holds it, and tells the waiters of every instance.
-	 * @param claim the key and the owner token
+	 * @param claim the key and the owner token, with the fencing token of the hold when
+	 * the engine releases a lock it held ({@link Claim#fencingToken()})
 	 * @return {@code false} if the lock was not held by this owner any more
 	 */
 	CompletionStage<Boolean> release(Claim claim);
@@ -104,8 +105,19 @@ public interface LockBackend {
 	 * attempt as its own, for instance after its client sent the attempt again once a
 	 * dropped connection was back; {@code false} for an owner the caller chose, which
 	 * another caller may have chosen too
+	 * @param fencingToken the fencing token the store issued for the hold this claim
+	 * releases or hands over, or {@link #NO_FENCING_TOKEN} for a claim that does not hold
+	 * (an attempt, a give-back): a store whose client may send a release again after a
+	 * dropped connection can tell by it that the copy found the lock gone by its own
+	 * first run, rather than lost
 	 */
-	record Claim(String key, String owner, @Nullable Executor callerExecutor, LockKind kind, boolean ownerUnique) {
+	record Claim(String key, String owner, @Nullable Executor callerExecutor, LockKind kind, boolean ownerUnique,
+			long fencingToken) {
+
+		/**
+		 * The {@link #fencingToken()} of a claim that holds no lock the engine knows of.
+		 */
+		public static final long NO_FENCING_TOKEN = 0;
 
 		/**
 		 * An exclusive claim whose work may not run on the caller's thread, with an owner
@@ -141,13 +153,36 @@ public interface LockBackend {
 		}
 
 		/**
+		 * A claim that holds no lock the engine knows of.
+		 * @param key the lock key
+		 * @param owner the owner token
+		 * @param callerExecutor the caller's thread when it blocks anyway, or
+		 * {@code null}
+		 * @param kind the kind of lock
+		 * @param ownerUnique whether the owner token is unique to this acquisition
+		 */
+		public Claim(String key, String owner, @Nullable Executor callerExecutor, LockKind kind, boolean ownerUnique) {
+			this(key, owner, callerExecutor, kind, ownerUnique, NO_FENCING_TOKEN);
+		}
+
+		/**
 		 * The same claim, with its work run on {@code callerExecutor}.
 		 * @param callerExecutor the caller's thread when it blocks anyway, or
 		 * {@code null}
 		 * @return the claim
 		 */
 		public Claim on(@Nullable Executor callerExecutor) {
-			return new Claim(this.key, this.owner, callerExecutor, this.kind, this.ownerUnique);
+			return new Claim(this.key, this.owner, callerExecutor, this.kind, this.ownerUnique, this.fencingToken);
+		}
+
+		/**
+		 * The same claim, as the holder of the lock the store issued {@code fencingToken}
+		 * for.
+		 * @param fencingToken the fencing token of the hold
+		 * @return the claim
+		 */
+		public Claim holding(long fencingToken) {
+			return new Claim(this.key, this.owner, this.callerExecutor, this.kind, this.ownerUnique, fencingToken);
 		}
 
 	}

@@ -44,6 +44,15 @@ final class RedisKindScripts {
 	 */
 	static final Duration WAITER_LEASE = Duration.ofSeconds(10);
 
+	/**
+	 * What a release script answers, and a hand-over script first, when the holder did
+	 * not hold the lock but the key is as the first run of the same call would have left
+	 * it: no other acquisition since this hold's fencing token, or the hand-over's next
+	 * owner holding it. Lettuce sends a call again when its connection dropped before the
+	 * answer, and the copy, with the same arguments, cannot know it is one.
+	 */
+	static final long RESENT = 2;
+
 	static final Script FAIR_ACQUIRE = Script.readWithPrelude("fair-acquire.lua", ScriptOutputType.MULTI);
 
 	static final Script FAIR_RELEASE = Script.read("fair-release.lua", ScriptOutputType.INTEGER);
@@ -115,7 +124,8 @@ final class RedisKindScripts {
 			case FAIR -> new Call(FAIR_HAND_OVER,
 					List.of(lockKey, fence, this.keys.queueKey(lockKey), this.keys.waitersKey(lockKey)),
 					List.of(word(holder), word(next), next.owner(), millis, this.fenceIdleMillis,
-							this.keys.releaseChannel(lockKey), this.waiterLeaseMillis, unique(next)));
+							this.keys.releaseChannel(lockKey), this.waiterLeaseMillis, unique(next),
+							Long.toString(holder.fencingToken())));
 			default -> throw new UnsupportedOperationException(
 					"A " + holder.kind().tag() + " lock is not handed over; release it instead");
 		};
@@ -124,12 +134,28 @@ final class RedisKindScripts {
 	/**
 	 * What the hand-over script answered: whether the holder held the lock, then the
 	 * reply of an acquire script for the next owner.
+	 * @param resent whether the client may have sent the script again: a holder found
+	 * gone as a first run of the script would have left it ({@link #RESENT}) counts as
+	 * released then
 	 */
-	static HandOver handOverResult(Claim next, @Nullable List<Object> reply, @Nullable Object hint, String backend) {
+	static HandOver handOverResult(Claim next, @Nullable List<Object> reply, @Nullable Object hint, String backend,
+			boolean resent) {
 		if (reply == null || reply.size() != 3 || !(reply.get(0) instanceof Number released)) {
 			throw new IllegalStateException("Unexpected reply to the hand-over script: " + reply);
 		}
-		return new HandOver(released.longValue() == 1, acquireResult(next, reply.subList(1, 3), hint, backend));
+		return new HandOver(released(released, resent), acquireResult(next, reply.subList(1, 3), hint, backend));
+	}
+
+	/**
+	 * Whether a release (or the holder's part of a hand-over) answered that the holder
+	 * held the lock: {@code 1}; or {@link #RESENT} while the client may have sent the
+	 * script again, whose first run then released the lock.
+	 * @param reply the script's answer
+	 * @param resent whether the client dropped a connection while the script was on its
+	 * way
+	 */
+	static boolean released(@Nullable Number reply, boolean resent) {
+		return reply != null && (reply.longValue() == 1 || (resent && reply.longValue() == RESENT));
 	}
 
 	Call renew(Claim claim, Duration lease) {
@@ -148,12 +174,18 @@ final class RedisKindScripts {
 		String lockKey = lockKey(claim);
 		String channel = this.keys.releaseChannel(lockKey);
 		return switch (claim.kind().type()) {
-			case EXCLUSIVE -> new Call(RedisScripts.RELEASE, List.of(lockKey), List.of(claim.owner(), channel));
-			case FAIR, WRITE ->
-				new Call(FAIR_RELEASE, List.of(lockKey, this.keys.queueKey(lockKey), this.keys.waitersKey(lockKey)),
-						List.of(word(claim), claim.owner(), channel));
+			case EXCLUSIVE -> new Call(RedisScripts.RELEASE, List.of(lockKey, this.keys.fenceKey(lockKey)),
+					List.of(claim.owner(), channel, Long.toString(claim.fencingToken())));
+			case FAIR,
+					WRITE ->
+				new Call(FAIR_RELEASE,
+						List.of(lockKey, this.keys.queueKey(lockKey), this.keys.waitersKey(lockKey),
+								this.keys.fenceKey(lockKey)),
+						List.of(word(claim), claim.owner(), channel, Long.toString(claim.fencingToken())));
 			// Every permit given back lets one more in; readers only let a writer in
-			// once the last has left.
+			// once the last has left. Other holders take tokens of the key, so its
+			// counter cannot tell that nobody took it since: a reader or a permit holder
+			// whose release is sent again after its first run is answered as not holding.
 			case READ, PERMITS -> new Call(SHARED_RELEASE, List.of(lockKey, this.keys.holdersKey(lockKey)), List
 				.of(word(claim), claim.owner(), channel, (claim.kind().type() == LockKind.Type.PERMITS) ? "1" : "0"));
 		};

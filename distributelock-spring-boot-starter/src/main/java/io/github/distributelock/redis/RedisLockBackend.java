@@ -87,6 +87,8 @@ public class RedisLockBackend
 
 	private final RedisMultiKeyLocks multiKey;
 
+	private final RedisDisconnections disconnections;
+
 	/**
 	 * Creates a backend with the default key prefix {@code lock:}.
 	 * @param connectionFactory the connections to Redis, a
@@ -143,6 +145,7 @@ public class RedisLockBackend
 			throw new IllegalArgumentException("minReplicasToAck must not be negative, was " + minReplicasToAck);
 		}
 		this.redis = new RedisScripts(connectionFactory, this.answerThreads);
+		this.disconnections = new RedisDisconnections((LettuceConnectionFactory) connectionFactory);
 		this.replicaAcks = (minReplicasToAck > 0)
 				? new RedisReplicaAcks(connectionFactory, minReplicasToAck, replicaAckTimeout, this.answerThreads)
 				: null;
@@ -272,13 +275,23 @@ public class RedisLockBackend
 		Call call = this.scripts.handOver(holder, next, lease);
 		RedisReleaseListener.Heard heard = this.releaseListener
 			.heard(this.keys.releaseChannel(this.keys.lockKey(next.key())));
+		long disconnectionsBefore = this.disconnections.count();
 		return this.redis.<List<Object>>eval(call.script(), call.keyBytes(), call.argBytes())
-			.thenApply((reply) -> RedisKindScripts.handOverResult(next, reply, heard, name()));
+			.thenApply((reply) -> RedisKindScripts.handOverResult(next, reply, heard, name(),
+					resent(holder, (reply != null && !reply.isEmpty()) ? reply.get(0) : null, disconnectionsBefore)));
 	}
 
+	/**
+	 * Releases the lock. Lettuce sends a release again when its connection dropped before
+	 * the answer, and a copy whose first run deleted the lock finds it gone. The script
+	 * then tells whether nobody took the key since this hold's fencing token, and a lock
+	 * so found while a connection of the client dropped counts as released: the lock
+	 * ended, whether by this release or by its lease just before it.
+	 */
 	@Override
 	public CompletionStage<Boolean> release(Claim claim) {
 		Call call = this.scripts.release(claim);
+		long disconnectionsBefore = this.disconnections.count();
 		RedisReplicaAcks acks = this.replicaAcks;
 		if (acks != null) {
 			// On the connection of the attempts, after them: an attempt that queued there
@@ -288,10 +301,31 @@ public class RedisLockBackend
 			return acks
 				.<Long>evalAsync(call.redisScript(), call.script().output(), call.keys(), (released) -> false,
 						call.argArray())
-				.thenApply((replicated) -> replicated.reply() != null && replicated.reply() == 1);
+				.thenApply((replicated) -> RedisKindScripts.released(replicated.reply(),
+						resent(claim, replicated.reply(), disconnectionsBefore)));
 		}
 		return this.redis.<Long>eval(call.script(), call.keyBytes(), call.argBytes())
-			.thenApply((released) -> released != null && released == 1);
+			.thenApply(
+					(released) -> RedisKindScripts.released(released, resent(claim, released, disconnectionsBefore)));
+	}
+
+	/**
+	 * Whether a script that answered {@code reply} for {@code holder} may have been sent
+	 * again by the client after its first run: a connection dropped since
+	 * {@code disconnectionsBefore}. Read only for an answer that the lock was found as
+	 * that first run would have left it, so a release of a held lock costs no more.
+	 */
+	private boolean resent(Claim holder, @Nullable Object reply, long disconnectionsBefore) {
+		if (!(reply instanceof Number answer) || answer.longValue() != RedisKindScripts.RESENT) {
+			return false;
+		}
+		boolean resent = this.disconnections.count() != disconnectionsBefore;
+		if (resent && logger.isDebugEnabled()) {
+			logger.debug("Lock '" + holder.key() + "' was found in redis as a release of it leaves it, and a "
+					+ "connection dropped while the release was on its way: the client sent it again after it had "
+					+ "run, and it counts as released");
+		}
+		return resent;
 	}
 
 	@Override
@@ -385,6 +419,7 @@ public class RedisLockBackend
 	@Override
 	public void close() throws Exception {
 		try {
+			this.disconnections.close();
 			this.releaseListener.close();
 		}
 		finally {

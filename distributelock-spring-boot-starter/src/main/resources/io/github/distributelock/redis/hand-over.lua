@@ -9,7 +9,8 @@
 -- ARGV[5]: 1 if the next owner token is unique to its acquisition, 0 if the caller chose it
 -- Returns {1, 1, fencing token} when handed over; otherwise 0 followed by acquire.lua's reply
 -- for the next owner: {0, 1, fencing token}, {0, 0, remaining lease of the holder in ms} or
--- {0, -1, kind of the holder}.
+-- {0, -1, kind of the holder}; {2, 1, fencing token} when the next owner holds the lock
+-- already, as a copy of this hand-over sent again after its first run finds it.
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
   return {1, 1, next_token(KEYS[2], ARGV[4])}
@@ -20,9 +21,10 @@ end
 local held = redis.call('GET', KEYS[1])
 if held == ARGV[2] and ARGV[5] == '1' then
   -- The next owner holds the lock already: this hand-over was sent again, after a dropped
-  -- connection, once it had run. Whether the holder still held the lock then is not known
-  -- any more, and is answered as not (see acquire.lua for the token).
-  return {0, 1, held_token(KEYS[2], ARGV[4])}
+  -- connection, once it had run (the engine does not attempt for a claim it hands a lock
+  -- to). Whether the holder still held the lock then is not known any more: 2 lets the
+  -- backend judge by the connection (see acquire.lua for the token).
+  return {2, 1, held_token(KEYS[2], ARGV[4])}
 end
 if held then
   local kind = held_kind(held)

@@ -180,6 +180,7 @@ class RedisResentAttemptTests {
 		HandOver result = resent(() -> this.proxied.handOver(holder, next, LEASE),
 				() -> next.owner().equals(redis.store().opsForValue().get("lock:resent-hand-over")), () -> {
 				});
+		assertThat(result.released()).as("the holder's lock counts as released").isTrue();
 		assertThat(result.next().acquired()).as("the next owner holds the lock handed to it").isTrue();
 		assertThat(result.next().fencingToken()).isEqualTo(fence("resent-hand-over"));
 		assertThat(join(this.direct.release(next))).isTrue();
@@ -200,6 +201,7 @@ class RedisResentAttemptTests {
 		HandOver result = resent(() -> this.proxied.handOver(holder, next, LEASE), () -> ("\0dl:fair\0" + next.owner())
 			.equals(redis.store().opsForValue().get("lock:resent-fair-hand-over")), () -> {
 			});
+		assertThat(result.released()).as("the holder's lock counts as released").isTrue();
 		assertThat(result.next().acquired()).as("the next owner holds the lock handed to it").isTrue();
 		assertThat(result.next().fencingToken()).isEqualTo(fence("resent-fair-hand-over"));
 		assertThat(join(this.direct.release(next))).isTrue();

@@ -1,0 +1,82 @@
+package io.github.distributelock.redis;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Counts the dropped connections of the factory's Redis client, so that a call can tell
+ * whether Lettuce may have sent it twice: it sends the commands of a connection that
+ * dropped before their answers again once it is back, and a copy of a release whose first
+ * run deleted the lock finds it gone.
+ * <p>
+ * Lettuce tells its listeners on the connection's event loop, before the handler that
+ * connects again sees the connection drop: a count read at a call's answer includes every
+ * drop that made the client send the call again.
+ */
+final class RedisDisconnections implements RedisConnectionStateListener, AutoCloseable {
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final AtomicLong count = new AtomicLong();
+
+	/** The client listened to; a factory stopped and started again has a new one. */
+	private volatile @Nullable AbstractRedisClient client;
+
+	RedisDisconnections(LettuceConnectionFactory connectionFactory) {
+		this.connectionFactory = connectionFactory;
+	}
+
+	/**
+	 * How many connections of the client dropped so far, listening to the factory's
+	 * client first if it is new: read before a call is sent and at its answer.
+	 * @return the count, which only grows
+	 */
+	long count() {
+		listen();
+		return this.count.get();
+	}
+
+	private void listen() {
+		if (!this.connectionFactory.isRunning()) {
+			// It has no client: a call to it fails before it is sent.
+			return;
+		}
+		AbstractRedisClient current = this.connectionFactory.getNativeClient();
+		if (current == this.client) {
+			return;
+		}
+		synchronized (this) {
+			AbstractRedisClient known = this.client;
+			if (current != known) {
+				// A client the factory dropped fails the calls it had in flight instead
+				// of
+				// sending them again.
+				current.addListener(this);
+				this.client = current;
+				if (known != null) {
+					known.removeListener(this);
+				}
+			}
+		}
+	}
+
+	@Override
+	public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+		this.count.incrementAndGet();
+	}
+
+	@Override
+	public void close() {
+		AbstractRedisClient known = this.client;
+		if (known != null) {
+			known.removeListener(this);
+		}
+	}
+
+}

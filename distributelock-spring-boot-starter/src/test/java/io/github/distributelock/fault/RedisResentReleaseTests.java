@@ -1,0 +1,279 @@
+package io.github.distributelock.fault;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockLostException;
+import io.github.distributelock.LockMode;
+import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.HandOverLockBackend.HandOver;
+import io.github.distributelock.core.LockBackend.Claim;
+import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.core.LockKind;
+import io.github.distributelock.core.LockTracker;
+import io.github.distributelock.redis.EmbeddedRedis;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
+import io.github.distributelock.redis.RedisLockBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static io.github.distributelock.core.Backends.join;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Lettuce sends the commands of a dropped connection again once it is back. A release
+ * whose script had run before the cut then finds the lock gone, by its own first run: it
+ * must not be reported lost (a WARN, the lost meter, {@code onLost}, and
+ * {@link LockLostException} with {@code throw-on-lost}). A lock that was lost indeed
+ * still is, with or without a dropped connection.
+ */
+class RedisResentReleaseTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
+
+	private final List<String> lossReports = new CopyOnWriteArrayList<>();
+
+	private final LockEventListener events = (key, name, backend) -> new LockTracker() {
+
+		@Override
+		public void lost(String reason) {
+			RedisResentReleaseTests.this.lossReports.add(key + ": " + reason);
+		}
+
+	};
+
+	private TcpProxy proxy;
+
+	private LettuceConnectionFactory proxiedFactory;
+
+	private RedisLockBackend proxied;
+
+	private LettuceConnectionFactory directFactory;
+
+	private RedisLockBackend direct;
+
+	@BeforeEach
+	void connect() throws Exception {
+		this.proxy = TcpProxy.start(redis.port());
+		this.proxiedFactory = EmbeddedRedis.connectionFactory(this.proxy.port(), Duration.ofSeconds(10));
+		this.proxied = new RedisLockBackend(this.proxiedFactory);
+		this.proxied.probe();
+		this.directFactory = redis.newConnectionFactory();
+		this.direct = new RedisLockBackend(this.directFactory);
+	}
+
+	@AfterEach
+	void disconnect() throws Exception {
+		this.proxied.close();
+		this.direct.close();
+		this.proxiedFactory.destroy();
+		this.directFactory.destroy();
+		this.proxy.close();
+	}
+
+	@Test
+	void aReleaseSentAgainIsNotReportedLost() throws Exception {
+		releaseSentAgain(LockRequest.of("resent-release"), LockRequest.of("resent-release-warm"));
+	}
+
+	@Test
+	void aFairReleaseSentAgainIsNotReportedLost() throws Exception {
+		releaseSentAgain(LockRequest.of("resent-fair-release").withFair(true),
+				LockRequest.of("resent-fair-release-warm").withFair(true));
+	}
+
+	@Test
+	void aWriteReleaseSentAgainIsNotReportedLost() throws Exception {
+		releaseSentAgain(LockRequest.of("resent-write-release").withMode(LockMode.WRITE),
+				LockRequest.of("resent-write-release-warm").withMode(LockMode.WRITE));
+	}
+
+	@Test
+	void aHandOverSentAgainIsNotReportedLost() throws Exception {
+		String key = "resent-engine-hand-over";
+		DefaultDistributeLock lock = throwingOnLost(this.proxied);
+		try {
+			warm(lock, LockRequest.of(key + "-warm"));
+			LockHandle holder = lock.tryAcquire(LockRequest.of(key)).orElseThrow();
+			long holderToken = holder.fencingToken();
+			CompletableFuture<Optional<LockHandle>> next = lock
+				.tryAcquireAsync(LockRequest.of(key).withWaitTime(Duration.ofSeconds(30)));
+			ResentCalls.resent(this.proxy, holder::releaseAsync, () -> fence(key) > holderToken, () -> {
+			});
+			LockHandle nextHandle = next.get(30, TimeUnit.SECONDS).orElseThrow();
+			assertThat(nextHandle.fencingToken()).isEqualTo(fence(key));
+			nextHandle.close();
+			assertThat(this.lossReports).isEmpty();
+		}
+		finally {
+			lock.close();
+		}
+	}
+
+	@Test
+	void aFairHandOverSentAgainAfterItReleasedToTheHeadOfTheQueueCountsAsReleased() throws Exception {
+		String key = "resent-fair-hand-over-to-head";
+		Claim warmHolder = unique(key + "-warm");
+		Claim warmNext = unique(key + "-warm");
+		join(this.direct.tryAcquire(warmHolder, LEASE));
+		join(this.direct.handOver(warmHolder, warmNext, LEASE));
+		join(this.direct.release(warmNext));
+		Claim holder = unique(key);
+		Claim head = unique(key);
+		Claim next = unique(key);
+		Claim holding = holder.holding(join(this.direct.tryAcquire(holder, LEASE)).fencingToken());
+		assertThat(join(this.direct.tryAcquire(head, LEASE)).acquired()).isFalse();
+		assertThat(join(this.direct.tryAcquire(next, LEASE)).acquired()).isFalse();
+		HandOver result = ResentCalls.resent(this.proxy, () -> this.proxied.handOver(holding, next, LEASE),
+				() -> !locked(key), () -> {
+				});
+		assertThat(result.released()).as("the holder's lock counts as released").isTrue();
+		assertThat(result.next().acquired()).as("the next claim keeps its place behind the head").isFalse();
+		assertThat(join(this.direct.tryAcquire(head, LEASE)).acquired()).isTrue();
+		assertThat(join(this.direct.release(head))).isTrue();
+		assertThat(join(this.direct.release(next))).isFalse();
+	}
+
+	@Test
+	void aLockDeletedFromTheStoreIsReportedLostAtRelease() throws Exception {
+		DefaultDistributeLock lock = throwingOnLost(this.direct);
+		try {
+			LockHandle handle = lock.tryAcquire(LockRequest.of("deleted-before-release")).orElseThrow();
+			AtomicBoolean toldLost = onLost(handle);
+			redis.store().delete("lock:deleted-before-release");
+			assertThatThrownBy(() -> join(handle.releaseAsync())).isInstanceOf(LockLostException.class);
+			assertThat(this.lossReports).hasSize(1);
+			await().atMost(Duration.ofSeconds(10)).untilTrue(toldLost);
+		}
+		finally {
+			lock.close();
+		}
+	}
+
+	@Test
+	void aLockTakenByAnotherOwnerIsReportedLostAtRelease() throws Exception {
+		DefaultDistributeLock lock = throwingOnLost(this.direct);
+		try {
+			LockHandle handle = lock.tryAcquire(LockRequest.of("taken-before-release").withFair(true)).orElseThrow();
+			AtomicBoolean toldLost = onLost(handle);
+			redis.store().delete("lock:taken-before-release");
+			Claim other = new Claim("taken-before-release", UUID.randomUUID().toString(), null, LockKind.FAIR, true);
+			assertThat(join(this.direct.tryAcquire(other, LEASE)).acquired()).isTrue();
+			assertThatThrownBy(() -> join(handle.releaseAsync())).isInstanceOf(LockLostException.class);
+			assertThat(this.lossReports).hasSize(1);
+			await().atMost(Duration.ofSeconds(10)).untilTrue(toldLost);
+			assertThat(join(this.direct.release(other))).isTrue();
+		}
+		finally {
+			lock.close();
+		}
+	}
+
+	@Test
+	void aLeaseThatRanOutIsReportedLostAtRelease() throws Exception {
+		DefaultDistributeLock lock = throwingOnLost(this.direct);
+		try {
+			LockHandle handle = lock
+				.tryAcquire(LockRequest.of("ran-out-before-release").withLeaseTime(Duration.ofMillis(200)))
+				.orElseThrow();
+			await().atMost(Duration.ofSeconds(10)).until(() -> !locked("ran-out-before-release"));
+			assertThatThrownBy(() -> join(handle.releaseAsync())).isInstanceOf(LockLostException.class);
+			assertThat(this.lossReports).hasSize(1);
+		}
+		finally {
+			lock.close();
+		}
+	}
+
+	@Test
+	void aLockTakenByAnotherOwnerIsReportedLostWhenItsReleaseIsSentAgain() throws Exception {
+		DefaultDistributeLock lock = throwingOnLost(this.proxied);
+		try {
+			warm(lock, LockRequest.of("taken-resent-warm"));
+			LockHandle handle = lock.tryAcquire(LockRequest.of("taken-resent")).orElseThrow();
+			redis.store().delete("lock:taken-resent");
+			Claim other = new Claim("taken-resent", UUID.randomUUID().toString());
+			assertThat(join(this.direct.tryAcquire(other, LEASE)).acquired()).isTrue();
+			// A connection drops while the release is on its way: that alone does not
+			// make
+			// a lock another owner holds this one's.
+			assertThatThrownBy(() -> ResentCalls.resent(this.proxy, handle::releaseAsync, () -> true, () -> {
+			})).isInstanceOf(LockLostException.class);
+			assertThat(this.lossReports).hasSize(1);
+			assertThat(join(this.direct.release(other))).isTrue();
+		}
+		finally {
+			lock.close();
+		}
+	}
+
+	/**
+	 * Releases a lock of {@code request} whose release script runs on the server, and is
+	 * sent again after a cut: the caller is told it released the lock. {@code warm} is a
+	 * request of the same kind on another key.
+	 */
+	private void releaseSentAgain(LockRequest request, LockRequest warm) throws Exception {
+		DefaultDistributeLock lock = throwingOnLost(this.proxied);
+		try {
+			warm(lock, warm);
+			LockHandle handle = lock.tryAcquire(request).orElseThrow();
+			AtomicBoolean toldLost = onLost(handle);
+			ResentCalls.resent(this.proxy, handle::releaseAsync, () -> !locked(request.key()), () -> {
+			});
+			assertThat(this.lossReports).as("reported lost").isEmpty();
+			assertThat(toldLost).isFalse();
+			assertThat(locked(request.key())).isFalse();
+		}
+		finally {
+			lock.close();
+		}
+	}
+
+	private DefaultDistributeLock throwingOnLost(RedisLockBackend backend) {
+		return new DefaultDistributeLock(backend, LEASE, true, this.events, null);
+	}
+
+	/**
+	 * Loads the scripts of a request's kind into the server before the traffic is
+	 * delayed.
+	 */
+	private static void warm(DefaultDistributeLock lock, LockRequest request) throws Exception {
+		lock.tryAcquire(request).orElseThrow().close();
+	}
+
+	private static AtomicBoolean onLost(LockHandle handle) {
+		AtomicBoolean told = new AtomicBoolean();
+		handle.onLost((lost) -> told.set(true));
+		return told;
+	}
+
+	private static Claim unique(String key) {
+		return new Claim(key, UUID.randomUUID().toString(), null, LockKind.FAIR, true);
+	}
+
+	private static boolean locked(String key) {
+		return Boolean.TRUE.equals(redis.store().hasKey("lock:" + key));
+	}
+
+	private static long fence(String key) {
+		return Long.parseLong(redis.store().opsForValue().get("{lock:" + key + "}:fence"));
+	}
+
+}
