@@ -1,6 +1,7 @@
 package io.github.distributelock.redis;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
@@ -26,7 +27,7 @@ final class RedisDisconnections implements RedisConnectionStateListener, AutoClo
 	private final AtomicLong count = new AtomicLong();
 
 	/** The client listened to; a factory stopped and started again has a new one. */
-	private volatile @Nullable AbstractRedisClient client;
+	private final AtomicReference<@Nullable AbstractRedisClient> client = new AtomicReference<>();
 
 	RedisDisconnections(LettuceConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
@@ -48,20 +49,13 @@ final class RedisDisconnections implements RedisConnectionStateListener, AutoClo
 			return;
 		}
 		AbstractRedisClient current = this.connectionFactory.getNativeClient();
-		if (current == this.client) {
-			return;
-		}
-		synchronized (this) {
-			AbstractRedisClient known = this.client;
-			if (current != known) {
-				// A client the factory dropped fails the calls it had in flight instead
-				// of
-				// sending them again.
-				current.addListener(this);
-				this.client = current;
-				if (known != null) {
-					known.removeListener(this);
-				}
+		AbstractRedisClient known = this.client.get();
+		if (current != known && this.client.compareAndSet(known, current)) {
+			// One caller swaps the client and moves the listener; a client the factory
+			// dropped fails the calls it had in flight instead of sending them again.
+			current.addListener(this);
+			if (known != null) {
+				known.removeListener(this);
 			}
 		}
 	}
@@ -73,7 +67,7 @@ final class RedisDisconnections implements RedisConnectionStateListener, AutoClo
 
 	@Override
 	public void close() {
-		AbstractRedisClient known = this.client;
+		AbstractRedisClient known = this.client.get();
 		if (known != null) {
 			known.removeListener(this);
 		}
