@@ -18,15 +18,9 @@ import io.github.distributelock.core.HandOverLockBackend.HandOver;
 import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
 import io.github.distributelock.core.MultiKeyAcquireResult;
-import io.github.distributelock.redis.EmbeddedRedis;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
-import io.github.distributelock.redis.RedisLockBackend;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static io.github.distributelock.core.Backends.join;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,44 +41,19 @@ class RedisResentAttemptTests {
 	@RegisterExtension
 	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
 
-	private TcpProxy proxy;
-
-	private LettuceConnectionFactory proxiedFactory;
-
-	private RedisLockBackend proxied;
-
-	private LettuceConnectionFactory directFactory;
-
-	private RedisLockBackend direct;
-
-	@BeforeEach
-	void connect() {
-		this.proxy = TcpProxy.start(redis.port());
-		this.proxiedFactory = EmbeddedRedis.connectionFactory(this.proxy.port(), Duration.ofSeconds(10));
-		this.proxied = new RedisLockBackend(this.proxiedFactory);
-		this.proxied.probe();
-		this.directFactory = redis.newConnectionFactory();
-		this.direct = new RedisLockBackend(this.directFactory);
-	}
-
-	@AfterEach
-	void disconnect() throws Exception {
-		this.proxied.close();
-		this.direct.close();
-		this.proxiedFactory.destroy();
-		this.directFactory.destroy();
-		this.proxy.close();
-	}
+	@RegisterExtension
+	final ProxiedRedis store = new ProxiedRedis(redis);
 
 	@Test
 	void aPlainAttemptSentAgainIsAcquiredWithTheTokenItTook() {
 		Claim claim = unique("resent-plain", LockKind.EXCLUSIVE);
 		warm(claim.kind());
-		AcquireResult result = resent(() -> this.proxied.tryAcquire(claim, LEASE), () -> locked("resent-plain"), () -> {
-		});
+		AcquireResult result = resent(() -> this.store.proxied.tryAcquire(claim, LEASE), () -> locked("resent-plain"),
+				() -> {
+				});
 		assertThat(result.acquired()).as("the attempt is told it holds the lock it took").isTrue();
 		assertThat(result.fencingToken()).isEqualTo(fence("resent-plain"));
-		assertThat(join(this.direct.release(claim))).isTrue();
+		assertThat(join(this.store.direct.release(claim))).isTrue();
 		assertThat(locked("resent-plain")).isFalse();
 	}
 
@@ -94,22 +63,23 @@ class RedisResentAttemptTests {
 		// known to be this attempt's.
 		Claim claim = new Claim("resent-chosen", "chosen-owner");
 		warm(claim.kind());
-		AcquireResult result = resent(() -> this.proxied.tryAcquire(claim, LEASE), () -> locked("resent-chosen"),
+		AcquireResult result = resent(() -> this.store.proxied.tryAcquire(claim, LEASE), () -> locked("resent-chosen"),
 				() -> {
 				});
 		assertThat(result.acquired()).isFalse();
-		assertThat(join(this.direct.release(claim))).isTrue();
+		assertThat(join(this.store.direct.release(claim))).isTrue();
 	}
 
 	@Test
 	void aFairAttemptSentAgainIsAcquired() {
 		Claim claim = unique("resent-fair", LockKind.FAIR);
 		warm(claim.kind());
-		AcquireResult result = resent(() -> this.proxied.tryAcquire(claim, LEASE), () -> locked("resent-fair"), () -> {
-		});
+		AcquireResult result = resent(() -> this.store.proxied.tryAcquire(claim, LEASE), () -> locked("resent-fair"),
+				() -> {
+				});
 		assertThat(result.acquired()).as("the fair attempt does not queue behind itself").isTrue();
 		assertThat(result.fencingToken()).isEqualTo(fence("resent-fair"));
-		assertThat(join(this.direct.release(claim))).isTrue();
+		assertThat(join(this.store.direct.release(claim))).isTrue();
 		assertThat(redis.store().hasKey("{lock:resent-fair}:queue")).isFalse();
 	}
 
@@ -117,11 +87,12 @@ class RedisResentAttemptTests {
 	void aWriteAttemptSentAgainIsAcquired() {
 		Claim claim = unique("resent-write", LockKind.WRITE);
 		warm(claim.kind());
-		AcquireResult result = resent(() -> this.proxied.tryAcquire(claim, LEASE), () -> locked("resent-write"), () -> {
-		});
+		AcquireResult result = resent(() -> this.store.proxied.tryAcquire(claim, LEASE), () -> locked("resent-write"),
+				() -> {
+				});
 		assertThat(result.acquired()).as("the writer does not queue behind itself").isTrue();
 		assertThat(result.fencingToken()).isEqualTo(fence("resent-write"));
-		assertThat(join(this.direct.release(claim))).isTrue();
+		assertThat(join(this.store.direct.release(claim))).isTrue();
 	}
 
 	@Test
@@ -130,13 +101,13 @@ class RedisResentAttemptTests {
 		Claim writer = unique("resent-read", LockKind.WRITE);
 		warm(reader.kind());
 		warm(writer.kind());
-		AcquireResult result = resent(() -> this.proxied.tryAcquire(reader, LEASE), () -> locked("resent-read"),
-				() -> assertThat(join(this.direct.tryAcquire(writer, LEASE)).acquired()).isFalse());
+		AcquireResult result = resent(() -> this.store.proxied.tryAcquire(reader, LEASE), () -> locked("resent-read"),
+				() -> assertThat(join(this.store.direct.tryAcquire(writer, LEASE)).acquired()).isFalse());
 		assertThat(result.acquired()).as("the reader holds; the writer queued behind it waits for it").isTrue();
 		assertThat(result.fencingToken()).isGreaterThan(0);
-		assertThat(join(this.direct.release(reader))).isTrue();
-		assertThat(join(this.direct.tryAcquire(writer, LEASE)).acquired()).isTrue();
-		assertThat(join(this.direct.release(writer))).isTrue();
+		assertThat(join(this.store.direct.release(reader))).isTrue();
+		assertThat(join(this.store.direct.tryAcquire(writer, LEASE)).acquired()).isTrue();
+		assertThat(join(this.store.direct.release(writer))).isTrue();
 	}
 
 	@Test
@@ -144,13 +115,13 @@ class RedisResentAttemptTests {
 		Claim first = unique("resent-permits", LockKind.permits(2));
 		Claim second = unique("resent-permits", LockKind.permits(2));
 		warm(first.kind());
-		assertThat(join(this.direct.tryAcquire(first, LEASE)).acquired()).isTrue();
-		AcquireResult result = resent(() -> this.proxied.tryAcquire(second, LEASE),
+		assertThat(join(this.store.direct.tryAcquire(first, LEASE)).acquired()).isTrue();
+		AcquireResult result = resent(() -> this.store.proxied.tryAcquire(second, LEASE),
 				() -> redis.store().opsForZSet().score("{lock:resent-permits}:holders", second.owner()) != null, () -> {
 				});
 		assertThat(result.acquired()).as("the attempt holds the permit it took").isTrue();
-		assertThat(join(this.direct.release(second))).isTrue();
-		assertThat(join(this.direct.release(first))).isTrue();
+		assertThat(join(this.store.direct.release(second))).isTrue();
+		assertThat(join(this.store.direct.release(first))).isTrue();
 		assertThat(locked("resent-permits")).isFalse();
 	}
 
@@ -159,12 +130,12 @@ class RedisResentAttemptTests {
 		List<Claim> claims = List.of(unique("resent-multi-a", LockKind.EXCLUSIVE),
 				unique("resent-multi-b", LockKind.EXCLUSIVE));
 		warmMultiKey();
-		MultiKeyAcquireResult result = resent(() -> this.proxied.tryAcquireAll(claims, List.of(LEASE, LEASE)),
+		MultiKeyAcquireResult result = resent(() -> this.store.proxied.tryAcquireAll(claims, List.of(LEASE, LEASE)),
 				() -> locked("resent-multi-b"), () -> {
 				});
 		assertThat(result.acquired()).as("the attempt holds the locks it took: " + result).isTrue();
 		assertThat(result.fencingTokens()).containsExactly(fence("resent-multi-a"), fence("resent-multi-b"));
-		assertThat(join(this.direct.releaseAll(claims))).containsExactly(true, true);
+		assertThat(join(this.store.direct.releaseAll(claims))).containsExactly(true, true);
 	}
 
 	@Test
@@ -173,17 +144,17 @@ class RedisResentAttemptTests {
 		Claim next = unique("resent-hand-over", LockKind.EXCLUSIVE);
 		Claim warmHolder = unique("resent-hand-over-warm", LockKind.EXCLUSIVE);
 		Claim warmNext = unique("resent-hand-over-warm", LockKind.EXCLUSIVE);
-		join(this.direct.tryAcquire(warmHolder, LEASE));
-		join(this.direct.handOver(warmHolder, warmNext, LEASE));
-		join(this.direct.release(warmNext));
-		assertThat(join(this.direct.tryAcquire(holder, LEASE)).acquired()).isTrue();
-		HandOver result = resent(() -> this.proxied.handOver(holder, next, LEASE),
+		join(this.store.direct.tryAcquire(warmHolder, LEASE));
+		join(this.store.direct.handOver(warmHolder, warmNext, LEASE));
+		join(this.store.direct.release(warmNext));
+		assertThat(join(this.store.direct.tryAcquire(holder, LEASE)).acquired()).isTrue();
+		HandOver result = resent(() -> this.store.proxied.handOver(holder, next, LEASE),
 				() -> next.owner().equals(redis.store().opsForValue().get("lock:resent-hand-over")), () -> {
 				});
 		assertThat(result.released()).as("the holder's lock counts as released").isTrue();
 		assertThat(result.next().acquired()).as("the next owner holds the lock handed to it").isTrue();
 		assertThat(result.next().fencingToken()).isEqualTo(fence("resent-hand-over"));
-		assertThat(join(this.direct.release(next))).isTrue();
+		assertThat(join(this.store.direct.release(next))).isTrue();
 	}
 
 	@Test
@@ -193,23 +164,25 @@ class RedisResentAttemptTests {
 		warm(holder.kind());
 		Claim warmHolder = unique("resent-fair-hand-over-warm", LockKind.FAIR);
 		Claim warmNext = unique("resent-fair-hand-over-warm", LockKind.FAIR);
-		join(this.direct.tryAcquire(warmHolder, LEASE));
-		join(this.direct.handOver(warmHolder, warmNext, LEASE));
-		join(this.direct.release(warmNext));
-		assertThat(join(this.direct.tryAcquire(holder, LEASE)).acquired()).isTrue();
-		assertThat(join(this.direct.tryAcquire(next, LEASE)).acquired()).isFalse();
-		HandOver result = resent(() -> this.proxied.handOver(holder, next, LEASE), () -> ("\0dl:fair\0" + next.owner())
-			.equals(redis.store().opsForValue().get("lock:resent-fair-hand-over")), () -> {
-			});
+		join(this.store.direct.tryAcquire(warmHolder, LEASE));
+		join(this.store.direct.handOver(warmHolder, warmNext, LEASE));
+		join(this.store.direct.release(warmNext));
+		assertThat(join(this.store.direct.tryAcquire(holder, LEASE)).acquired()).isTrue();
+		assertThat(join(this.store.direct.tryAcquire(next, LEASE)).acquired()).isFalse();
+		HandOver result = resent(() -> this.store.proxied.handOver(holder, next, LEASE),
+				() -> ("\0dl:fair\0" + next.owner())
+					.equals(redis.store().opsForValue().get("lock:resent-fair-hand-over")),
+				() -> {
+				});
 		assertThat(result.released()).as("the holder's lock counts as released").isTrue();
 		assertThat(result.next().acquired()).as("the next owner holds the lock handed to it").isTrue();
 		assertThat(result.next().fencingToken()).isEqualTo(fence("resent-fair-hand-over"));
-		assertThat(join(this.direct.release(next))).isTrue();
+		assertThat(join(this.store.direct.release(next))).isTrue();
 	}
 
 	@Test
 	void aCallerWhoseAttemptIsSentAgainHoldsTheLock() throws Exception {
-		DefaultDistributeLock lock = new DefaultDistributeLock(this.proxied);
+		DefaultDistributeLock lock = new DefaultDistributeLock(this.store.proxied);
 		try {
 			warm(LockKind.EXCLUSIVE);
 			Optional<LockHandle> handle = resent(
@@ -227,18 +200,18 @@ class RedisResentAttemptTests {
 
 	@Test
 	void aCallerWhoseAttemptIsSentAgainAfterItsWaitLeavesNoLockInTheStore() throws Exception {
-		DefaultDistributeLock lock = new DefaultDistributeLock(this.proxied);
+		DefaultDistributeLock lock = new DefaultDistributeLock(this.store.proxied);
 		try {
 			warm(LockKind.EXCLUSIVE);
-			this.proxy.latency(Duration.ofMillis(1500));
+			this.store.proxy.latency(Duration.ofMillis(1500));
 			CompletableFuture<Optional<LockHandle>> acquired = lock
 				.tryAcquireAsync(LockRequest.of("resent-short-wait").withWaitTime(Duration.ofMillis(200)));
 			await().atMost(Duration.ofSeconds(10))
 				.pollInterval(Duration.ofMillis(5))
 				.until(() -> locked("resent-short-wait"));
-			this.proxy.cut();
-			this.proxy.latency(Duration.ZERO);
-			this.proxy.restore();
+			this.store.proxy.cut();
+			this.store.proxy.latency(Duration.ZERO);
+			this.store.proxy.restore();
 			Optional<LockHandle> handle = acquired.get(30, TimeUnit.SECONDS);
 			handle.ifPresent(LockHandle::close);
 			// Well within the lease of 30 s that a lock left in the store would keep.
@@ -251,7 +224,7 @@ class RedisResentAttemptTests {
 
 	private <T> T resent(Supplier<? extends CompletionStage<T>> call, BooleanSupplier ranOnTheServer,
 			Runnable meanwhile) {
-		return ResentCalls.resent(this.proxy, call, ranOnTheServer, meanwhile);
+		return ResentCalls.resent(this.store.proxy, call, ranOnTheServer, meanwhile);
 	}
 
 	/**
@@ -259,15 +232,15 @@ class RedisResentAttemptTests {
 	 */
 	private void warm(LockKind kind) {
 		Claim claim = unique("resent-warm-" + kind.type(), kind);
-		join(this.direct.tryAcquire(claim, LEASE));
-		join(this.direct.release(claim));
+		join(this.store.direct.tryAcquire(claim, LEASE));
+		join(this.store.direct.release(claim));
 	}
 
 	private void warmMultiKey() {
 		List<Claim> claims = List.of(unique("resent-warm-a", LockKind.EXCLUSIVE),
 				unique("resent-warm-b", LockKind.EXCLUSIVE));
-		join(this.direct.tryAcquireAll(claims, List.of(LEASE, LEASE)));
-		join(this.direct.releaseAll(claims));
+		join(this.store.direct.tryAcquireAll(claims, List.of(LEASE, LEASE)));
+		join(this.store.direct.releaseAll(claims));
 	}
 
 	private static Claim unique(String key, LockKind kind) {

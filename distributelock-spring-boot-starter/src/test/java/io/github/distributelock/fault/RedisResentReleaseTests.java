@@ -19,15 +19,10 @@ import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.LockKind;
 import io.github.distributelock.core.LockTracker;
-import io.github.distributelock.redis.EmbeddedRedis;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static io.github.distributelock.core.Backends.join;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,34 +54,8 @@ class RedisResentReleaseTests {
 
 	};
 
-	private TcpProxy proxy;
-
-	private LettuceConnectionFactory proxiedFactory;
-
-	private RedisLockBackend proxied;
-
-	private LettuceConnectionFactory directFactory;
-
-	private RedisLockBackend direct;
-
-	@BeforeEach
-	void connect() throws Exception {
-		this.proxy = TcpProxy.start(redis.port());
-		this.proxiedFactory = EmbeddedRedis.connectionFactory(this.proxy.port(), Duration.ofSeconds(10));
-		this.proxied = new RedisLockBackend(this.proxiedFactory);
-		this.proxied.probe();
-		this.directFactory = redis.newConnectionFactory();
-		this.direct = new RedisLockBackend(this.directFactory);
-	}
-
-	@AfterEach
-	void disconnect() throws Exception {
-		this.proxied.close();
-		this.direct.close();
-		this.proxiedFactory.destroy();
-		this.directFactory.destroy();
-		this.proxy.close();
-	}
+	@RegisterExtension
+	final ProxiedRedis store = new ProxiedRedis(redis);
 
 	@Test
 	void aReleaseSentAgainIsNotReportedLost() throws Exception {
@@ -108,14 +77,14 @@ class RedisResentReleaseTests {
 	@Test
 	void aHandOverSentAgainIsNotReportedLost() throws Exception {
 		String key = "resent-engine-hand-over";
-		DefaultDistributeLock lock = throwingOnLost(this.proxied);
+		DefaultDistributeLock lock = throwingOnLost(this.store.proxied);
 		try {
 			warm(lock, LockRequest.of(key + "-warm"));
 			LockHandle holder = lock.tryAcquire(LockRequest.of(key)).orElseThrow();
 			long holderToken = holder.fencingToken();
 			CompletableFuture<Optional<LockHandle>> next = lock
 				.tryAcquireAsync(LockRequest.of(key).withWaitTime(Duration.ofSeconds(30)));
-			ResentCalls.resent(this.proxy, holder::releaseAsync, () -> fence(key) > holderToken, () -> {
+			ResentCalls.resent(this.store.proxy, holder::releaseAsync, () -> fence(key) > holderToken, () -> {
 			});
 			LockHandle nextHandle = next.get(30, TimeUnit.SECONDS).orElseThrow();
 			assertThat(nextHandle.fencingToken()).isEqualTo(fence(key));
@@ -132,28 +101,28 @@ class RedisResentReleaseTests {
 		String key = "resent-fair-hand-over-to-head";
 		Claim warmHolder = unique(key + "-warm");
 		Claim warmNext = unique(key + "-warm");
-		join(this.direct.tryAcquire(warmHolder, LEASE));
-		join(this.direct.handOver(warmHolder, warmNext, LEASE));
-		join(this.direct.release(warmNext));
+		join(this.store.direct.tryAcquire(warmHolder, LEASE));
+		join(this.store.direct.handOver(warmHolder, warmNext, LEASE));
+		join(this.store.direct.release(warmNext));
 		Claim holder = unique(key);
 		Claim head = unique(key);
 		Claim next = unique(key);
-		Claim holding = holder.holding(join(this.direct.tryAcquire(holder, LEASE)).fencingToken());
-		assertThat(join(this.direct.tryAcquire(head, LEASE)).acquired()).isFalse();
-		assertThat(join(this.direct.tryAcquire(next, LEASE)).acquired()).isFalse();
-		HandOver result = ResentCalls.resent(this.proxy, () -> this.proxied.handOver(holding, next, LEASE),
+		Claim holding = holder.holding(join(this.store.direct.tryAcquire(holder, LEASE)).fencingToken());
+		assertThat(join(this.store.direct.tryAcquire(head, LEASE)).acquired()).isFalse();
+		assertThat(join(this.store.direct.tryAcquire(next, LEASE)).acquired()).isFalse();
+		HandOver result = ResentCalls.resent(this.store.proxy, () -> this.store.proxied.handOver(holding, next, LEASE),
 				() -> !locked(key), () -> {
 				});
 		assertThat(result.released()).as("the holder's lock counts as released").isTrue();
 		assertThat(result.next().acquired()).as("the next claim keeps its place behind the head").isFalse();
-		assertThat(join(this.direct.tryAcquire(head, LEASE)).acquired()).isTrue();
-		assertThat(join(this.direct.release(head))).isTrue();
-		assertThat(join(this.direct.release(next))).isFalse();
+		assertThat(join(this.store.direct.tryAcquire(head, LEASE)).acquired()).isTrue();
+		assertThat(join(this.store.direct.release(head))).isTrue();
+		assertThat(join(this.store.direct.release(next))).isFalse();
 	}
 
 	@Test
 	void aLockDeletedFromTheStoreIsReportedLostAtRelease() throws Exception {
-		DefaultDistributeLock lock = throwingOnLost(this.direct);
+		DefaultDistributeLock lock = throwingOnLost(this.store.direct);
 		try {
 			LockHandle handle = lock.tryAcquire(LockRequest.of("deleted-before-release")).orElseThrow();
 			AtomicBoolean toldLost = onLost(handle);
@@ -169,17 +138,17 @@ class RedisResentReleaseTests {
 
 	@Test
 	void aLockTakenByAnotherOwnerIsReportedLostAtRelease() throws Exception {
-		DefaultDistributeLock lock = throwingOnLost(this.direct);
+		DefaultDistributeLock lock = throwingOnLost(this.store.direct);
 		try {
 			LockHandle handle = lock.tryAcquire(LockRequest.of("taken-before-release").withFair(true)).orElseThrow();
 			AtomicBoolean toldLost = onLost(handle);
 			redis.store().delete("lock:taken-before-release");
 			Claim other = new Claim("taken-before-release", UUID.randomUUID().toString(), null, LockKind.FAIR, true);
-			assertThat(join(this.direct.tryAcquire(other, LEASE)).acquired()).isTrue();
+			assertThat(join(this.store.direct.tryAcquire(other, LEASE)).acquired()).isTrue();
 			assertThatThrownBy(() -> join(handle.releaseAsync())).isInstanceOf(LockLostException.class);
 			assertThat(this.lossReports).hasSize(1);
 			await().atMost(Duration.ofSeconds(10)).untilTrue(toldLost);
-			assertThat(join(this.direct.release(other))).isTrue();
+			assertThat(join(this.store.direct.release(other))).isTrue();
 		}
 		finally {
 			lock.close();
@@ -188,7 +157,7 @@ class RedisResentReleaseTests {
 
 	@Test
 	void aLeaseThatRanOutIsReportedLostAtRelease() throws Exception {
-		DefaultDistributeLock lock = throwingOnLost(this.direct);
+		DefaultDistributeLock lock = throwingOnLost(this.store.direct);
 		try {
 			LockHandle handle = lock
 				.tryAcquire(LockRequest.of("ran-out-before-release").withLeaseTime(Duration.ofMillis(200)))
@@ -204,20 +173,20 @@ class RedisResentReleaseTests {
 
 	@Test
 	void aLockTakenByAnotherOwnerIsReportedLostWhenItsReleaseIsSentAgain() throws Exception {
-		DefaultDistributeLock lock = throwingOnLost(this.proxied);
+		DefaultDistributeLock lock = throwingOnLost(this.store.proxied);
 		try {
 			warm(lock, LockRequest.of("taken-resent-warm"));
 			LockHandle handle = lock.tryAcquire(LockRequest.of("taken-resent")).orElseThrow();
 			redis.store().delete("lock:taken-resent");
 			Claim other = new Claim("taken-resent", UUID.randomUUID().toString());
-			assertThat(join(this.direct.tryAcquire(other, LEASE)).acquired()).isTrue();
+			assertThat(join(this.store.direct.tryAcquire(other, LEASE)).acquired()).isTrue();
 			// A connection drops while the release is on its way: that alone does not
 			// make
 			// a lock another owner holds this one's.
-			assertThatThrownBy(() -> ResentCalls.resent(this.proxy, handle::releaseAsync, () -> true, () -> {
+			assertThatThrownBy(() -> ResentCalls.resent(this.store.proxy, handle::releaseAsync, () -> true, () -> {
 			})).isInstanceOf(LockLostException.class);
 			assertThat(this.lossReports).hasSize(1);
-			assertThat(join(this.direct.release(other))).isTrue();
+			assertThat(join(this.store.direct.release(other))).isTrue();
 		}
 		finally {
 			lock.close();
@@ -230,12 +199,12 @@ class RedisResentReleaseTests {
 	 * request of the same kind on another key.
 	 */
 	private void releaseSentAgain(LockRequest request, LockRequest warm) throws Exception {
-		DefaultDistributeLock lock = throwingOnLost(this.proxied);
+		DefaultDistributeLock lock = throwingOnLost(this.store.proxied);
 		try {
 			warm(lock, warm);
 			LockHandle handle = lock.tryAcquire(request).orElseThrow();
 			AtomicBoolean toldLost = onLost(handle);
-			ResentCalls.resent(this.proxy, handle::releaseAsync, () -> !locked(request.key()), () -> {
+			ResentCalls.resent(this.store.proxy, handle::releaseAsync, () -> !locked(request.key()), () -> {
 			});
 			assertThat(this.lossReports).as("reported lost").isEmpty();
 			assertThat(toldLost).isFalse();
