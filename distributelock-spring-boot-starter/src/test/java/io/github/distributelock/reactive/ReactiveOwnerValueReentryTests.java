@@ -46,11 +46,7 @@ class ReactiveOwnerValueReentryTests {
 		try (LockHandle held = this.lock.tryAcquire(plain).orElseThrow()) {
 			assertThat(this.lock.tryAcquire(owned)).as("a thread").isEmpty();
 		}
-		assertThat(nested(plain, owned)).as("a pipeline")
-			.failsWithin(BOUND)
-			.withThrowableThat()
-			.havingCause()
-			.isInstanceOf(LockFailedException.class);
+		assertRefused(nested(plain, owned), "a pipeline");
 		assertHeldByNobody("owner.k");
 	}
 
@@ -62,16 +58,8 @@ class ReactiveOwnerValueReentryTests {
 			assertThat(this.lock.tryAcquire(plain)).as("a thread, without an owner value").isEmpty();
 			assertThat(this.lock.tryAcquire(owned)).as("a thread, with the holder's owner value").isEmpty();
 		}
-		assertThat(nested(owned, plain)).as("a pipeline, without an owner value")
-			.failsWithin(BOUND)
-			.withThrowableThat()
-			.havingCause()
-			.isInstanceOf(LockFailedException.class);
-		assertThat(nested(owned, owned)).as("a pipeline, with the holder's owner value")
-			.failsWithin(BOUND)
-			.withThrowableThat()
-			.havingCause()
-			.isInstanceOf(LockFailedException.class);
+		assertRefused(nested(owned, plain), "a pipeline, without an owner value");
+		assertRefused(nested(owned, owned), "a pipeline, with the holder's owner value");
 		assertHeldByNobody("owner.k");
 	}
 
@@ -117,6 +105,14 @@ class ReactiveOwnerValueReentryTests {
 			await().atMost(BOUND).until(() -> !this.store.isLocked(key));
 		}
 		await().atMost(BOUND).until(() -> this.lock.heldLocks().isEmpty());
+	}
+
+	private static void assertRefused(CompletableFuture<?> nested, String who) {
+		assertThat(nested).as(who)
+			.failsWithin(BOUND)
+			.withThrowableThat()
+			.havingCause()
+			.isInstanceOf(LockFailedException.class);
 	}
 
 }
