@@ -306,30 +306,32 @@ final class ZooKeeperMultiKeyLocks {
 	}
 
 	/**
-	 * The deletes of one release whose answer was lost with the connection: the session
-	 * they were last sent on, and which claims they were for. Its retries run one after
-	 * the other, on the threads of the handles' callbacks, so each sees the last one's.
+	 * The deletes of one release whose answer was lost with the connection: for each
+	 * claim, the session of its node that such a delete was last sent on. Only a delete
+	 * sent on its node's own session is recorded: a node of a session still the client's
+	 * goes only by an explicit delete, while one of another session may have gone with
+	 * it. Its retries run one after the other, on the threads of the handles' callbacks,
+	 * so each sees the last one's.
 	 */
 	private static final class LostDeletes {
 
-		private final AtomicReference<Sent> sent = new AtomicReference<>();
+		private final AtomicReference<long[]> sessions = new AtomicReference<>();
 
 		void sent(int[] versions, boolean[] ofThisSession, ZooKeeper zooKeeper) {
-			this.sent.updateAndGet((previous) -> {
-				boolean[] claims = new boolean[versions.length];
+			this.sessions.updateAndGet((previous) -> {
+				long[] sessions = (previous != null) ? previous.clone() : new long[versions.length];
 				for (int i = 0; i < versions.length; i++) {
-					claims[i] = (previous != null && previous.claims[i]) || (versions[i] >= 0 && ofThisSession[i]);
+					if (versions[i] >= 0 && ofThisSession[i]) {
+						sessions[i] = zooKeeper.getSessionId();
+					}
 				}
-				return new Sent(zooKeeper.getSessionId(), claims);
+				return sessions;
 			});
 		}
 
 		boolean deletedBefore(int claim, ZooKeeper zooKeeper) {
-			Sent last = this.sent.get();
-			return last != null && last.claims[claim] && last.sessionId == zooKeeper.getSessionId();
-		}
-
-		private record Sent(long sessionId, boolean[] claims) {
+			long[] sessions = this.sessions.get();
+			return sessions != null && sessions[claim] != 0 && sessions[claim] == zooKeeper.getSessionId();
 		}
 
 	}
