@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.StreamSupport;
 
 import io.github.distributelock.Closeables;
@@ -53,6 +54,9 @@ class ZooKeeperReleaseAcrossSessionsTests {
 	 */
 	private final BlockingQueue<Runnable> heldAnswers = new LinkedBlockingQueue<>();
 
+	/** The session the client gives up, which its handle must not close on the server. */
+	private final AtomicLong givenUpSession = new AtomicLong();
+
 	@ParameterizedTest
 	@ValueSource(strings = { "exclusive", "fair", "multi-key" })
 	void aReleaseWhoseDeletesWereLostOnTheNodesSessionAndOnTheNextAnswersNotReleased(String kind) throws Exception {
@@ -71,7 +75,7 @@ class ZooKeeperReleaseAcrossSessionsTests {
 		Runnable lostOnTheNodesSession = this.heldAnswers.poll(10, TimeUnit.SECONDS);
 		assertThat(lostOnTheNodesSession).as("the first delete, held").isNotNull();
 		ZooKeeper givenUp = client.getZookeeperClient().getZooKeeper();
-		long givenUpSession = givenUp.getSessionId();
+		this.givenUpSession.set(givenUp.getSessionId());
 		byte[] password = givenUp.getSessionPasswd();
 		// What Curator does after a session timeout spent disconnected: the handle is
 		// told its session expired, and Curator opens a new one; the server is told
@@ -79,13 +83,13 @@ class ZooKeeperReleaseAcrossSessionsTests {
 		givenUp.getTestable().injectSessionExpiration();
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> client.getZookeeperClient().isConnected()
-					&& client.getZookeeperClient().getZooKeeper().getSessionId() != givenUpSession);
+					&& client.getZookeeperClient().getZooKeeper().getSessionId() != this.givenUpSession.get());
 		lostOnTheNodesSession.run();
 		Runnable lostOnTheNextSession = this.heldAnswers.poll(10, TimeUnit.SECONDS);
 		assertThat(lostOnTheNextSession).as("the delete sent again on the new session, held").isNotNull();
 		// The server ends the given-up session, as it does once its own timeout runs out,
 		// and its nodes with it.
-		EmbeddedZooKeeper.expireSession(givenUpSession, password, zooKeeper.connectString());
+		EmbeddedZooKeeper.expireSession(this.givenUpSession.get(), password, zooKeeper.connectString());
 		await().atMost(Duration.ofSeconds(10)).until(() -> claims.stream().allMatch(this::nodeGone));
 		lostOnTheNextSession.run();
 
@@ -125,8 +129,11 @@ class ZooKeeperReleaseAcrossSessionsTests {
 
 	/**
 	 * A client whose handles hold the next deletes and transactions of writes, unsent,
-	 * while armed, and whose test answers each as a connection loss. The server keeps a
-	 * session the client gave up through the test (a session timeout of 30 s).
+	 * while armed, and whose test answers each as a connection loss; and that closes no
+	 * handle of the given-up session on the server: Curator closes the handle it
+	 * replaces, which may still end its session there, while a client that gave its
+	 * session up says nothing to the server. The server keeps that session through the
+	 * test (a session timeout of 30 s).
 	 */
 	private CuratorFramework holdingClient() throws Exception {
 		CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
@@ -151,6 +158,19 @@ class ZooKeeperReleaseAcrossSessionsTests {
 							null, context, null))) {
 						super.multi(ops, callback, context);
 					}
+				}
+
+				@Override
+				public void close() throws InterruptedException {
+					if (getSessionId() != ZooKeeperReleaseAcrossSessionsTests.this.givenUpSession.get()) {
+						super.close();
+					}
+				}
+
+				@Override
+				public boolean close(int waitForShutdownTimeoutMs) throws InterruptedException {
+					return getSessionId() == ZooKeeperReleaseAcrossSessionsTests.this.givenUpSession.get()
+							|| super.close(waitForShutdownTimeoutMs);
 				}
 
 			});
