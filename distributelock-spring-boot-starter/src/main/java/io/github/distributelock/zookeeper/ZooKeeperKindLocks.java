@@ -320,20 +320,22 @@ final class ZooKeeperKindLocks {
 	private void leaveGivenUpSession(Claim claim, String path, String queue, QueuedNode node, int attempt,
 			CompletableFuture<AcquireResult> result) {
 		this.claims.forgetIf(claim, node);
-		this.releases.delete(queue, node.name).whenComplete((deleted, failure) -> {
-			if (failure != null) {
-				// Safe to queue again: the node, before the new one, keeps the claim
-				// waiting until the server deletes it with its session.
-				logger.warn(
-						"Could not delete the node '" + node.name + "' of lock '" + claim.key()
-								+ "' of a session given up; it stays in the queue until the server ends that session",
-						failure);
-			}
-			// Leaving is no failed creation. Counted as one, it left the creation too few
-			// attempts when the delete emptied the root and the server removed it (one
-			// attempt more): a free key was answered held.
-			create(claim, path, attempt, result);
-		});
+		// Sent again after a lost answer: nothing else deletes the node, which keeps the
+		// claim waiting behind it until the server ends that session.
+		this.session.retriedOnReconnection(() -> this.releases.delete(queue, node.name))
+			.whenComplete((deleted, failure) -> {
+				if (failure != null) {
+					// Safe to queue again: the node, before the new one, keeps the claim
+					// waiting until the server deletes it with its session.
+					logger.warn("Could not delete the node '" + node.name + "' of lock '" + claim.key()
+							+ "' of a session given up; it stays in the queue until the server ends that session",
+							failure);
+				}
+				// Leaving is no failed creation. Counted as one, it left the creation
+				// too few attempts when the delete emptied the root and the server
+				// removed it (one attempt more): a free key was answered held.
+				create(claim, path, attempt, result);
+			});
 	}
 
 	/**

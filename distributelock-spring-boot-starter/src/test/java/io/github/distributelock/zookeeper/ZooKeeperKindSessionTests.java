@@ -181,6 +181,94 @@ class ZooKeeperKindSessionTests {
 	}
 
 	/**
+	 * A claim that leaves its node of a session its client gave up sends the delete again
+	 * when its answer is lost with the connection (here refused unsent, as a request in
+	 * flight when the connection drops is answered): the node, the key's only one, would
+	 * otherwise stay until the server ends that session, a session timeout later, and
+	 * keep the claim waiting behind it for a free key.
+	 */
+	@Test
+	void aClaimLeavingItsNodeOfAGivenUpSessionSendsTheDeleteAgainWhenItsAnswerIsLost() throws Exception {
+		String key = "given-up-session.lost-delete." + System.nanoTime();
+		String queue = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key;
+		AtomicBoolean refuseNextWrite = new AtomicBoolean();
+		AtomicBoolean refused = new AtomicBoolean();
+		AtomicLong givenUpSession = new AtomicLong();
+		CuratorFramework waiterClient = writeRefusingClient(refuseNextWrite, refused, givenUpSession);
+		ZooKeeperLockBackend holder = this.closeables.add(new ZooKeeperLockBackend(newClient()));
+		ZooKeeperLockBackend waiter = this.closeables.add(new ZooKeeperLockBackend(waiterClient));
+		Claim held = new Claim(key, "holder", null, LockKind.FAIR);
+		Claim waiting = new Claim(key, "waiter", null, LockKind.FAIR);
+		assertThat(attempt(holder, held).acquired()).isTrue();
+		assertThat(attempt(waiter, waiting).acquired()).isFalse();
+		ZooKeeper givenUp = waiterClient.getZookeeperClient().getZooKeeper();
+		givenUpSession.set(givenUp.getSessionId());
+		givenUp.getTestable().injectSessionExpiration();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> waiterClient.getZookeeperClient().isConnected()
+					&& waiterClient.getZookeeperClient().getZooKeeper().getSessionId() != givenUpSession.get());
+		assertThat(holder.release(held).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+		refuseNextWrite.set(true);
+
+		AcquireResult taken = attempt(waiter, waiting);
+
+		assertThat(refused).as("the delete of the node of the given-up session refused").isTrue();
+		assertThat(zooKeeper.children(queue)).as("the claim's node on its new session alone").hasSize(1);
+		assertThat(taken.acquired()).as("the free key").isTrue();
+		assertThat(waiter.release(waiting).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	/**
+	 * A client whose handle, once armed, answers the next delete or transaction of writes
+	 * with a connection loss, unsent; and that closes no handle of {@code givenUpSession}
+	 * on the server, which keeps that session through the test.
+	 */
+	private CuratorFramework writeRefusingClient(AtomicBoolean refuseNextWrite, AtomicBoolean refused,
+			AtomicLong givenUpSession) throws Exception {
+		CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
+			.connectString(zooKeeper.connectString())
+			.zookeeperFactory((connectString, sessionTimeout, watcher, canBeReadOnly) -> new ZooKeeper(connectString,
+					sessionTimeout, watcher, canBeReadOnly) {
+
+				@Override
+				public void delete(String path, int version, AsyncCallback.VoidCallback callback, Object context) {
+					if (refuseNextWrite.compareAndSet(true, false)) {
+						refused.set(true);
+						callback.processResult(KeeperException.Code.CONNECTIONLOSS.intValue(), path, context);
+						return;
+					}
+					super.delete(path, version, callback, context);
+				}
+
+				@Override
+				public void multi(Iterable<Op> ops, AsyncCallback.MultiCallback callback, Object context) {
+					boolean writes = StreamSupport.stream(ops.spliterator(), false)
+						.anyMatch((op) -> op.getType() != ZooDefs.OpCode.getData);
+					if (writes && refuseNextWrite.compareAndSet(true, false)) {
+						refused.set(true);
+						callback.processResult(KeeperException.Code.CONNECTIONLOSS.intValue(), null, context, null);
+						return;
+					}
+					super.multi(ops, callback, context);
+				}
+
+				@Override
+				public void close() throws InterruptedException {
+					if (getSessionId() != givenUpSession.get()) {
+						super.close();
+					}
+				}
+
+				@Override
+				public boolean close(int waitForShutdownTimeoutMs) throws InterruptedException {
+					return getSessionId() == givenUpSession.get() || super.close(waitForShutdownTimeoutMs);
+				}
+
+			});
+		return this.closeables.add(EmbeddedZooKeeper.newClient(builder, Duration.ofSeconds(30)));
+	}
+
+	/**
 	 * A client whose handle, once armed, removes the (empty) root right after a
 	 * transaction deletes {@code queue}, as the server's reaper of empty containers does;
 	 * and that closes no handle of {@code givenUpSession} on the server: Curator closes
