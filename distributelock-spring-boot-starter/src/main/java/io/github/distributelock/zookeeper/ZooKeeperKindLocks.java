@@ -3,7 +3,6 @@ package io.github.distributelock.zookeeper;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
@@ -349,23 +348,19 @@ final class ZooKeeperKindLocks {
 		if (node != null) {
 			// A later node of this backend keeps the queue: no need to read it first.
 			boolean othersBehind = this.claims.hasNodeAfter(claim, node);
-			AtomicLong answerLostOn = new AtomicLong();
-			return this.session
-				.retriedOnReconnection(
-						() -> this.releases.delete(queue, node.name, othersBehind, node.queueWatch, answerLostOn))
+			ZooKeeperLostAnswer lost = new ZooKeeperLostAnswer();
+			return this.session.retriedOnReconnection(
+					() -> this.releases.delete(queue, node.name, othersBehind, node.queueWatch, lost, node.sessionId))
 				.thenApply((deleted) -> {
 					if (deleted != Deleted.NOTHING) {
 						this.claims.queueSeen(claim.key(), deleted == Deleted.NODE);
 					}
-					// A node of the session goes only by an explicit delete: one of this
-					// release's own, whose answer was lost on that session, if any.
-					return deleted != Deleted.NOTHING
-							|| (answerLostOn.get() == node.sessionId && node.sessionId == this.session.sessionId());
+					return deleted != Deleted.NOTHING || lost.ran(this.session.sessionId());
 				});
 		}
 		String ownerId = ZooKeeperKindNode.ownerId(claim.owner());
-		AtomicLong answerLostOn = new AtomicLong();
-		return this.session.retriedOnReconnection(() -> this.releases.deleteOwned(queue, ownerId, answerLostOn));
+		ZooKeeperLostAnswer lost = new ZooKeeperLostAnswer();
+		return this.session.retriedOnReconnection(() -> this.releases.deleteOwned(queue, ownerId, lost));
 	}
 
 	/**

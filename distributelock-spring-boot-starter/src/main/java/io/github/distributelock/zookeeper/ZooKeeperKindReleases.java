@@ -2,7 +2,6 @@ package io.github.distributelock.zookeeper;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -40,34 +39,38 @@ final class ZooKeeperKindReleases {
 	 * @param queueWatch what tells whether the node is alone in the queue it created, or
 	 * {@code null}: while it is, node and queue are deleted at once, without reading the
 	 * queue first
-	 * @param answerLostOn set to the session of the handle when a delete is sent and its
-	 * answer is lost with the connection, or {@code null}
+	 * @param lost told of each delete's outcome
+	 * @param nodeSession the session of the node
 	 * @return what was deleted
 	 */
 	CompletableFuture<Deleted> delete(String queue, String name, boolean othersBehind,
-			@Nullable ZooKeeperQueueWatch queueWatch, @Nullable AtomicLong answerLostOn) {
+			@Nullable ZooKeeperQueueWatch queueWatch, ZooKeeperLostAnswer lost, long nodeSession) {
+		return delete(queue, name, othersBehind, queueWatch, new LostDeletes(lost, nodeSession));
+	}
+
+	private CompletableFuture<Deleted> delete(String queue, String name, boolean othersBehind,
+			@Nullable ZooKeeperQueueWatch queueWatch, @Nullable LostDeletes lost) {
 		CompletableFuture<Deleted> deleted = new CompletableFuture<>();
 		ZooKeeper zooKeeper = this.session.handle(deleted);
 		if (zooKeeper != null) {
-			delete(zooKeeper, queue, name, othersBehind, queueWatch, answerLostOn, deleted);
+			delete(zooKeeper, queue, name, othersBehind, queueWatch, lost, deleted);
 		}
 		return deleted;
 	}
 
 	private void delete(ZooKeeper zooKeeper, String queue, String name, boolean othersBehind,
-			@Nullable ZooKeeperQueueWatch queueWatch, @Nullable AtomicLong answerLostOn,
-			CompletableFuture<Deleted> deleted) {
+			@Nullable ZooKeeperQueueWatch queueWatch, @Nullable LostDeletes lost, CompletableFuture<Deleted> deleted) {
 		String node = queue + "/" + name;
 		if (othersBehind) {
-			deleteNode(zooKeeper, queue, node, answerLostOn, deleted);
+			deleteNode(zooKeeper, queue, node, lost, deleted);
 		}
 		else if (queueWatch != null) {
 			queueWatch.alone().thenAccept((alone) -> {
 				if (alone) {
-					deleteWithQueue(zooKeeper, queue, node, answerLostOn, deleted);
+					deleteWithQueue(zooKeeper, queue, node, lost, deleted);
 				}
 				else {
-					deleteAfterReading(zooKeeper, queue, node, answerLostOn, deleted);
+					deleteAfterReading(zooKeeper, queue, node, lost, deleted);
 				}
 			}).exceptionally((failure) -> {
 				// A request refused before it was sent: the release must still end.
@@ -76,7 +79,7 @@ final class ZooKeeperKindReleases {
 			});
 		}
 		else {
-			deleteAfterReading(zooKeeper, queue, node, answerLostOn, deleted);
+			deleteAfterReading(zooKeeper, queue, node, lost, deleted);
 		}
 	}
 
@@ -101,7 +104,7 @@ final class ZooKeeperKindReleases {
 		return delete(queue, name, false, null, null);
 	}
 
-	private void deleteAfterReading(ZooKeeper zooKeeper, String queue, String node, @Nullable AtomicLong answerLostOn,
+	private void deleteAfterReading(ZooKeeper zooKeeper, String queue, String node, @Nullable LostDeletes lost,
 			CompletableFuture<Deleted> deleted) {
 		zooKeeper.exists(queue, false, (code, path, context, stat) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
@@ -112,10 +115,10 @@ final class ZooKeeperKindReleases {
 				deleted.completeExceptionally(KeeperException.create(outcome, queue));
 			}
 			else if (stat.getNumChildren() <= 1) {
-				deleteWithQueue(zooKeeper, queue, node, answerLostOn, deleted);
+				deleteWithQueue(zooKeeper, queue, node, lost, deleted);
 			}
 			else {
-				deleteNode(zooKeeper, queue, node, answerLostOn, deleted);
+				deleteNode(zooKeeper, queue, node, lost, deleted);
 			}
 		}, null);
 	}
@@ -125,26 +128,26 @@ final class ZooKeeperKindReleases {
 	 * node joined the queue. The queue's version is not checked, as the transaction
 	 * deletes our node first, which only this queue holds.
 	 */
-	private void deleteWithQueue(ZooKeeper zooKeeper, String queue, String node, @Nullable AtomicLong answerLostOn,
+	private void deleteWithQueue(ZooKeeper zooKeeper, String queue, String node, @Nullable LostDeletes lost,
 			CompletableFuture<Deleted> deleted) {
 		zooKeeper.multi(List.of(Op.delete(node, -1), Op.delete(queue, -1)),
 				(multiCode, multiPath, multiContext, results) -> {
 					KeeperException.Code multiOutcome = KeeperException.Code.get(multiCode);
 					if (multiOutcome == KeeperException.Code.NOTEMPTY) {
-						deleteNode(zooKeeper, queue, node, answerLostOn, deleted);
+						deleteNode(zooKeeper, queue, node, lost, deleted);
 					}
 					else {
-						answerLost(zooKeeper, multiOutcome, answerLostOn);
+						answered(zooKeeper, multiOutcome, lost);
 						completeDeleted(multiOutcome, node, Deleted.QUEUE, deleted);
 					}
 				}, null);
 	}
 
-	private void deleteNode(ZooKeeper zooKeeper, String queue, String node, @Nullable AtomicLong answerLostOn,
+	private void deleteNode(ZooKeeper zooKeeper, String queue, String node, @Nullable LostDeletes lost,
 			CompletableFuture<Deleted> deleted) {
 		zooKeeper.delete(node, -1, (code, path, context) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
-			answerLost(zooKeeper, outcome, answerLostOn);
+			answered(zooKeeper, outcome, lost);
 			completeDeleted(outcome, node, Deleted.NODE, deleted);
 			if (outcome == KeeperException.Code.OK) {
 				// The others may have left at the same time, each seeing the
@@ -154,10 +157,9 @@ final class ZooKeeperKindReleases {
 		}, null);
 	}
 
-	private static void answerLost(ZooKeeper zooKeeper, KeeperException.Code outcome,
-			@Nullable AtomicLong answerLostOn) {
-		if (outcome == KeeperException.Code.CONNECTIONLOSS && answerLostOn != null) {
-			answerLostOn.set(zooKeeper.getSessionId());
+	private static void answered(ZooKeeper zooKeeper, KeeperException.Code outcome, @Nullable LostDeletes lost) {
+		if (lost != null) {
+			lost.answer().answered(zooKeeper, outcome, lost.nodeSession());
 		}
 	}
 
@@ -177,21 +179,18 @@ final class ZooKeeperKindReleases {
 	/**
 	 * Deletes every node of {@code queue} whose name carries {@code ownerId}, on the
 	 * session that lists them.
-	 * @param answerLostOn set to the session of the handle when a delete of a node asked
-	 * for on that session is sent and its answer is lost with the connection
-	 * @return whether there was one, or a run before this one on the same session lost
-	 * the answer of such a delete
+	 * @param lost told of each delete's outcome
+	 * @return whether there was one, or a delete of a run before this one whose answer
+	 * was lost ran
 	 */
-	CompletableFuture<Boolean> deleteOwned(String queue, String ownerId, AtomicLong answerLostOn) {
+	CompletableFuture<Boolean> deleteOwned(String queue, String ownerId, ZooKeeperLostAnswer lost) {
 		CompletableFuture<Boolean> deleted = new CompletableFuture<>();
 		ZooKeeper zooKeeper = this.session.handle(deleted);
 		if (zooKeeper == null) {
 			return deleted;
 		}
 		long sessionId = zooKeeper.getSessionId();
-		// A node of the session goes only by an explicit delete: one of this release's
-		// own, whose answer was lost on that session, if any.
-		boolean ownDeleteLost = answerLostOn.get() != 0 && answerLostOn.get() == sessionId;
+		boolean ownDeleteLost = lost.ran(zooKeeper);
 		zooKeeper.getChildren(queue, false, (code, path, context, children) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
 			if (outcome == KeeperException.Code.NONODE) {
@@ -206,11 +205,11 @@ final class ZooKeeperKindReleases {
 					ZooKeeperKindNode node = ZooKeeperKindNode.parse(child);
 					if (node.ownedBy(ownerId)) {
 						// A node asked for on this session lives on it, not on one
-						// before.
-						AtomicLong lost = node.askedOn(sessionId) ? answerLostOn : null;
+						// before; the session of another is not known.
+						LostDeletes lostDeletes = new LostDeletes(lost, node.askedOn(sessionId) ? sessionId : 0);
 						all = all.thenCompose((earlier) -> {
 							CompletableFuture<Deleted> one = new CompletableFuture<>();
-							delete(zooKeeper, queue, child, false, null, lost, one);
+							delete(zooKeeper, queue, child, false, null, lostDeletes, one);
 							return one.thenApply((done) -> done != Deleted.NOTHING || earlier);
 						});
 					}
@@ -305,6 +304,13 @@ final class ZooKeeperKindReleases {
 		if (deleted != null) {
 			deleted.complete(free);
 		}
+	}
+
+	/**
+	 * The outcomes of deletes of a node of session {@code nodeSession} go to
+	 * {@code answer}.
+	 */
+	private record LostDeletes(ZooKeeperLostAnswer answer, long nodeSession) {
 	}
 
 	/** What a delete of a node deleted. */

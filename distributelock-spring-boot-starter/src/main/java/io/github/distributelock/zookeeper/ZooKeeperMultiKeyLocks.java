@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.LockBackend.Claim;
@@ -204,11 +203,16 @@ final class ZooKeeperMultiKeyLocks {
 	 * owner, in one transaction on the handle of the reads, so one session.
 	 */
 	CompletableFuture<List<Boolean>> releaseAll(List<Claim> claims) {
-		LostDeletes lost = new LostDeletes();
+		ZooKeeperLostAnswer[] lost = new ZooKeeperLostAnswer[claims.size()];
+		Arrays.setAll(lost, (claim) -> new ZooKeeperLostAnswer());
 		return this.session.retriedOnReconnection(() -> releaseOnOneSession(claims, lost));
 	}
 
-	private CompletableFuture<List<Boolean>> releaseOnOneSession(List<Claim> claims, LostDeletes lost) {
+	/**
+	 * One run of a release.
+	 * @param lost for each claim, the deletes of the runs before whose answer was lost
+	 */
+	private CompletableFuture<List<Boolean>> releaseOnOneSession(List<Claim> claims, ZooKeeperLostAnswer[] lost) {
 		CompletableFuture<List<Boolean>> released = new CompletableFuture<>();
 		ZooKeeper zooKeeper = this.session.handle(released);
 		if (zooKeeper == null) {
@@ -227,7 +231,7 @@ final class ZooKeeperMultiKeyLocks {
 		// answers a session's reads one after the other.
 		zooKeeper.multi(reads, (code, path, context, results) -> {
 			int[] versions = new int[claims.size()];
-			boolean[] ofThisSession = new boolean[claims.size()];
+			long[] nodeSessions = new long[claims.size()];
 			for (int i = 0; i < claims.size(); i++) {
 				OpResult read = (results != null && results.size() == claims.size()) ? results.get(i) : null;
 				KeeperException.Code outcome = (read instanceof OpResult.ErrorResult error)
@@ -235,12 +239,10 @@ final class ZooKeeperMultiKeyLocks {
 				if (read instanceof OpResult.GetDataResult data
 						&& Arrays.equals(data.getData(), owner(claims.get(i)))) {
 					versions[i] = data.getStat().getVersion();
-					ofThisSession[i] = data.getStat().getEphemeralOwner() == zooKeeper.getSessionId();
+					nodeSessions[i] = data.getStat().getEphemeralOwner();
 				}
 				else if (read instanceof OpResult.GetDataResult || outcome == KeeperException.Code.NONODE) {
-					// A node of a session goes only by an explicit delete: one of this
-					// release's own, whose answer was lost on that session, if any.
-					versions[i] = lost.deletedBefore(i, zooKeeper) ? GONE_BY_OWN_DELETE : -1;
+					versions[i] = lost[i].ran(zooKeeper) ? GONE_BY_OWN_DELETE : -1;
 				}
 				else {
 					released.completeExceptionally(KeeperException.create(
@@ -249,13 +251,13 @@ final class ZooKeeperMultiKeyLocks {
 					return;
 				}
 			}
-			deleteOwned(zooKeeper, claims, paths, versions, ofThisSession, lost, released);
+			deleteOwned(zooKeeper, claims, paths, versions, nodeSessions, lost, released);
 		}, null);
 		return released;
 	}
 
 	private void deleteOwned(ZooKeeper zooKeeper, List<Claim> claims, List<String> paths, int[] versions,
-			boolean[] ofThisSession, LostDeletes lost, CompletableFuture<List<Boolean>> released) {
+			long[] nodeSessions, ZooKeeperLostAnswer[] lost, CompletableFuture<List<Boolean>> released) {
 		List<Op> deletes = new ArrayList<>();
 		List<Boolean> owned = new ArrayList<>();
 		for (int i = 0; i < claims.size(); i++) {
@@ -279,8 +281,10 @@ final class ZooKeeperMultiKeyLocks {
 				releaseOneByOne(claims, released);
 			}
 			else {
-				if (outcome == KeeperException.Code.CONNECTIONLOSS) {
-					lost.sent(versions, ofThisSession, zooKeeper);
+				for (int i = 0; i < claims.size(); i++) {
+					if (versions[i] >= 0) {
+						lost[i].answered(zooKeeper, outcome, nodeSessions[i]);
+					}
 				}
 				int failed = failedOp(results);
 				released.completeExceptionally(
@@ -303,37 +307,6 @@ final class ZooKeeperMultiKeyLocks {
 
 	private static byte[] owner(Claim claim) {
 		return claim.owner().getBytes(StandardCharsets.UTF_8);
-	}
-
-	/**
-	 * The deletes of one release whose answer was lost with the connection: for each
-	 * claim, the session of its node that such a delete was last sent on. Only a delete
-	 * sent on its node's own session is recorded: a node of a session still the client's
-	 * goes only by an explicit delete, while one of another session may have gone with
-	 * it. Its retries run one after the other, on the threads of the handles' callbacks,
-	 * so each sees the last one's.
-	 */
-	private static final class LostDeletes {
-
-		private final AtomicReference<long[]> sessions = new AtomicReference<>();
-
-		void sent(int[] versions, boolean[] ofThisSession, ZooKeeper zooKeeper) {
-			this.sessions.updateAndGet((previous) -> {
-				long[] sessions = (previous != null) ? previous.clone() : new long[versions.length];
-				for (int i = 0; i < versions.length; i++) {
-					if (versions[i] >= 0 && ofThisSession[i]) {
-						sessions[i] = zooKeeper.getSessionId();
-					}
-				}
-				return sessions;
-			});
-		}
-
-		boolean deletedBefore(int claim, ZooKeeper zooKeeper) {
-			long[] sessions = this.sessions.get();
-			return sessions != null && sessions[claim] != 0 && sessions[claim] == zooKeeper.getSessionId();
-		}
-
 	}
 
 }

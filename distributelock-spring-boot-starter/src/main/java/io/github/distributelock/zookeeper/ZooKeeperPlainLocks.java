@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
@@ -218,16 +217,15 @@ final class ZooKeeperPlainLocks {
 	 * then deletes that version, both on one ZooKeeper handle, so one session.
 	 */
 	CompletableFuture<Boolean> release(Claim claim) {
-		AtomicLong answerLostOn = new AtomicLong();
-		return this.session.retriedOnReconnection(() -> releaseOnOneSession(claim, answerLostOn));
+		ZooKeeperLostAnswer lost = new ZooKeeperLostAnswer();
+		return this.session.retriedOnReconnection(() -> releaseOnOneSession(claim, lost));
 	}
 
 	/**
 	 * One run of a release.
-	 * @param answerLostOn set to the session of a delete whose answer was lost with the
-	 * connection, of a node of that session
+	 * @param lost the deletes of the runs before whose answer was lost
 	 */
-	private CompletableFuture<Boolean> releaseOnOneSession(Claim claim, AtomicLong answerLostOn) {
+	private CompletableFuture<Boolean> releaseOnOneSession(Claim claim, ZooKeeperLostAnswer lost) {
 		String path = this.session.fixForNamespace(this.session.paths().lockPath(claim.key()));
 		byte[] expected = owner(claim);
 		CompletableFuture<Boolean> released = new CompletableFuture<>();
@@ -239,15 +237,12 @@ final class ZooKeeperPlainLocks {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
 			if (outcome == KeeperException.Code.NONODE
 					|| (outcome == KeeperException.Code.OK && !Arrays.equals(data, expected))) {
-				// A node of a session goes only by an explicit delete: one of this
-				// release's own, whose answer was lost on this session, if any.
-				released.complete(answerLostOn.get() != 0 && answerLostOn.get() == zooKeeper.getSessionId());
+				released.complete(lost.ran(zooKeeper));
 			}
 			else if (outcome != KeeperException.Code.OK) {
 				released.completeExceptionally(KeeperException.create(outcome, path));
 			}
 			else {
-				boolean ofThisSession = stat.getEphemeralOwner() == zooKeeper.getSessionId();
 				zooKeeper.delete(path, stat.getVersion(), (deleteCode, deleted, deleteContext) -> {
 					KeeperException.Code deleteOutcome = KeeperException.Code.get(deleteCode);
 					if (deleteOutcome == KeeperException.Code.OK) {
@@ -258,9 +253,7 @@ final class ZooKeeperPlainLocks {
 						released.complete(false);
 					}
 					else {
-						if (deleteOutcome == KeeperException.Code.CONNECTIONLOSS && ofThisSession) {
-							answerLostOn.set(zooKeeper.getSessionId());
-						}
+						lost.answered(zooKeeper, deleteOutcome, stat.getEphemeralOwner());
 						released.completeExceptionally(KeeperException.create(deleteOutcome, path));
 					}
 				}, null);
@@ -277,16 +270,15 @@ final class ZooKeeperPlainLocks {
 	 * If the node is not the holder's, {@code next} makes an attempt instead.
 	 */
 	CompletableFuture<HandOver> handOver(Claim holder, Claim next) {
-		AtomicLong answerLostOn = new AtomicLong();
-		return this.session.retriedOnReconnection(() -> handOverOnOneSession(holder, next, answerLostOn));
+		ZooKeeperLostAnswer lost = new ZooKeeperLostAnswer();
+		return this.session.retriedOnReconnection(() -> handOverOnOneSession(holder, next, lost));
 	}
 
 	/**
 	 * One run of a hand-over.
-	 * @param answerLostOn set to the session of a write whose answer was lost with the
-	 * connection
+	 * @param lost the writes of the runs before whose answer was lost
 	 */
-	private CompletableFuture<HandOver> handOverOnOneSession(Claim holder, Claim next, AtomicLong answerLostOn) {
+	private CompletableFuture<HandOver> handOverOnOneSession(Claim holder, Claim next, ZooKeeperLostAnswer lost) {
 		String path = this.session.fixForNamespace(this.session.paths().lockPath(holder.key()));
 		byte[] expected = owner(holder);
 		CompletableFuture<HandOver> handedOver = new CompletableFuture<>();
@@ -297,11 +289,9 @@ final class ZooKeeperPlainLocks {
 		zooKeeper.getData(path, false, (code, name, context, data, stat) -> {
 			KeeperException.Code outcome = KeeperException.Code.get(code);
 			if (outcome == KeeperException.Code.OK && Arrays.equals(data, owner(next))
-					&& stat.getEphemeralOwner() == zooKeeper.getSessionId()
-					&& answerLostOn.get() == zooKeeper.getSessionId()) {
-				// A node of this session that carries the next owner after a write of
-				// this
-				// hand-over whose answer was lost on this session: that write's.
+					&& stat.getEphemeralOwner() == zooKeeper.getSessionId() && lost.ran(zooKeeper)) {
+				// The node carries the next owner by a write of this hand-over whose
+				// answer was lost.
 				handedOver.complete(new HandOver(true, AcquireResult.acquired(stat.getMzxid())));
 			}
 			else if (outcome == KeeperException.Code.NONODE || (outcome == KeeperException.Code.OK
@@ -321,21 +311,22 @@ final class ZooKeeperPlainLocks {
 						(multiCode, multiPath, multiContext, results) -> written(zooKeeper, next, multiCode,
 								(multiCode == KeeperException.Code.OK.intValue())
 										? ((OpResult.SetDataResult) results.get(1)).getStat() : null,
-								path, answerLostOn, handedOver),
+								path, lost, handedOver),
 						null);
 			}
 			else {
-				zooKeeper.setData(
-						path, owner(next), stat.getVersion(), (setCode, setPath, setContext,
-								setStat) -> written(zooKeeper, next, setCode, setStat, path, answerLostOn, handedOver),
-						null);
+				zooKeeper
+					.setData(
+							path, owner(next), stat.getVersion(), (setCode, setPath, setContext,
+									setStat) -> written(zooKeeper, next, setCode, setStat, path, lost, handedOver),
+							null);
 			}
 		}, null);
 		return handedOver;
 	}
 
 	private void written(ZooKeeper zooKeeper, Claim next, int code, @Nullable Stat written, String path,
-			AtomicLong answerLostOn, CompletableFuture<HandOver> handedOver) {
+			ZooKeeperLostAnswer lost, CompletableFuture<HandOver> handedOver) {
 		KeeperException.Code outcome = KeeperException.Code.get(code);
 		if (outcome == KeeperException.Code.OK && written != null) {
 			handedOver.complete(new HandOver(true, AcquireResult.acquired(written.getMzxid())));
@@ -344,10 +335,8 @@ final class ZooKeeperPlainLocks {
 			attemptInstead(next, handedOver);
 		}
 		else {
-			if (outcome == KeeperException.Code.CONNECTIONLOSS) {
-				// The node was read as this session's.
-				answerLostOn.set(zooKeeper.getSessionId());
-			}
+			// The node was read as this session's.
+			lost.answered(zooKeeper, outcome, zooKeeper.getSessionId());
 			handedOver.completeExceptionally(KeeperException.create(outcome, path));
 		}
 	}
