@@ -28,8 +28,11 @@ final class ZooKeeperKindReleases {
 
 	private final ZooKeeperSession session;
 
-	ZooKeeperKindReleases(ZooKeeperSession session) {
+	private final ZooKeeperEmptyQueues emptyQueues;
+
+	ZooKeeperKindReleases(ZooKeeperSession session, ZooKeeperEmptyQueues emptyQueues) {
 		this.session = session;
+		this.emptyQueues = emptyQueues;
 	}
 
 	/**
@@ -152,7 +155,7 @@ final class ZooKeeperKindReleases {
 			if (outcome == KeeperException.Code.OK) {
 				// The others may have left at the same time, each seeing the
 				// rest: the one that finds the queue empty afterwards removes it.
-				deleteIfEmpty(zooKeeper, queue, null);
+				this.emptyQueues.deleteIfEmpty(zooKeeper, queue, null);
 			}
 		}, null);
 	}
@@ -227,83 +230,31 @@ final class ZooKeeperKindReleases {
 		return deleted;
 	}
 
-	/** Whether {@code node} exists and belongs to the current session. */
-	CompletableFuture<Boolean> exists(String node) {
-		CompletableFuture<Boolean> exists = new CompletableFuture<>();
-		ZooKeeper zooKeeper = this.session.handle(exists);
-		if (zooKeeper == null) {
-			return exists;
-		}
-		zooKeeper.exists(node, false, (code, path, context, stat) -> {
-			KeeperException.Code outcome = KeeperException.Code.get(code);
-			if (outcome == KeeperException.Code.OK || outcome == KeeperException.Code.NONODE) {
-				exists.complete(stat != null && stat.getEphemeralOwner() == zooKeeper.getSessionId());
-			}
-			else {
-				exists.completeExceptionally(KeeperException.create(outcome, node));
-			}
-		}, null);
-		return exists;
-	}
-
 	/**
 	 * Deletes a copy of a node made by a request that was sent again after its answer was
-	 * lost; the copy would otherwise hold up the queue until the session ends. A delete
-	 * lost with the connection is sent again once the client is connected, as a release
-	 * is: the claim may hold at the listing that found the copy, and no later listing
-	 * would send it again.
+	 * lost; the copy would otherwise hold up the queue until the session ends. The claim
+	 * may hold at the listing that found the copy, and no later listing would send the
+	 * delete again.
 	 */
 	void deleteDuplicate(String queue, String name, String key) {
-		this.session.retriedOnReconnection(() -> delete(queue, name)).whenComplete((deleted, failure) -> {
-			if (failure != null) {
-				logger.warn("Could not delete the second node '" + name + "' of one claim of lock '" + key
-						+ "'; it stays in the queue until its session ends", failure);
-			}
-		});
+		deleteLeftBehind(queue, name, "Could not delete the second node '" + name + "' of one claim of lock '" + key
+				+ "'; it stays in the queue until its session ends");
 	}
 
 	/**
-	 * Deletes {@code queue} if it is an empty queue.
-	 * @return whether the path is free now
+	 * Deletes a node that nothing else would delete, sent again once the client is
+	 * connected when the answer is lost with the connection, as a release is.
+	 * @param failureMessage what is logged, with the failure, if the node could not be
+	 * deleted
+	 * @return completes once the node is deleted or the failure logged; never fails
 	 */
-	CompletableFuture<Boolean> deleteEmptyQueue(String queue) {
-		CompletableFuture<Boolean> deleted = new CompletableFuture<>();
-		ZooKeeper zooKeeper = this.session.handle(deleted);
-		if (zooKeeper != null) {
-			deleteIfEmpty(zooKeeper, queue, deleted);
-		}
-		return deleted;
-	}
-
-	private void deleteIfEmpty(ZooKeeper zooKeeper, String queue, @Nullable CompletableFuture<Boolean> deleted) {
-		zooKeeper.exists(queue, false, (code, path, context, stat) -> {
-			KeeperException.Code outcome = KeeperException.Code.get(code);
-			if (outcome != KeeperException.Code.OK && outcome != KeeperException.Code.NONODE
-					&& logger.isDebugEnabled()) {
-				logger.debug("Could not read the queue " + queue + " to delete it if empty: " + outcome);
+	CompletableFuture<Void> deleteLeftBehind(String queue, String name, String failureMessage) {
+		return this.session.retriedOnReconnection(() -> delete(queue, name)).handle((deleted, failure) -> {
+			if (failure != null) {
+				logger.warn(failureMessage, failure);
 			}
-			if (outcome != KeeperException.Code.OK || stat.getNumChildren() > 0 || stat.getEphemeralOwner() != 0) {
-				complete(deleted, outcome == KeeperException.Code.NONODE);
-				return;
-			}
-			// The version tells a queue from a plain lock node created at the path since
-			// the read, which never has the queue's version.
-			zooKeeper.delete(queue, ZooKeeperKindLocks.QUEUE_VERSION, (deleteCode, deletePath, deleteContext) -> {
-				KeeperException.Code deleteOutcome = KeeperException.Code.get(deleteCode);
-				if (deleteOutcome != KeeperException.Code.OK && deleteOutcome != KeeperException.Code.NONODE
-						&& deleteOutcome != KeeperException.Code.NOTEMPTY && logger.isDebugEnabled()) {
-					logger.debug("Could not delete the empty queue " + queue + ": " + deleteOutcome);
-				}
-				complete(deleted,
-						deleteOutcome == KeeperException.Code.OK || deleteOutcome == KeeperException.Code.NONODE);
-			}, null);
-		}, null);
-	}
-
-	private static void complete(@Nullable CompletableFuture<Boolean> deleted, boolean free) {
-		if (deleted != null) {
-			deleted.complete(free);
-		}
+			return null;
+		});
 	}
 
 	/**

@@ -114,9 +114,9 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 		this.client = client;
 		this.paths = new ZooKeeperLockPaths(root);
 		this.session = new ZooKeeperSession(client, this.paths);
-		ZooKeeperKindReleases releases = new ZooKeeperKindReleases(this.session);
-		this.plain = new ZooKeeperPlainLocks(this.session, releases, name());
-		this.kinds = new ZooKeeperKindLocks(this.session, releases, name());
+		ZooKeeperEmptyQueues emptyQueues = new ZooKeeperEmptyQueues(this.session);
+		this.plain = new ZooKeeperPlainLocks(this.session, emptyQueues, name());
+		this.kinds = new ZooKeeperKindLocks(this.session, new ZooKeeperKindReleases(this.session, emptyQueues), name());
 		this.multiKey = new ZooKeeperMultiKeyLocks(this.session, this.plain);
 		client.getConnectionStateListenable().addListener(this.connectionStateListener);
 	}

@@ -40,13 +40,13 @@ final class ZooKeeperPlainLocks {
 
 	private final ZooKeeperSession session;
 
-	private final ZooKeeperKindReleases releases;
+	private final ZooKeeperEmptyQueues emptyQueues;
 
 	private final String backend;
 
-	ZooKeeperPlainLocks(ZooKeeperSession session, ZooKeeperKindReleases releases, String backend) {
+	ZooKeeperPlainLocks(ZooKeeperSession session, ZooKeeperEmptyQueues emptyQueues, String backend) {
 		this.session = session;
-		this.releases = releases;
+		this.emptyQueues = emptyQueues;
 		this.backend = backend;
 	}
 
@@ -168,7 +168,7 @@ final class ZooKeeperPlainLocks {
 						ZooKeeperKindNode.conflict(claim, conflict.heldAs(), conflict.node(), this.backend));
 			}
 			else {
-				this.releases.deleteEmptyQueue(queue).whenComplete((free, failure) -> {
+				this.emptyQueues.deleteEmptyQueue(queue).whenComplete((free, failure) -> {
 					if (Boolean.TRUE.equals(free)) {
 						createAgain.run();
 					}

@@ -48,7 +48,7 @@ class ZooKeeperKindReleasesTests {
 		this.closeables.add(this.client::close);
 		this.session = new ZooKeeperSession(this.client, new ZooKeeperLockPaths("/releases-test"));
 		this.closeables.add(this.session::close);
-		this.releases = new ZooKeeperKindReleases(this.session);
+		this.releases = new ZooKeeperKindReleases(this.session, new ZooKeeperEmptyQueues(this.session));
 		// A persistent parent, which the server's reaper of empty containers leaves
 		// alone, so that its transactions are not counted.
 		this.client.create()

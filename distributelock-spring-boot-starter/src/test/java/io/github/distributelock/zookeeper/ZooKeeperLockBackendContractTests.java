@@ -322,7 +322,7 @@ class ZooKeeperLockBackendContractTests {
 
 			ZooKeeperSession otherInstance = new ZooKeeperSession(newClient(), PATHS);
 			closeAfterTest(otherInstance::close);
-			assertThat(new ZooKeeperKindReleases(otherInstance).deleteEmptyQueue(path).get(10, TimeUnit.SECONDS))
+			assertThat(new ZooKeeperEmptyQueues(otherInstance).deleteEmptyQueue(path).get(10, TimeUnit.SECONDS))
 				.as("the path is free")
 				.isFalse();
 

@@ -323,7 +323,7 @@ class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 			});
 			ZooKeeperSession session = new ZooKeeperSession(closeables.add(newClient()), PATHS);
 			closeables.add(session::close);
-			ZooKeeperPlainLocks plain = new ZooKeeperPlainLocks(session, new ZooKeeperKindReleases(session),
+			ZooKeeperPlainLocks plain = new ZooKeeperPlainLocks(session, new ZooKeeperEmptyQueues(session),
 					"zookeeper");
 			Claim claim = new Claim(key(), "plain", null, LockKind.EXCLUSIVE);
 			CompletableFuture<AcquireResult> attempt = new CompletableFuture<>();
