@@ -227,8 +227,8 @@ class ZooKeeperKindSessionTests {
 			AtomicLong givenUpSession) throws Exception {
 		CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
 			.connectString(zooKeeper.connectString())
-			.zookeeperFactory((connectString, sessionTimeout, watcher, canBeReadOnly) -> new ZooKeeper(connectString,
-					sessionTimeout, watcher, canBeReadOnly) {
+			.zookeeperFactory((connectString, sessionTimeout, watcher, canBeReadOnly) -> new GivenUpSessionKeeper(
+					connectString, sessionTimeout, watcher, canBeReadOnly, givenUpSession) {
 
 				@Override
 				public void delete(String path, int version, AsyncCallback.VoidCallback callback, Object context) {
@@ -252,18 +252,6 @@ class ZooKeeperKindSessionTests {
 					super.multi(ops, callback, context);
 				}
 
-				@Override
-				public void close() throws InterruptedException {
-					if (getSessionId() != givenUpSession.get()) {
-						super.close();
-					}
-				}
-
-				@Override
-				public boolean close(int waitForShutdownTimeoutMs) throws InterruptedException {
-					return getSessionId() == givenUpSession.get() || super.close(waitForShutdownTimeoutMs);
-				}
-
 			});
 		return this.closeables.add(EmbeddedZooKeeper.newClient(builder, Duration.ofSeconds(30)));
 	}
@@ -280,8 +268,8 @@ class ZooKeeperKindSessionTests {
 			AtomicLong givenUpSession) throws Exception {
 		CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
 			.connectString(zooKeeper.connectString())
-			.zookeeperFactory((connectString, sessionTimeout, watcher, canBeReadOnly) -> new ZooKeeper(connectString,
-					sessionTimeout, watcher, canBeReadOnly) {
+			.zookeeperFactory((connectString, sessionTimeout, watcher, canBeReadOnly) -> new GivenUpSessionKeeper(
+					connectString, sessionTimeout, watcher, canBeReadOnly, givenUpSession) {
 
 				@Override
 				public void multi(Iterable<Op> ops, AsyncCallback.MultiCallback callback, Object context) {
@@ -297,18 +285,6 @@ class ZooKeeperKindSessionTests {
 						}
 						callback.processResult(code, path, answerContext, results);
 					}, context);
-				}
-
-				@Override
-				public void close() throws InterruptedException {
-					if (getSessionId() != givenUpSession.get()) {
-						super.close();
-					}
-				}
-
-				@Override
-				public boolean close(int waitForShutdownTimeoutMs) throws InterruptedException {
-					return getSessionId() == givenUpSession.get() || super.close(waitForShutdownTimeoutMs);
 				}
 
 			});

@@ -138,8 +138,8 @@ class ZooKeeperReleaseAcrossSessionsTests {
 	private CuratorFramework holdingClient() throws Exception {
 		CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
 			.connectString(zooKeeper.connectString())
-			.zookeeperFactory((connectString, sessionTimeout, watcher, canBeReadOnly) -> new ZooKeeper(connectString,
-					sessionTimeout, watcher, canBeReadOnly) {
+			.zookeeperFactory((connectString, sessionTimeout, watcher, canBeReadOnly) -> new GivenUpSessionKeeper(
+					connectString, sessionTimeout, watcher, canBeReadOnly, this.givenUpSession) {
 
 				@Override
 				public void delete(String path, int version, AsyncCallback.VoidCallback callback, Object context) {
@@ -158,19 +158,6 @@ class ZooKeeperReleaseAcrossSessionsTests {
 							null, context, null))) {
 						super.multi(ops, callback, context);
 					}
-				}
-
-				@Override
-				public void close() throws InterruptedException {
-					if (getSessionId() != ZooKeeperReleaseAcrossSessionsTests.this.givenUpSession.get()) {
-						super.close();
-					}
-				}
-
-				@Override
-				public boolean close(int waitForShutdownTimeoutMs) throws InterruptedException {
-					return getSessionId() == ZooKeeperReleaseAcrossSessionsTests.this.givenUpSession.get()
-							|| super.close(waitForShutdownTimeoutMs);
 				}
 
 			});
