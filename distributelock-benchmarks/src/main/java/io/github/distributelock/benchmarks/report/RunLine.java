@@ -34,13 +34,17 @@ final class RunLine {
 				+ ", measured in " + (seconds / 60) + " min " + (seconds % 60) + " s"
 				+ ((quiet.path("waitedSeconds").asLong() > 0)
 						? " after waiting " + quiet.path("waitedSeconds").asLong() + " s for a quiet machine" : "")
-				+ ", " + run.path("machine").path("cores").asString()
-				+ " cores), on a machine shared with other engineers: load average (1, 5, 15 min) "
+				+ ", " + cores(run) + "), on a machine shared with other engineers: load average (1, 5, 15 min) "
 				+ quiet.path("loadFound").asString() + " when asked to start"
 				+ (quiet.path("quiet").asBoolean() ? ""
 						: " (not below " + quiet.path("below").asDouble() + " after waiting "
 								+ quiet.path("waitedSeconds").asLong() + " s: a busy machine)")
 				+ "; at the start → end of each part: " + String.join("; ", parts) + ".";
+	}
+
+	private static String cores(JsonNode run) {
+		String cores = run.path("machine").path("cores").asString();
+		return "1".equals(cores) ? "1 core" : cores + " cores";
 	}
 
 }

@@ -71,6 +71,26 @@ class KindSectionsTests {
 		assertThat(again).isEqualTo(page);
 	}
 
+	@Test
+	void aRunPinnedToOneCoreSaysSoAndAnUnpinnedRunSaysItsVerdictsAreNotTheJudgedOnes() throws IOException {
+		writeInterleaved("redis-ours-handle", 100, 100, 100);
+		writeRun(1);
+		assertThat(sections()).contains("1 core), on a machine")
+			.contains("These rows are measured **pinned to one core**")
+			.doesNotContain("not pinned");
+		writeRun(2);
+		assertThat(sections()).contains("2 cores), on a machine")
+			.contains("**This run was not pinned** (the harness saw 2 cores)")
+			.doesNotContain("measured **pinned");
+	}
+
+	private void writeRun(int cores) throws IOException {
+		Files.writeString(this.results.resolve("kinds-run.json"), """
+				{"date": "2026-12-01T12:00:00Z", "seconds": 480, "arguments": "--parts=kinds", "mode": "full",
+				 "versions": {"distributelock": "1.0.0-SNAPSHOT"}, "machine": {"cores": "%d"},
+				 "quietStart": {"quiet": true, "loadFound": "1.0 1.0 1.0"}, "parts": []}""".formatted(cores));
+	}
+
 	private String sections() throws IOException {
 		Files.writeString(this.docs.resolve(Report.PAGE), PAGE);
 		Report.writeKindSections(this.results, this.docs);
