@@ -65,7 +65,9 @@ final class ReRun {
 				+ " --parts=jdbc-shards,jdbc-handoff`; so is a run of only the lock kinds and reactive rows, `"
 				+ Report.RUN
 				+ " --parts=kinds,reactive`, which rewrites their two sections and the peer configurations of this "
-				+ "page and leaves the rest as it is. Two parts run only when named, as a row run: `redis-trace` (the "
+				+ "page and leaves the rest as it is (the kinds' targets are judged pinned to one core: `taskset -c 0 "
+				+ Report.RUN
+				+ " --parts=kinds`, see \"Lock kinds\"). Two parts run only when named, as a row run: `redis-trace` (the "
 				+ "timeline of one Redis hand-off across JVMs, step by step: `" + Report.RUN
 				+ " --parts=redis-trace`) and, while any contended Redis row runs, the store's commands per second "
 				+ "over its measured window are logged. Other options: "
