@@ -16,6 +16,8 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,6 +28,8 @@ import org.jspecify.annotations.Nullable;
  * in its order.
  */
 final class ElementOrders {
+
+	private static final Log logger = LogFactory.getLog(ElementOrders.class);
 
 	/**
 	 * Whether a class's objects are hashed by their identity, which differs between JVMs:
@@ -73,11 +77,12 @@ final class ElementOrders {
 	 * or a view ({@code keySet()}) lists them in the order of the set or map behind it,
 	 * which is not its own class and which no public API reaches; its spliterator is that
 	 * set's or map's, though, or tells whether it has an order of its own
-	 * ({@link Spliterator#ORDERED}). A set or map without one, whose store is not known,
-	 * is taken to be a hash set or map unless it lists its elements as an {@code EnumSet}
-	 * or {@code EnumMap} does: a hash set that happens to list them so on this JVM is
-	 * then keyed, and refused on a JVM where it does not; equal values never lock two
-	 * keys.
+	 * ({@link Spliterator#ORDERED}). A wrapper or view whose spliterator is the default
+	 * one of a set is asked whether {@code Set.of} or {@code Map.of} stores its elements
+	 * ({@link SaltedStore}). A set or map without an order, whose store is not known, is
+	 * taken to be a hash set or map unless it lists its elements as an {@code EnumSet} or
+	 * {@code EnumMap} does: a hash set that happens to list them so on this JVM is then
+	 * keyed, and refused on a JVM where it does not; equal values never lock two keys.
 	 */
 	static boolean differBetweenJvms(Object container, Collection<?> elements) {
 		if (container instanceof List<?> || container instanceof Queue<?> || elements.size() < 2) {
@@ -90,6 +95,11 @@ final class ElementOrders {
 		Spliterator<?> spliterator = elements.spliterator();
 		Order order = ORDERS.get(spliterator.getClass());
 		if (order == Order.IDENTITY) {
+			return true;
+		}
+		if (order == Order.UNKNOWN && !spliterator.hasCharacteristics(Spliterator.ORDERED)
+				&& SaltedStore.holds(elements)) {
+			// A wrapper or a view of Set.of or Map.of: salted, whatever the elements.
 			return true;
 		}
 		if (!anyHashedByIdentity(elements)) {
@@ -145,6 +155,61 @@ final class ElementOrders {
 				|| (container instanceof HashMap<?, ?> && !(container instanceof LinkedHashMap<?, ?>))
 				|| container instanceof Hashtable<?, ?> || container instanceof ConcurrentHashMap<?, ?>
 				|| container instanceof ConcurrentHashMap.KeySetView<?, ?>;
+	}
+
+	/**
+	 * Tells whether the elements of a wrapper or a view are stored by {@code Set.of} or
+	 * {@code Map.of} (or {@code Set.copyOf}, {@code Collectors.toUnmodifiableSet} ...),
+	 * which no public API of the wrapper reaches: its spliterator is the set's default
+	 * one, which any set may have. Its {@code contains} hands a probe to the set or map
+	 * that stores the elements, which calls the probe's {@code hashCode()} or
+	 * {@code equals} to look for it; the probe asks who called.
+	 */
+	private static final class SaltedStore {
+
+		private static final String IMMUTABLE_COLLECTIONS = "java.util.ImmutableCollections$";
+
+		private static final StackWalker STACK = StackWalker.getInstance();
+
+		/** The class that compared the probe first, or hashed it. */
+		private @Nullable String caller;
+
+		static boolean holds(Collection<?> elements) {
+			SaltedStore probe = new SaltedStore();
+			try {
+				elements.contains(probe);
+			}
+			catch (RuntimeException ex) {
+				// A set that refuses a stranger (a sorted set's ClassCastException):
+				// not one of the JDK's salted ones, which answer false.
+				logger.debug("Could not tell where " + elements.getClass().getName() + " stores its elements", ex);
+				return false;
+			}
+			String caller = probe.caller;
+			return caller != null && caller.startsWith(IMMUTABLE_COLLECTIONS);
+		}
+
+		private void called() {
+			if (this.caller == null) {
+				this.caller = STACK.walk((frames) -> frames.map(StackWalker.StackFrame::getClassName)
+					.filter((name) -> !name.equals(SaltedStore.class.getName()))
+					.findFirst()
+					.orElse(null));
+			}
+		}
+
+		@Override
+		public boolean equals(@Nullable Object other) {
+			called();
+			return this == other;
+		}
+
+		@Override
+		public int hashCode() {
+			called();
+			return 0;
+		}
+
 	}
 
 	/** In what order a spliterator lists its elements. */

@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Hashtable;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -242,6 +243,43 @@ class LockKeyResolverTests {
 			.isEqualTo("whole_[a, b]");
 		assertThat(definition.lockKey(new Object[] { new HashMap<>(Map.of("b", Color.BLUE, "a", Color.RED)).values() }))
 			.isEqualTo("whole_[RED, BLUE]");
+	}
+
+	/**
+	 * A wrapper or a view of a {@code Set.of} or {@code Map.of} lists the elements in the
+	 * order of the set or map behind it, salted per JVM, even elements hashed by their
+	 * values: it was keyed by that order, which on another JVM is another one. Refused as
+	 * {@code Set.of} is. A wrapper or view of a hash table of strings, ordered by their
+	 * hash codes, is keyed as before.
+	 */
+	@Test
+	void refusesAWrapperOrViewOfASetOrMapSaltedPerJvm() {
+		LockDefinition definition = definition("whole", Object.class);
+		Set<String> salted = Set.of("a", "b", "c");
+		Map<String, String> saltedMap = Map.of("a", "x", "b", "y", "c", "z");
+		String saltedValues = saltedMap.entrySet().stream().map(Map.Entry::getValue).toList().toString();
+		Set<Color> saltedColors = Set.of(Color.RED, Color.BLUE);
+		for (Map.Entry<Object, String> value : List.<Map.Entry<Object, String>>of(
+				Map.entry(Collections.unmodifiableSet(salted), salted.toString()),
+				Map.entry(Collections.unmodifiableCollection(salted), salted.toString()),
+				Map.entry(Collections.synchronizedSet(salted), salted.toString()),
+				Map.entry(Collections.checkedSet(salted, String.class), salted.toString()),
+				Map.entry(Collections.unmodifiableMap(saltedMap), saltedMap.toString()),
+				Map.entry(Collections.unmodifiableSet(saltedMap.keySet()), saltedMap.keySet().toString()),
+				Map.entry(saltedMap.values(), saltedValues),
+				Map.entry(Collections.unmodifiableSet(saltedColors), saltedColors.toString()))) {
+			assertThat(value.getKey()).as("listed in the salted order behind it").hasToString(value.getValue());
+			assertThatExceptionOfType(IllegalArgumentException.class).as(value.getKey().getClass().getName())
+				.isThrownBy(() -> definition.lockKey(new Object[] { value.getKey() }))
+				.withMessageContaining("field '#p0' is a " + value.getKey().getClass().getTypeName())
+				.withMessageContaining("lists its elements in an order that differs between JVMs");
+		}
+		// Written alike on every JVM: keyed as before.
+		assertThat(definition.lockKey(new Object[] { new Hashtable<>(Map.of("a", 1, "b", 2)).keySet() }))
+			.isEqualTo("whole_[b, a]");
+		assertThat(definition
+			.lockKey(new Object[] { Collections.unmodifiableMap(new Hashtable<>(Map.of("a", 1, "b", 2))) }))
+			.isEqualTo("whole_{b=2, a=1}");
 	}
 
 	enum Color {
