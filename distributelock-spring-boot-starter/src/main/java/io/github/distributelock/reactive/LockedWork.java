@@ -69,9 +69,11 @@ final class LockedWork {
 			}
 			catch (Throwable ex) {
 				// As defer: the work's failure is the subscriber's, a fatal error is
-				// thrown.
-				Exceptions.throwIfFatal(ex);
+				// thrown on; but told first, as a fatal error thrown alone (a
+				// LinkageError, a StackOverflowError) reached no one, the subscriber
+				// never ended, and the lock stayed held, renewed by the watchdog.
 				Operators.error(subscriber, ex);
+				Exceptions.throwIfFatal(ex);
 				return;
 			}
 			Guarded<T> guarded = new Guarded<>(Operators.toCoreSubscriber(subscriber), this.handle.key());
@@ -79,11 +81,12 @@ final class LockedWork {
 				started.subscribe(guarded);
 			}
 			catch (Throwable ex) {
-				// Forbidden (Reactive Streams rule 1.9), but done: thrown on the
+				// Forbidden (Reactive Streams rule 1.9), but done, and how Reactor's
+				// operators throw a fatal error the work met: thrown on the
 				// scheduler's thread, no one heard of it, the subscriber never
-				// ended, and the lock stayed held.
-				Exceptions.throwIfFatal(ex);
+				// ended, and the lock stayed held. Told, then a fatal one thrown on.
 				guarded.thrown(ex);
+				Exceptions.throwIfFatal(ex);
 			}
 		}
 		finally {
