@@ -78,11 +78,12 @@ final class ElementOrders {
 	 * which is not its own class and which no public API reaches; its spliterator is that
 	 * set's or map's, though, or tells whether it has an order of its own
 	 * ({@link Spliterator#ORDERED}). A wrapper or view whose spliterator is the default
-	 * one of a set is asked whether {@code Set.of} or {@code Map.of} stores its elements
-	 * ({@link SaltedStore}). A set or map without an order, whose store is not known, is
-	 * taken to be a hash set or map unless it lists its elements as an {@code EnumSet} or
-	 * {@code EnumMap} does: a hash set that happens to list them so on this JVM is then
-	 * keyed, and refused on a JVM where it does not; equal values never lock two keys.
+	 * one of a set is asked whether {@code Set.of}, {@code Map.of} or a {@code Hashtable}
+	 * stores its elements ({@link Store}). A set or map without an order, whose store is
+	 * not known, is taken to be a hash set or map unless it lists its elements as an
+	 * {@code EnumSet} or {@code EnumMap} does: a hash set that happens to list them so on
+	 * this JVM is then keyed, and refused on a JVM where it does not; equal values never
+	 * lock two keys.
 	 */
 	static boolean differBetweenJvms(Object container, Collection<?> elements) {
 		if (container instanceof List<?> || container instanceof Queue<?> || elements.size() < 2) {
@@ -97,10 +98,13 @@ final class ElementOrders {
 		if (order == Order.IDENTITY) {
 			return true;
 		}
-		if (order == Order.UNKNOWN && !spliterator.hasCharacteristics(Spliterator.ORDERED)
-				&& SaltedStore.holds(elements)) {
-			// A wrapper or a view of Set.of or Map.of: salted, whatever the elements.
-			return true;
+		if (order == Order.UNKNOWN && !spliterator.hasCharacteristics(Spliterator.ORDERED)) {
+			Order stored = Store.orderOf(elements);
+			if (stored == Order.SALTED) {
+				// A wrapper or a view of Set.of or Map.of, whatever the elements.
+				return true;
+			}
+			order = stored;
 		}
 		if (!anyHashedByIdentity(elements)) {
 			// Hash codes of values: the same order on every JVM.
@@ -158,41 +162,47 @@ final class ElementOrders {
 	}
 
 	/**
-	 * Tells whether the elements of a wrapper or a view are stored by {@code Set.of} or
-	 * {@code Map.of} (or {@code Set.copyOf}, {@code Collectors.toUnmodifiableSet} ...),
-	 * which no public API of the wrapper reaches: its spliterator is the set's default
-	 * one, which any set may have. Its {@code contains} hands a probe to the set or map
-	 * that stores the elements, which calls the probe's {@code hashCode()} or
+	 * Tells in what order a wrapper or a view lists its elements where its spliterator is
+	 * the default one of a set, which any set may have, and no public API of the wrapper
+	 * reaches the set or map behind it: salted by {@code Set.of} or {@code Map.of} (or
+	 * {@code Set.copyOf}, {@code Collectors.toUnmodifiableSet} ...), or by their hash
+	 * codes in a {@code Hashtable}'s key set. Its {@code contains} hands a probe to the
+	 * set or map that stores the elements, which calls the probe's {@code hashCode()} or
 	 * {@code equals} to look for it; the probe asks who called.
 	 */
-	private static final class SaltedStore {
+	private static final class Store {
 
 		private static final String IMMUTABLE_COLLECTIONS = "java.util.ImmutableCollections$";
+
+		private static final String HASHTABLE = Hashtable.class.getName();
 
 		private static final StackWalker STACK = StackWalker.getInstance();
 
 		/** The class that compared the probe first, or hashed it. */
 		private @Nullable String caller;
 
-		static boolean holds(Collection<?> elements) {
-			SaltedStore probe = new SaltedStore();
+		static Order orderOf(Collection<?> elements) {
+			Store probe = new Store();
 			try {
 				elements.contains(probe);
 			}
 			catch (RuntimeException ex) {
 				// A set that refuses a stranger (a sorted set's ClassCastException):
-				// not one of the JDK's salted ones, which answer false.
+				// not one of the JDK's that the probe tells apart, which answer false.
 				logger.debug("Could not tell where " + elements.getClass().getName() + " stores its elements", ex);
-				return false;
+				return Order.UNKNOWN;
 			}
 			String caller = probe.caller;
-			return caller != null && caller.startsWith(IMMUTABLE_COLLECTIONS);
+			if (caller != null && caller.startsWith(IMMUTABLE_COLLECTIONS)) {
+				return Order.SALTED;
+			}
+			return HASHTABLE.equals(caller) ? Order.HASH : Order.UNKNOWN;
 		}
 
 		private void called() {
 			if (this.caller == null) {
 				this.caller = STACK.walk((frames) -> frames.map(StackWalker.StackFrame::getClassName)
-					.filter((name) -> !name.equals(SaltedStore.class.getName()))
+					.filter((name) -> !name.equals(Store.class.getName()))
 					.findFirst()
 					.orElse(null));
 			}
@@ -217,6 +227,9 @@ final class ElementOrders {
 
 		/** By their hash codes. */
 		HASH,
+
+		/** Salted per JVM, whatever the elements. */
+		SALTED,
 
 		/** By their identity, whatever their hash codes. */
 		IDENTITY,

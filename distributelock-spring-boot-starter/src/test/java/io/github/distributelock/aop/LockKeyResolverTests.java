@@ -282,6 +282,41 @@ class LockKeyResolverTests {
 			.isEqualTo("whole_{b=2, a=1}");
 	}
 
+	/**
+	 * A {@code Hashtable}'s key set orders enums by their identity hash codes: it was
+	 * keyed when they happened to come in their declaration order on this JVM, and
+	 * refused on a JVM where they did not. Two of these sizes that come so here (the key
+	 * set lists the one put last first where both fall into one bucket) are now refused
+	 * as a {@code Hashtable} itself is, on every JVM.
+	 */
+	@Test
+	void refusesAHashtablesKeySetOfEnumsWhicheverOrderItListsThemIn() {
+		LockDefinition definition = definition("whole", Object.class);
+		Set<Size> inDeclarationOrder = null;
+		for (Size first : Size.values()) {
+			for (Size second : Size.values()) {
+				Hashtable<Size, Integer> sizes = new Hashtable<>();
+				sizes.put(second, 2);
+				sizes.put(first, 1);
+				if (first.compareTo(second) < 0 && List.copyOf(sizes.keySet()).equals(List.of(first, second))) {
+					inDeclarationOrder = sizes.keySet();
+				}
+			}
+		}
+		assertThat(inDeclarationOrder).as("two sizes in declaration order in a Hashtable's key set").isNotNull();
+		Object value = inDeclarationOrder;
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> definition.lockKey(new Object[] { value }))
+			.withMessageContaining("field '#p0' is a " + value.getClass().getTypeName())
+			.withMessageContaining("lists its elements in an order that differs between JVMs");
+	}
+
+	enum Size {
+
+		XS, S, M, L, XL, XXL, XXXL, XXXXL
+
+	}
+
 	enum Color {
 
 		RED, BLUE
