@@ -202,32 +202,35 @@ final class JdbcLockKinds {
 		boolean permit = kind.type() == LockKind.Type.PERMITS;
 		String marker = JdbcKindMarkers.of(kind);
 		try {
-			return inTransaction(claim, "renew", (session) -> {
-				session.query(this.sql.wordLock, (row) -> Boolean.TRUE);
-				session.with("lease_ms", leaseMillis).with("holder", marker);
-				if (session.update(permit ? this.sql.permitRenew : this.sql.holderRenew) != 1) {
-					return false;
-				}
-				// The key's row lasts as long as the longest lease of its holders: longer
-				// for a renewal, shorter for the cut of a minimum hold, which would
-				// otherwise keep the key for the whole lease it had.
-				if (session.update(permit ? this.sql.permitsShrink : this.sql.holdersShrink) != 1
-						&& !marker.equals(session.state(this.sql.state).holder())) {
-					// The key's row was not extended and is not held under this
-					// kind's marker: its lease ended between the statements (each
-					// reads the clock anew on PostgreSQL, MariaDB and MySQL), or
-					// another owner took it after it ended, so any attempt may take
-					// it. Read back, as a driver counting changed rows only counts
-					// none where another holder's longer lease kept the row's.
-					throw new KeyRowLapsed();
-				}
-				return true;
-			});
+			return JdbcRacedAttempts.renewalOrRelease(claim, "renewal",
+					() -> inTransaction(claim, "renew", (session) -> renew(session, permit, marker, leaseMillis)));
 		}
 		catch (KeyRowLapsed ex) {
 			// Rolled back, so that the holder's own row does not outlive the key's.
 			return false;
 		}
+	}
+
+	private boolean renew(Session session, boolean permit, String marker, long leaseMillis) throws SQLException {
+		session.query(this.sql.wordLock, (row) -> Boolean.TRUE);
+		session.with("lease_ms", leaseMillis).with("holder", marker);
+		if (session.update(permit ? this.sql.permitRenew : this.sql.holderRenew) != 1) {
+			return false;
+		}
+		// The key's row lasts as long as the longest lease of its holders: longer
+		// for a renewal, shorter for the cut of a minimum hold, which would
+		// otherwise keep the key for the whole lease it had.
+		if (session.update(permit ? this.sql.permitsShrink : this.sql.holdersShrink) != 1
+				&& !marker.equals(session.state(this.sql.state).holder())) {
+			// The key's row was not extended and is not held under this
+			// kind's marker: its lease ended between the statements (each
+			// reads the clock anew on PostgreSQL, MariaDB and MySQL), or
+			// another owner took it after it ended, so any attempt may take
+			// it. Read back, as a driver counting changed rows only counts
+			// none where another holder's longer lease kept the row's.
+			throw new KeyRowLapsed();
+		}
+		return true;
 	}
 
 	/**
@@ -241,6 +244,10 @@ final class JdbcLockKinds {
 			// A marker as a plain owner: refused by every attempt, so never stored.
 			return false;
 		}
+		return JdbcRacedAttempts.renewalOrRelease(claim, "release", () -> releaseOnce(claim, channel));
+	}
+
+	private boolean releaseOnce(Claim claim, @Nullable String channel) {
 		if (channel == null || this.sql.releaseNotify == null) {
 			return inTransaction(claim, "release", (session) -> release(session, claim.kind()));
 		}

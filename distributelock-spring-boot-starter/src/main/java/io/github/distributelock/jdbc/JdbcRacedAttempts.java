@@ -20,7 +20,8 @@ import org.springframework.dao.DuplicateKeyException;
  * deleted), or a purge that deleted the row before it was locked; the next try finds the
  * row, or inserts it anew, so that a caller that does not wait is not refused a free key.
  * Not after the database's lock-wait timeout, which would pass again, past the caller's
- * deadline.
+ * deadline. The renewals and releases of the other kinds, which lock the key's row and
+ * then rows of its holders, are made again after a deadlock too.
  */
 final class JdbcRacedAttempts {
 
@@ -62,6 +63,33 @@ final class JdbcRacedAttempts {
 				}
 				if (made == ATTEMPTS) {
 					return AcquireResult.heldByAnother(null);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Makes a renewal or release of a fair, read/write or permit lock, again while the
+	 * database rolls it back for a deadlock, up to {@link #ATTEMPTS} times: like an
+	 * attempt, it changed nothing, and otherwise a renewal failed (the watchdog's WARN)
+	 * and a release reached its caller as a store failure, retried later, while the key
+	 * stayed held. Not after the database's lock-wait timeout, which would pass again.
+	 * @param operation what {@code work} does, for the log
+	 * @return what {@code work} returned
+	 */
+	static <T> T renewalOrRelease(Claim claim, String operation, Supplier<T> work) {
+		for (int made = 1;; made++) {
+			try {
+				return work.get();
+			}
+			catch (ConcurrencyFailureException ex) {
+				if (made == ATTEMPTS || lockWaitTimedOut(ex)) {
+					throw ex;
+				}
+				if (logger.isDebugEnabled()) {
+					logger.debug("The " + operation + " of lock '" + claim.key() + "' (" + claim.kind().tag()
+							+ ") met a concurrent statement (attempt " + made + " of " + ATTEMPTS + "): "
+							+ ex.getMessage());
 				}
 			}
 		}
