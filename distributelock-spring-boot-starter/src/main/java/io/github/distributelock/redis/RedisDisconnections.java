@@ -6,15 +6,21 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Counts the dropped connections of the factory's Redis client, so that a call can tell
- * whether Lettuce may have sent it twice: it sends the commands of a connection that
- * dropped before their answers again once it is back, and a copy of a release whose first
- * run deleted the lock finds it gone.
+ * Counts the dropped command connections of the factory's Redis client, so that a call
+ * can tell whether Lettuce may have sent it twice: it sends the commands of a connection
+ * that dropped before their answers again once it is back, and a copy of a release whose
+ * first run deleted the lock finds it gone.
+ * <p>
+ * The client's subscriber connections are not counted: no lock call is sent on one, so
+ * its drop sends none again. Counted, the drop of the release listener's subscriber made
+ * a release that found its lease run out (nobody having taken the key since) count as
+ * released, and the loss went unreported.
  * <p>
  * Lettuce tells its listeners on the connection's event loop, before the handler that
  * connects again sees the connection drop: a count read at a call's answer includes every
@@ -62,7 +68,9 @@ final class RedisDisconnections implements RedisConnectionStateListener, AutoClo
 
 	@Override
 	public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-		this.count.incrementAndGet();
+		if (!(connection instanceof StatefulRedisPubSubConnection<?, ?>)) {
+			this.count.incrementAndGet();
+		}
 	}
 
 	@Override

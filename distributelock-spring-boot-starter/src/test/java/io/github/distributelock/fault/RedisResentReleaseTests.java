@@ -1,6 +1,8 @@
 package io.github.distributelock.fault;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -23,6 +25,8 @@ import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.core.RedisCallback;
 
 import static io.github.distributelock.core.Backends.join;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -193,6 +197,33 @@ class RedisResentReleaseTests {
 		}
 	}
 
+	@Test
+	void aLeaseThatRanOutIsReportedLostAtAReleaseDuringWhichOnlyThePubSubConnectionDropped() throws Exception {
+		String key = "ran-out-pub-sub-dropped";
+		DefaultDistributeLock lock = throwingOnLost(this.store.proxied);
+		try {
+			warm(lock, LockRequest.of(key + "-warm"));
+			subscribe(lock, key + "-busy");
+			LockHandle handle = lock.tryAcquire(LockRequest.of(key)).orElseThrow();
+			AtomicBoolean toldLost = onLost(handle);
+			// Its lease ran out, and nobody took the key since: the counter still holds
+			// its token.
+			redis.store().delete("lock:" + key);
+			this.store.proxy.latency(Duration.ofMillis(1500));
+			CompletableFuture<Void> release = handle.releaseAsync().toCompletableFuture();
+			// Only the subscriber connection drops, while the release is on its way: the
+			// release itself is sent once, on a connection that stays up.
+			assertThat(killPubSubClients()).isEqualTo(1);
+			assertThatThrownBy(() -> join(release)).isInstanceOf(LockLostException.class);
+			assertThat(this.lossReports).hasSize(1);
+			await().atMost(Duration.ofSeconds(10)).untilTrue(toldLost);
+		}
+		finally {
+			this.store.proxy.latency(Duration.ZERO);
+			lock.close();
+		}
+	}
+
 	/**
 	 * Releases a lock of {@code request} whose release script runs on the server, and is
 	 * sent again after a cut: the caller is told it released the lock. {@code warm} is a
@@ -225,6 +256,55 @@ class RedisResentReleaseTests {
 	 */
 	private static void warm(DefaultDistributeLock lock, LockRequest request) throws Exception {
 		lock.tryAcquire(request).orElseThrow().close();
+	}
+
+	/**
+	 * Waits for a key another owner holds until the wait time passes, so that the
+	 * backend's subscriber connection is open.
+	 */
+	private void subscribe(DefaultDistributeLock lock, String busyKey) throws Exception {
+		Claim other = new Claim(busyKey, UUID.randomUUID().toString());
+		assertThat(join(this.store.direct.tryAcquire(other, LEASE)).acquired()).isTrue();
+		assertThat(lock.tryAcquire(LockRequest.of(busyKey).withWaitTime(Duration.ofMillis(300)))).isEmpty();
+		assertThat(join(this.store.direct.release(other))).isTrue();
+		await().atMost(Duration.ofSeconds(10)).until(() -> pubSubClients() == 1);
+	}
+
+	private static long pubSubClients() {
+		return pubSubClientAddresses().size();
+	}
+
+	/**
+	 * Closes the subscriber connections on the server's side, as a network fault would.
+	 */
+	private static long killPubSubClients() {
+		List<String> addresses = pubSubClientAddresses();
+		redis.store().execute((RedisCallback<Object>) (connection) -> {
+			for (String address : addresses) {
+				int colon = address.lastIndexOf(':');
+				connection.serverCommands()
+					.killClient(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+			}
+			return null;
+		});
+		return addresses.size();
+	}
+
+	private static List<String> pubSubClientAddresses() {
+		Object clients = redis.store()
+			.execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT", bytes("LIST"), bytes("TYPE"),
+					bytes("pubsub")));
+		String list = (clients instanceof byte[] text) ? new String(text, StandardCharsets.UTF_8)
+				: String.valueOf(clients);
+		return list.lines()
+			.flatMap((line) -> Arrays.stream(line.split(" ")))
+			.filter((field) -> field.startsWith("addr="))
+			.map((field) -> field.substring("addr=".length()))
+			.toList();
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
 	}
 
 	private static AtomicBoolean onLost(LockHandle handle) {
