@@ -423,8 +423,13 @@ public class RedisLockBackend
 			this.releaseListener.close();
 		}
 		finally {
-			if (this.replicaAcks != null) {
-				this.replicaAcks.close();
+			try {
+				this.redis.close();
+			}
+			finally {
+				if (this.replicaAcks != null) {
+					this.replicaAcks.close();
+				}
 			}
 		}
 	}

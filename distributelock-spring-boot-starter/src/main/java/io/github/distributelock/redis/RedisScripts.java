@@ -68,6 +68,12 @@ final class RedisScripts {
 	 */
 	private volatile @Nullable Shared shared;
 
+	/**
+	 * The connection the lock's commands go on when the factory does not share its native
+	 * connection.
+	 */
+	private final RedisOwnConnection own = new RedisOwnConnection(this::connection);
+
 	RedisScripts(RedisConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
 			throw new IllegalArgumentException("The Redis lock backend needs a LettuceConnectionFactory (Spring Boot's "
@@ -110,10 +116,15 @@ final class RedisScripts {
 	 * threads) never asks the factory: it sends on the shared connection while that is
 	 * open, and has the connection taken on {@link #CONNECTING} otherwise. A reset
 	 * between its look and its command closes the connection under the command, which
-	 * fails as any command on a connection being closed.
+	 * fails as any command on a connection being closed. A factory that does not share
+	 * its native connection is asked once, for the connection every lock command then
+	 * goes on ({@link RedisOwnConnection}).
 	 */
 	<T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
 		Thread sender = Thread.currentThread();
+		if (!this.connectionFactory.getShareNativeConnection()) {
+			return sendOnOwn(command, sender);
+		}
 		if (!this.answerThreads.mustNotBlock(sender)) {
 			return sendNow(command);
 		}
@@ -122,6 +133,22 @@ final class RedisScripts {
 			return command.apply(known.commands()).whenComplete((result, failure) -> answered(sender, failure));
 		}
 		return CompletableFuture.supplyAsync(() -> sendNow(command), CONNECTING).thenCompose(Function.identity());
+	}
+
+	/**
+	 * Sends on {@link #own}, taking it from the factory first if needed: on
+	 * {@link #CONNECTING} for a caller that must not block.
+	 */
+	private <T> CompletableFuture<T> sendOnOwn(
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command, Thread sender) {
+		RedisClusterAsyncCommands<byte[], byte[]> commands = this.own.ifOpened();
+		if (commands == null && this.answerThreads.mustNotBlock(sender)) {
+			return CompletableFuture.supplyAsync(this.own::open, CONNECTING)
+				.thenCompose(command)
+				.whenComplete((result, failure) -> answered(sender, failure));
+		}
+		return command.apply((commands != null) ? commands : this.own.open())
+			.whenComplete((result, failure) -> answered(sender, failure));
 	}
 
 	@SuppressWarnings("unchecked")
@@ -195,6 +222,11 @@ final class RedisScripts {
 		if (connection != null && (known == null || known.connection() != connection)) {
 			this.shared = new Shared(connection, commands);
 		}
+	}
+
+	/** Gives back the connection kept for the lock's commands, if any. */
+	void close() {
+		this.own.close();
 	}
 
 	static byte[] bytes(String text) {

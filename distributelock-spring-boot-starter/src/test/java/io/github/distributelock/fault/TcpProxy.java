@@ -15,6 +15,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 
@@ -41,6 +43,19 @@ final class TcpProxy implements AutoCloseable {
 	private boolean closed;
 
 	private volatile long latencyMillis;
+
+	/** What the next chunk to hold contains; guarded by {@link #traffic}. */
+	private byte @Nullable [] holdPattern;
+
+	/** Whether a chunk is held; guarded by {@link #traffic}. */
+	private boolean holding;
+
+	private volatile byte @Nullable [] watchedPattern;
+
+	/** Chunks read that contain the watched pattern, on a connection held or not. */
+	private final AtomicInteger watchedReadOnHeld = new AtomicInteger();
+
+	private final AtomicInteger watchedReadOnFree = new AtomicInteger();
 
 	private TcpProxy(ServerSocket listener, int targetPort) {
 		this.listener = listener;
@@ -112,6 +127,52 @@ final class TcpProxy implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Holds the next chunk that contains {@code pattern}, and every chunk after it on its
+	 * connection in its direction (a TCP stream keeps its order), until
+	 * {@link #releaseHeld()}; other connections flow.
+	 */
+	void holdNextChunkContaining(byte[] pattern) {
+		synchronized (this.traffic) {
+			this.holdPattern = pattern;
+		}
+	}
+
+	/** Whether a chunk is held by {@link #holdNextChunkContaining}. */
+	boolean holding() {
+		synchronized (this.traffic) {
+			return this.holding;
+		}
+	}
+
+	/** Forwards the held chunk and what came after it. */
+	void releaseHeld() {
+		synchronized (this.traffic) {
+			this.holding = false;
+			this.traffic.notifyAll();
+		}
+	}
+
+	/**
+	 * Counts from now the chunks read that contain {@code pattern}, telling those that
+	 * wait behind a held chunk of their connection from the others.
+	 */
+	void watch(byte[] pattern) {
+		this.watchedPattern = pattern;
+	}
+
+	/** How many chunks read contain the watched pattern and wait behind a held chunk. */
+	int watchedHeld() {
+		return this.watchedReadOnHeld.get();
+	}
+
+	/**
+	 * How many chunks read contain the watched pattern and are forwarded as they come.
+	 */
+	int watchedFree() {
+		return this.watchedReadOnFree.get();
+	}
+
 	private void accept() {
 		while (!this.listener.isClosed()) {
 			Socket client;
@@ -146,6 +207,7 @@ final class TcpProxy implements AutoCloseable {
 	 */
 	private void pump(Socket from, Socket to) {
 		BlockingQueue<Chunk> line = new LinkedBlockingQueue<>();
+		AtomicBoolean held = new AtomicBoolean();
 		Thread reader = new Thread(() -> {
 			byte[] buffer = new byte[16 * 1024];
 			long endsAt = System.nanoTime();
@@ -155,7 +217,9 @@ final class TcpProxy implements AutoCloseable {
 				InputStream in = from.getInputStream();
 				int read;
 				while ((read = in.read(buffer)) >= 0) {
-					line.add(new Chunk(Arrays.copyOf(buffer, read), dueFromNow()));
+					byte[] bytes = Arrays.copyOf(buffer, read);
+					countIfWatched(bytes, held.get());
+					line.add(new Chunk(bytes, dueFromNow()));
 				}
 				// The end of the stream travels like the bytes before it.
 				endsAt = dueFromNow();
@@ -172,6 +236,7 @@ final class TcpProxy implements AutoCloseable {
 			try (OutputStream out = to.getOutputStream()) {
 				Chunk chunk = line.take();
 				while (chunk.bytes() != null) {
+					holdIfMatching(chunk.bytes(), held);
 					holdUntilDue(chunk);
 					out.write(chunk.bytes());
 					out.flush();
@@ -195,6 +260,39 @@ final class TcpProxy implements AutoCloseable {
 		writer.setDaemon(true);
 		reader.start();
 		writer.start();
+	}
+
+	private void countIfWatched(byte[] bytes, boolean onHeld) {
+		byte[] pattern = this.watchedPattern;
+		if (pattern != null && contains(bytes, pattern)) {
+			(onHeld ? this.watchedReadOnHeld : this.watchedReadOnFree).incrementAndGet();
+		}
+	}
+
+	/** Holds the calling pump on the chunk to hold, until released or closed. */
+	private void holdIfMatching(byte[] bytes, AtomicBoolean held) throws InterruptedException {
+		synchronized (this.traffic) {
+			byte[] pattern = this.holdPattern;
+			if (pattern == null || !contains(bytes, pattern)) {
+				return;
+			}
+			this.holdPattern = null;
+			this.holding = true;
+			held.set(true);
+			while (this.holding && !this.closed) {
+				this.traffic.wait();
+			}
+			held.set(false);
+		}
+	}
+
+	private static boolean contains(byte[] bytes, byte[] pattern) {
+		for (int i = 0; i + pattern.length <= bytes.length; i++) {
+			if (Arrays.equals(bytes, i, i + pattern.length, pattern, 0, pattern.length)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private long dueFromNow() {

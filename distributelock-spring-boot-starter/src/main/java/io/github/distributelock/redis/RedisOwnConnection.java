@@ -1,0 +1,126 @@
+package io.github.distributelock.redis;
+
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnection;
+
+/**
+ * One connection of a factory that does not share its native connection (pooled or not),
+ * taken at the first lock command and kept, on which every lock command goes, so that the
+ * lock's commands reach Redis in the order they were sent.
+ * <p>
+ * On a connection of its own per command, the engine's give-back of an attempt whose
+ * answer timed out could reach Redis before the attempt, still on its way on its
+ * connection: it found nothing to release, and the attempt then took the key, left in the
+ * store, held by nobody, until its lease ended. Kept, the connection is also not opened
+ * (or taken from the pool) again for every command.
+ */
+final class RedisOwnConnection implements AutoCloseable {
+
+	/** Takes a connection from the factory, which may block. */
+	private final Supplier<RedisConnection> factoryConnection;
+
+	/** A lock, not a monitor: connecting blocks, and must not pin a virtual thread. */
+	private final ReentrantLock opening = new ReentrantLock();
+
+	private volatile @Nullable Held held;
+
+	/** Set by {@link #close()}, under {@link #opening}. */
+	private boolean closed;
+
+	RedisOwnConnection(Supplier<RedisConnection> factoryConnection) {
+		this.factoryConnection = factoryConnection;
+	}
+
+	/**
+	 * The connection's commands, or {@code null} if it must be taken from the factory
+	 * first. A connection Lettuce reconnects is still this one: the commands it had in
+	 * flight are sent again on it, in their order, before the ones sent since.
+	 */
+	@Nullable RedisClusterAsyncCommands<byte[], byte[]> ifOpened() {
+		Held current = this.held;
+		return (current != null && !current.handler().isClosed()) ? current.commands() : null;
+	}
+
+	/**
+	 * The connection's commands, taking a connection from the factory if there is none,
+	 * or if the one kept was closed (the factory stopped).
+	 */
+	RedisClusterAsyncCommands<byte[], byte[]> open() {
+		this.opening.lock();
+		try {
+			if (this.closed) {
+				throw new IllegalStateException("The Redis lock backend is closed");
+			}
+			RedisClusterAsyncCommands<byte[], byte[]> opened = ifOpened();
+			if (opened != null) {
+				return opened;
+			}
+			letGo();
+			RedisConnection connection = this.factoryConnection.get();
+			try {
+				Held taken = Held.of(connection);
+				this.held = taken;
+				return taken.commands();
+			}
+			catch (RuntimeException ex) {
+				connection.close();
+				throw ex;
+			}
+		}
+		finally {
+			this.opening.unlock();
+		}
+	}
+
+	@Override
+	public void close() {
+		this.opening.lock();
+		try {
+			this.closed = true;
+			letGo();
+		}
+		finally {
+			this.opening.unlock();
+		}
+	}
+
+	/** Gives the connection kept back to the factory, which closes it or pools it. */
+	private void letGo() {
+		Held current = this.held;
+		this.held = null;
+		if (current != null) {
+			current.connection().close();
+		}
+	}
+
+	/**
+	 * A connection of the factory, the commands of its dedicated native connection, and
+	 * that connection's handler, which tells whether it was closed.
+	 */
+	private record Held(RedisConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands,
+			RedisChannelHandler<?, ?> handler) {
+
+		@SuppressWarnings("unchecked")
+		static Held of(RedisConnection connection) {
+			RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
+				.getNativeConnection();
+			Object stateful = (commands instanceof RedisAsyncCommands<?, ?> single) ? single.getStatefulConnection()
+					: (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
+							? cluster.getStatefulConnection() : null;
+			if (!(stateful instanceof RedisChannelHandler<?, ?> handler)) {
+				throw new IllegalStateException("Unexpected Lettuce connection " + commands.getClass().getName());
+			}
+			return new Held(connection, commands, handler);
+		}
+
+	}
+
+}

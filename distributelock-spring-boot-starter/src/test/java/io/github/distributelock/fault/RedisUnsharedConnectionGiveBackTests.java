@@ -1,0 +1,131 @@
+package io.github.distributelock.fault;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributelock.DistributeLockException;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.redis.EmbeddedRedisExtension;
+import io.github.distributelock.redis.RedisLockBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A connection factory that does not share its native connection hands each call a
+ * connection of its own. An attempt whose answer timed out may still be on its way to
+ * Redis on its connection, and the engine then gives the claim back: the give-back must
+ * not overtake the attempt on another connection, or it finds nothing to release, the
+ * attempt takes the key after it, and the lock stays in the store, held by nobody, until
+ * its lease ends.
+ */
+class RedisUnsharedConnectionGiveBackTests {
+
+	private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
+
+	@RegisterExtension
+	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
+
+	private TcpProxy proxy;
+
+	private LettuceConnectionFactory factory;
+
+	private RedisLockBackend backend;
+
+	private DefaultDistributeLock lock;
+
+	@BeforeEach
+	void startTheProxy() {
+		this.proxy = TcpProxy.start(redis.port());
+	}
+
+	/** A lock on a factory through the proxy that does not share its connection. */
+	private void connect(boolean pooled) {
+		LettuceClientConfiguration configuration = pooled
+				? LettucePoolingClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build()
+				: LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build();
+		this.factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", this.proxy.port()),
+				configuration);
+		this.factory.setShareNativeConnection(false);
+		this.factory.afterPropertiesSet();
+		this.factory.start();
+		this.backend = new RedisLockBackend(this.factory);
+		this.lock = new DefaultDistributeLock(this.backend);
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.proxy.releaseHeld();
+		if (this.lock != null) {
+			this.lock.close();
+			this.backend.close();
+			this.factory.destroy();
+		}
+		this.proxy.close();
+	}
+
+	@ParameterizedTest(name = "pooled: {0}")
+	@ValueSource(booleans = { false, true })
+	void aGiveBackAfterAnAttemptThatTimedOutDoesNotOvertakeTheAttempt(boolean pooled) throws Exception {
+		connect(pooled);
+		String key = "unshared-give-back-" + pooled;
+		// The scripts are loaded, so that each call is one EVALSHA.
+		this.lock.tryAcquire(LockRequest.of(key + "-warm")).orElseThrow().close();
+		long evalsBefore = evalshaCalls();
+		this.proxy.holdNextChunkContaining(sha("acquire.lua"));
+		this.proxy.watch(sha("release.lua"));
+		CompletableFuture<Optional<LockHandle>> call = this.lock
+			.tryAcquireAsync(LockRequest.of(key).withWaitTime(Duration.ofMillis(100)));
+		await().atMost(Duration.ofSeconds(10)).until(this.proxy::holding);
+		// The attempt's answer times out: the caller is told, and the claim given back.
+		assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+			.hasCauseInstanceOf(DistributeLockException.class);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.proxy.watchedHeld() + this.proxy.watchedFree() == 1);
+		// A give-back on another connection has run by now; one behind the attempt on its
+		// connection waits for it.
+		await().atMost(Duration.ofSeconds(10)).until(() -> evalshaCalls() == evalsBefore + this.proxy.watchedFree());
+		this.proxy.releaseHeld();
+		await().atMost(Duration.ofSeconds(10)).until(() -> evalshaCalls() == evalsBefore + 2);
+		assertThat(locked(key)).as("the attempt's lock is left in the store").isFalse();
+	}
+
+	private static boolean locked(String key) {
+		return Boolean.TRUE.equals(redis.store().hasKey("lock:" + key));
+	}
+
+	private static long evalshaCalls() {
+		Properties stats = redis.store()
+			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
+		String evalsha = stats.getProperty("cmdstat_evalsha", "calls=0,");
+		return Long.parseLong(evalsha.substring("calls=".length(), evalsha.indexOf(',')));
+	}
+
+	private static byte[] sha(String script) throws IOException {
+		String text = new ClassPathResource("io/github/distributelock/redis/" + script)
+			.getContentAsString(StandardCharsets.UTF_8);
+		return RedisScript.of(text).getSha1().getBytes(StandardCharsets.US_ASCII);
+	}
+
+}
