@@ -183,11 +183,14 @@ final class RedisKindScripts {
 								this.keys.fenceKey(lockKey)),
 						List.of(word(claim), claim.owner(), channel, Long.toString(claim.fencingToken())));
 			// Every permit given back lets one more in; readers only let a writer in
-			// once the last has left. Other holders take tokens of the key, so its
-			// counter cannot tell that nobody took it since: a reader or a permit holder
-			// whose release is sent again after its first run is answered as not holding.
-			case READ, PERMITS -> new Call(SHARED_RELEASE, List.of(lockKey, this.keys.holdersKey(lockKey)), List
-				.of(word(claim), claim.owner(), channel, (claim.kind().type() == LockKind.Type.PERMITS) ? "1" : "0"));
+			// once the last has left. Other holders take tokens of the key too, so a
+			// copy sent again is told from a loss only while nobody came after this
+			// holder.
+			case READ, PERMITS ->
+				new Call(SHARED_RELEASE, List.of(lockKey, this.keys.holdersKey(lockKey), this.keys.fenceKey(lockKey)),
+						List.of(word(claim), claim.owner(), channel,
+								(claim.kind().type() == LockKind.Type.PERMITS) ? "1" : "0",
+								Long.toString(claim.fencingToken())));
 		};
 	}
 

@@ -79,6 +79,61 @@ class RedisResentReleaseTests {
 	}
 
 	@Test
+	void aReadReleaseSentAgainIsNotReportedLost() throws Exception {
+		releaseSentAgain(LockRequest.of("resent-read-release").withMode(LockMode.READ),
+				LockRequest.of("resent-read-release-warm").withMode(LockMode.READ));
+	}
+
+	@Test
+	void aPermitReleaseSentAgainIsNotReportedLost() throws Exception {
+		releaseSentAgain(LockRequest.of("resent-permit-release").withPermits(2),
+				LockRequest.of("resent-permit-release-warm").withPermits(2));
+	}
+
+	@Test
+	void aReadReleaseSentAgainBesideAnotherReaderIsNotReportedLost() throws Exception {
+		String key = "resent-read-release-shared";
+		String holders = "{lock:" + key + "}:holders";
+		DefaultDistributeLock lock = throwingOnLost(this.store.proxied);
+		try {
+			warm(lock, LockRequest.of(key + "-warm").withMode(LockMode.READ));
+			Claim first = new Claim(key, UUID.randomUUID().toString(), null, LockKind.READ, true);
+			assertThat(join(this.store.direct.tryAcquire(first, LEASE)).acquired()).isTrue();
+			LockHandle second = lock.tryAcquire(LockRequest.of(key).withMode(LockMode.READ)).orElseThrow();
+			assertThat(redis.store().opsForZSet().size(holders)).isEqualTo(2);
+			AtomicBoolean toldLost = onLost(second);
+			ResentCalls.resent(this.store.proxy, second::releaseAsync,
+					() -> redis.store().opsForZSet().size(holders) == 1, () -> {
+					});
+			assertThat(this.lossReports).as("reported lost").isEmpty();
+			assertThat(toldLost).isFalse();
+			assertThat(join(this.store.direct.release(first))).isTrue();
+			assertThat(locked(key)).isFalse();
+		}
+		finally {
+			lock.close();
+		}
+	}
+
+	@Test
+	void aReaderWhoseLeaseRanOutIsReportedLostAtRelease() throws Exception {
+		DefaultDistributeLock lock = throwingOnLost(this.store.direct);
+		try {
+			LockHandle handle = lock
+				.tryAcquire(LockRequest.of("read-ran-out-before-release")
+					.withMode(LockMode.READ)
+					.withLeaseTime(Duration.ofMillis(200)))
+				.orElseThrow();
+			await().atMost(Duration.ofSeconds(10)).until(() -> !locked("read-ran-out-before-release"));
+			assertThatThrownBy(() -> join(handle.releaseAsync())).isInstanceOf(LockLostException.class);
+			assertThat(this.lossReports).hasSize(1);
+		}
+		finally {
+			lock.close();
+		}
+	}
+
+	@Test
 	void aHandOverSentAgainIsNotReportedLost() throws Exception {
 		String key = "resent-engine-hand-over";
 		DefaultDistributeLock lock = throwingOnLost(this.store.proxied);
