@@ -7,6 +7,8 @@ import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
@@ -23,6 +25,8 @@ import org.springframework.data.redis.connection.RedisConnection;
  * (or taken from the pool) again for every command.
  */
 final class RedisOwnConnection implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(RedisOwnConnection.class);
 
 	/** Takes a connection from the factory, which may block. */
 	private final Supplier<RedisConnection> factoryConnection;
@@ -96,8 +100,17 @@ final class RedisOwnConnection implements AutoCloseable {
 	private void letGo() {
 		Held current = this.held;
 		this.held = null;
-		if (current != null) {
+		if (current == null) {
+			return;
+		}
+		try {
 			current.connection().close();
+		}
+		catch (RuntimeException ex) {
+			// A factory stopped since may refuse it (its pool is gone, and the client
+			// closed the connection already): that must not keep the lock from taking
+			// a connection of the factory started again.
+			logger.warn("Could not give the Redis lock's connection back to its connection factory", ex);
 		}
 	}
 

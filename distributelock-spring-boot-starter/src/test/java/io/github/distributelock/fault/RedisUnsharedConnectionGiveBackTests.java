@@ -111,6 +111,20 @@ class RedisUnsharedConnectionGiveBackTests {
 		assertThat(locked(key)).as("the attempt's lock is left in the store").isFalse();
 	}
 
+	@ParameterizedTest(name = "pooled: {0}")
+	@ValueSource(booleans = { false, true })
+	void theLockTakesAConnectionAgainFromItsFactoryStartedAgain(boolean pooled) throws Exception {
+		connect(pooled);
+		String key = "unshared-restarted-" + pooled;
+		this.lock.tryAcquire(LockRequest.of(key)).orElseThrow().close();
+		this.factory.stop();
+		this.factory.start();
+		LockHandle handle = this.lock.tryAcquire(LockRequest.of(key)).orElseThrow();
+		assertThat(locked(key)).isTrue();
+		handle.close();
+		assertThat(locked(key)).isFalse();
+	}
+
 	private static boolean locked(String key) {
 		return Boolean.TRUE.equals(redis.store().hasKey("lock:" + key));
 	}
