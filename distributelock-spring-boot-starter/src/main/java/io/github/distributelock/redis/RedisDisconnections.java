@@ -17,10 +17,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * that dropped before their answers again once it is back, and a copy of a release whose
  * first run deleted the lock finds it gone.
  * <p>
- * The client's subscriber connections are not counted: no lock call is sent on one, so
- * its drop sends none again. Counted, the drop of the release listener's subscriber made
- * a release that found its lease run out (nobody having taken the key since) count as
- * released, and the loss went unreported.
+ * Only drops that Lettuce reconnects after, of connections that carry commands, are
+ * counted: a connection closed on purpose (the application's own, for a transaction or a
+ * blocking command, once done) fails what it still had instead of sending it again, and
+ * no lock call is sent on a subscriber connection. Counted, either made a release that
+ * found its lease run out (nobody having taken the key since) count as released, and the
+ * loss went unreported. Lettuce marks a connection closed before its channel closes.
  * <p>
  * Lettuce tells its listeners on the connection's event loop, before the handler that
  * connects again sees the connection drop: a count read at a call's answer includes every
@@ -68,7 +70,7 @@ final class RedisDisconnections implements RedisConnectionStateListener, AutoClo
 
 	@Override
 	public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-		if (!(connection instanceof StatefulRedisPubSubConnection<?, ?>)) {
+		if (!connection.isClosed() && !(connection instanceof StatefulRedisPubSubConnection<?, ?>)) {
 			this.count.incrementAndGet();
 		}
 	}

@@ -26,6 +26,7 @@ import io.github.distributelock.redis.RedisLockBackend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.RedisCallback;
 
 import static io.github.distributelock.core.Backends.join;
@@ -76,6 +77,31 @@ class RedisResentReleaseTests {
 	void aWriteReleaseSentAgainIsNotReportedLost() throws Exception {
 		releaseSentAgain(LockRequest.of("resent-write-release").withMode(LockMode.WRITE),
 				LockRequest.of("resent-write-release-warm").withMode(LockMode.WRITE));
+	}
+
+	@Test
+	void aLeaseThatRanOutIsReportedLostAtAReleaseDuringWhichTheApplicationClosedAConnection() throws Exception {
+		String key = "ran-out-connection-closed";
+		DefaultDistributeLock lock = throwingOnLost(this.store.proxied);
+		RedisConnection transaction = this.store.proxiedFactory.getConnection();
+		try {
+			warm(lock, LockRequest.of(key + "-warm"));
+			// A transaction opens a connection of its own, which the application closes
+			// once done: it is not sent again, nor any command on it.
+			transaction.multi();
+			transaction.discard();
+			LockHandle handle = lock.tryAcquire(LockRequest.of(key)).orElseThrow();
+			redis.store().delete("lock:" + key);
+			this.store.proxy.latency(Duration.ofMillis(1500));
+			CompletableFuture<Void> release = handle.releaseAsync().toCompletableFuture();
+			transaction.close();
+			assertThatThrownBy(() -> join(release)).isInstanceOf(LockLostException.class);
+			assertThat(this.lossReports).hasSize(1);
+		}
+		finally {
+			this.store.proxy.latency(Duration.ZERO);
+			lock.close();
+		}
 	}
 
 	@Test
