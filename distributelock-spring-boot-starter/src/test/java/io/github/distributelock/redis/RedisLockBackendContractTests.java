@@ -53,6 +53,23 @@ class RedisLockBackendContractTests {
 
 	}
 
+	/**
+	 * Every lock command on the one connection the backend keeps from a factory that does
+	 * not share its native connection.
+	 */
+	@Nested
+	class OnAFactoryThatDoesNotShareItsConnection extends RedisContract {
+
+		@Override
+		protected LockBackend newBackend() {
+			LettuceConnectionFactory factory = redis.newConnectionFactory();
+			factory.setShareNativeConnection(false);
+			closeAfterTest(factory::destroy);
+			return new RedisLockBackend(factory);
+		}
+
+	}
+
 	abstract class RedisContract extends AbstractLockBackendContractTests {
 
 		@Override
