@@ -142,13 +142,22 @@ final class RedisScripts {
 	private <T> CompletableFuture<T> sendOnOwn(
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command, Thread sender) {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = this.own.ifOpened();
-		if (commands == null && this.answerThreads.mustNotBlock(sender)) {
-			return CompletableFuture.supplyAsync(this.own::open, CONNECTING)
-				.thenCompose(command)
-				.whenComplete((result, failure) -> answered(sender, failure));
+		if (commands != null) {
+			return sendOn(commands, command, sender);
 		}
-		return command.apply((commands != null) ? commands : this.own.open())
-			.whenComplete((result, failure) -> answered(sender, failure));
+		if (this.answerThreads.mustNotBlock(sender)) {
+			// Sent from the connecting thread, which learns the thread that answers as
+			// sendNow does: not itself, should the answer come before the callback.
+			return CompletableFuture
+				.supplyAsync(() -> sendOn(this.own.open(), command, Thread.currentThread()), CONNECTING)
+				.thenCompose(Function.identity());
+		}
+		return sendOn(this.own.open(), command, sender);
+	}
+
+	private <T> CompletableFuture<T> sendOn(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command, Thread sender) {
+		return command.apply(commands).whenComplete((result, failure) -> answered(sender, failure));
 	}
 
 	@SuppressWarnings("unchecked")
