@@ -283,21 +283,36 @@ final class ZooKeeperKindAttempts {
 	 * claim again on the current session. The client gives a session up on its own after
 	 * a session timeout spent disconnected, while the server may keep it, and its node,
 	 * until its own timeout runs out: a node of that session must never hold, as the
-	 * server deletes it then and frees the key while the claim holds.
+	 * server deletes it then and frees the key while the claim holds. A delete that waits
+	 * for the client to be connected again is not waited for: the attempt answers the key
+	 * held, and the claim waits for the delete ({@link ZooKeeperPendingDelete}).
 	 */
 	private void leaveGivenUpSession(Claim claim, String path, String queue, QueuedNode node, int attempt,
 			CompletableFuture<AcquireResult> result) {
 		this.claims.forgetIf(claim, node);
+		// Whether the delete ended (true) or waits for a reconnection (false).
+		CompletableFuture<Boolean> ended = new CompletableFuture<>();
 		// Safe to queue again if the delete fails: the node, before the new one, keeps
 		// the claim waiting until the server deletes it with its session.
-		this.releases
-			.deleteLeftBehind(queue, node.name,
-					"Could not delete the node '" + node.name + "' of lock '" + claim.key()
-							+ "' of a session given up; it stays in the queue until the server ends that session")
-			// Leaving is no failed creation. Counted as one, it left the creation too few
-			// attempts when the delete emptied the root and the server removed it (one
-			// attempt more): a free key was answered held.
-			.thenRun(() -> create(claim, path, attempt, result));
+		CompletableFuture<Void> left = this.releases.deleteLeftBehind(queue, node.name,
+				"Could not delete the node '" + node.name + "' of lock '" + claim.key()
+						+ "' of a session given up; it stays in the queue until the server ends that session",
+				() -> ended.complete(false));
+		left.thenRun(() -> ended.complete(true));
+		ended.thenAccept((deleted) -> {
+			if (deleted) {
+				// Leaving is no failed creation. Counted as one, it left the creation too
+				// few attempts when the delete emptied the root and the server removed it
+				// (one attempt more): a free key was answered held.
+				create(claim, path, attempt, result);
+			}
+			else {
+				// Up to a connection timeout, and the engine does not bound an attempt
+				// by its caller's deadline: the node, still in the queue, holds the
+				// claim back, and the claim waits for its delete, which goes on alone.
+				result.complete(AcquireResult.heldByAnother(null, new ZooKeeperPendingDelete(left)));
+			}
+		});
 	}
 
 	private static byte[] owner(Claim claim) {

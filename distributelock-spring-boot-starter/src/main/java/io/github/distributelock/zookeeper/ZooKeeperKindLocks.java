@@ -146,6 +146,9 @@ final class ZooKeeperKindLocks {
 		if (lastAttempt.hint() instanceof ZooKeeperWait wait) {
 			return wait.await(this.session, claim.key(), deadline);
 		}
+		if (lastAttempt.hint() instanceof ZooKeeperPendingDelete pendingDelete) {
+			return pendingDelete.await(this.session, deadline);
+		}
 		return CompletableFuture.completedFuture(null);
 	}
 

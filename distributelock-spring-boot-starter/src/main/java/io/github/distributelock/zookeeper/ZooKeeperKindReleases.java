@@ -249,7 +249,22 @@ final class ZooKeeperKindReleases {
 	 * @return completes once the node is deleted or the failure logged; never fails
 	 */
 	CompletableFuture<Void> deleteLeftBehind(String queue, String name, String failureMessage) {
-		return this.session.retriedOnReconnection(() -> delete(queue, name)).handle((deleted, failure) -> {
+		return logged(this.session.retriedOnReconnection(() -> delete(queue, name)), failureMessage);
+	}
+
+	/**
+	 * As {@link #deleteLeftBehind(String, String, String)}, running
+	 * {@code awaitingReconnection} when the delete, its answer lost, waits for the client
+	 * to be connected again before it is sent again.
+	 */
+	CompletableFuture<Void> deleteLeftBehind(String queue, String name, String failureMessage,
+			Runnable awaitingReconnection) {
+		return logged(this.session.retriedOnReconnection(() -> delete(queue, name), awaitingReconnection),
+				failureMessage);
+	}
+
+	private static CompletableFuture<Void> logged(CompletableFuture<Deleted> delete, String failureMessage) {
+		return delete.handle((deleted, failure) -> {
 			if (failure != null) {
 				logger.warn(failureMessage, failure);
 			}

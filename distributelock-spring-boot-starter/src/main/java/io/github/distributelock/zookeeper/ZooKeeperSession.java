@@ -119,13 +119,26 @@ final class ZooKeeperSession {
 	 * retries would: each run reads and writes on one handle, so one session.
 	 */
 	<T> CompletableFuture<T> retriedOnReconnection(Supplier<CompletableFuture<T>> operation) {
-		return retriedOnReconnection(operation, RECONNECTION_RETRIES);
+		return retriedOnReconnection(operation, RECONNECTION_RETRIES, null);
 	}
 
-	private <T> CompletableFuture<T> retriedOnReconnection(Supplier<CompletableFuture<T>> operation, int retries) {
+	/**
+	 * As {@link #retriedOnReconnection(Supplier)}, running {@code awaitingReconnection}
+	 * whenever a run failed and the client is not connected: the next run waits for a
+	 * connection, up to a connection timeout, which what waits for the outcome may not be
+	 * able to afford.
+	 */
+	<T> CompletableFuture<T> retriedOnReconnection(Supplier<CompletableFuture<T>> operation,
+			Runnable awaitingReconnection) {
+		return retriedOnReconnection(operation, RECONNECTION_RETRIES, awaitingReconnection);
+	}
+
+	private <T> CompletableFuture<T> retriedOnReconnection(Supplier<CompletableFuture<T>> operation, int retries,
+			@Nullable Runnable awaitingReconnection) {
 		return operation.get().exceptionallyCompose((failure) -> {
 			if (retries > 0 && unwrap(failure) instanceof KeeperException.ConnectionLossException) {
-				return connected().thenCompose((connected) -> retriedOnReconnection(operation, retries - 1));
+				return connected(awaitingReconnection)
+					.thenCompose((connected) -> retriedOnReconnection(operation, retries - 1, awaitingReconnection));
 			}
 			return CompletableFuture.failedFuture(failure);
 		});
@@ -134,8 +147,9 @@ final class ZooKeeperSession {
 	/**
 	 * Completes when the client is connected (after a short pause if it already calls
 	 * itself connected), or fails after its connection timeout.
+	 * @param awaitingReconnection run if the client is not connected, or {@code null}
 	 */
-	private CompletableFuture<Void> connected() {
+	private CompletableFuture<Void> connected(@Nullable Runnable awaitingReconnection) {
 		CompletableFuture<Void> connected = new CompletableFuture<>();
 		ConnectionStateListener listener = (curator, state) -> {
 			if (state.isConnected()) {
@@ -159,6 +173,9 @@ final class ZooKeeperSession {
 				this.timeouts.schedule(
 						() -> connected.completeExceptionally(new KeeperException.ConnectionLossException()),
 						this.client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS);
+				if (awaitingReconnection != null) {
+					awaitingReconnection.run();
+				}
 			}
 		}
 		catch (RejectedExecutionException ex) {

@@ -1,0 +1,133 @@
+package io.github.distributelock.zookeeper;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.distributelock.Closeables;
+import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Deadline;
+import io.github.distributelock.core.LockBackend;
+import io.github.distributelock.core.LockBackend.Claim;
+import io.github.distributelock.core.LockKind;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Fair, read/write and permit claims while their client cannot reach the server, on a
+ * real server of the test's own that it stops and starts again.
+ */
+class ZooKeeperKindOutageTests {
+
+	/**
+	 * The waiter's client's connection timeout: how long a request that lost its
+	 * connection waits for the client to be connected again before it is sent again, and
+	 * what each try of a Curator request waits for a connection; far longer than it takes
+	 * the server to start again.
+	 */
+	private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(10);
+
+	/** Longer than the outage: no session ends by itself during a test. */
+	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(30);
+
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
+
+	/**
+	 * A claim whose node lives on a session its client gave up, whose next attempt comes
+	 * while the client cannot reach the server: the delete of that node waits for the
+	 * client to be connected again before it is sent again, and the attempt must not wait
+	 * with it (up to a connection timeout, then the creation of its new node, a whole
+	 * store call more) as the engine does not bound an attempt by the caller's deadline.
+	 * It answers the key held, before the connection timeout, and waits for the delete,
+	 * which goes on once the server is back; the claim then queues on its new session and
+	 * nothing is left in the queue after its release.
+	 */
+	@Test
+	void anAttemptLeavingItsNodeOfAGivenUpSessionDuringAnOutageAnswersWithoutWaitingForTheReconnection()
+			throws Exception {
+		TestingServer server = this.closeables.add(EmbeddedZooKeeper.startServer());
+		String key = "given-up-session.outage";
+		String queue = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key;
+		AtomicLong givenUpSession = new AtomicLong();
+		CuratorFramework waiterClient = givenUpSessionKeepingClient(server.getConnectString(), givenUpSession);
+		CuratorFramework holderClient = this.closeables
+			.add(EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT));
+		ZooKeeperLockBackend holder = this.closeables.add(new ZooKeeperLockBackend(holderClient));
+		ZooKeeperLockBackend waiter = this.closeables.add(new ZooKeeperLockBackend(waiterClient));
+		Claim held = new Claim(key, "holder", null, LockKind.FAIR);
+		Claim waiting = new Claim(key, "waiter", null, LockKind.FAIR);
+		assertThat(attempt(holder, held).acquired()).isTrue();
+		assertThat(attempt(waiter, waiting).acquired()).isFalse();
+		ZooKeeper givenUp = waiterClient.getZookeeperClient().getZooKeeper();
+		givenUpSession.set(givenUp.getSessionId());
+		// What Curator does after a session timeout spent disconnected: the handle is
+		// told its session expired, and Curator opens a new one; the server is told
+		// nothing.
+		givenUp.getTestable().injectSessionExpiration();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> waiterClient.getZookeeperClient().isConnected()
+					&& waiterClient.getZookeeperClient().getZooKeeper().getSessionId() != givenUpSession.get());
+		server.stop();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !waiterClient.getZookeeperClient().isConnected());
+
+		CompletableFuture<AcquireResult> attempt = waiter.tryAcquire(waiting, SESSION_TIMEOUT).toCompletableFuture();
+
+		assertThat(attempt).as("the attempt's answer, without waiting for the reconnection")
+			.succeedsWithin(CONNECTION_TIMEOUT)
+			.satisfies((answer) -> assertThat(answer.acquired()).as("held").isFalse());
+		server.restart();
+		await().atMost(Duration.ofSeconds(20))
+			.untilAsserted(() -> assertThat(ZooKeeperTree.children(holderClient, queue))
+				.as("the node of the given-up session deleted once the client is connected")
+				.singleElement()
+				.satisfies((node) -> assertThat(node).startsWith(ZooKeeperKindNode.prefix(LockKind.FAIR, "holder",
+						holderClient.getZookeeperClient().getZooKeeper().getSessionId()))));
+		assertThat(waiter.awaitRelease(waiting, attempt.get(), Deadline.after(Duration.ofSeconds(60))))
+			.as("the wait that the delete ends")
+			.succeedsWithin(Duration.ofSeconds(20));
+		assertThat(holder.release(held).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(attempt(waiter, waiting).acquired()).as("the free key").isTrue();
+		List<String> nodes = ZooKeeperTree.children(holderClient, queue);
+		assertThat(nodes).as("the claim's node on its new session alone").hasSize(1);
+		assertThat(waiter.release(waiting).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(ZooKeeperTree.children(holderClient, queue)).as("nodes left").isEmpty());
+	}
+
+	/**
+	 * A client with a connection timeout of {@link #CONNECTION_TIMEOUT} that closes no
+	 * handle of {@code givenUpSession} on the server, which keeps that session through
+	 * the test.
+	 */
+	private CuratorFramework givenUpSessionKeepingClient(String connectString, AtomicLong givenUpSession)
+			throws Exception {
+		CuratorFramework client = CuratorFrameworkFactory.builder()
+			.connectString(connectString)
+			.zookeeperFactory((address, sessionTimeout, watcher, canBeReadOnly) -> new GivenUpSessionKeeper(address,
+					sessionTimeout, watcher, canBeReadOnly, givenUpSession))
+			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
+			.connectionTimeoutMs((int) CONNECTION_TIMEOUT.toMillis())
+			.retryPolicy(new ExponentialBackoffRetry(100, 1))
+			.build();
+		client.start();
+		this.closeables.add(client);
+		assertThat(client.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
+		return client;
+	}
+
+	private static AcquireResult attempt(LockBackend backend, Claim claim) throws Exception {
+		return backend.tryAcquire(claim, SESSION_TIMEOUT).toCompletableFuture().get(10, TimeUnit.SECONDS);
+	}
+
+}
