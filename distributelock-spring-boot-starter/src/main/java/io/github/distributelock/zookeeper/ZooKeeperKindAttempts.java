@@ -127,15 +127,26 @@ final class ZooKeeperKindAttempts {
 			long token = results.get(2).getResultStat().getMzxid();
 			QueuedNode node = new QueuedNode(name, token, sentOn, queueWatch);
 			this.claims.remember(claim, node);
-			if (sentOn == this.session.sessionId()) {
-				result.complete(AcquireResult.acquired(token));
+			if (sentOn != 0) {
+				queueCreated(claim, path, node, attempt, result);
+				return;
 			}
-			else {
-				// The client gave the session up before the answer came: the node may
-				// live on that session, which the server ends later, freeing the key
-				// under the claim. The listing deletes it and queues the claim again.
-				list(claim, path, node, attempt, result);
-			}
+			// Sent while the client had no session, which Curator waited for: the node
+			// lives on the first the client opened, most likely the current one. Taken
+			// for a node of a session given up, it was deleted, and the key's first claim
+			// queued again behind those that came later.
+			this.session.ephemeralOwner(this.session.fixForNamespace(path + "/" + name))
+				.whenComplete((nodeSession, failure) -> {
+					if (failure != null) {
+						// The node stays remembered: the give-back deletes it by name.
+						result.completeExceptionally(failure);
+					}
+					else {
+						QueuedNode read = new QueuedNode(name, token, nodeSession, queueWatch);
+						this.claims.remember(claim, read);
+						queueCreated(claim, path, read, attempt, result);
+					}
+				});
 		}
 		else if (outcome == KeeperException.Code.NODEEXISTS) {
 			// A queue, or a plain holder.
@@ -155,6 +166,23 @@ final class ZooKeeperKindAttempts {
 		}
 		else {
 			result.completeExceptionally(KeeperException.create(outcome, path));
+		}
+	}
+
+	/**
+	 * Goes on from the node that the claim's queue was created with, on the session
+	 * {@code node} names.
+	 */
+	private void queueCreated(Claim claim, String path, QueuedNode node, int attempt,
+			CompletableFuture<AcquireResult> result) {
+		if (node.sessionId == this.session.sessionId()) {
+			result.complete(AcquireResult.acquired(node.token));
+		}
+		else {
+			// The client gave the session up before the answer came: the node may live
+			// on that session, which the server ends later, freeing the key under the
+			// claim. The listing deletes it and queues the claim again.
+			list(claim, path, node, attempt, result);
 		}
 	}
 

@@ -108,6 +108,31 @@ final class ZooKeeperSession {
 		}
 	}
 
+	/**
+	 * The session that the ephemeral node {@code path} (as the handle sees it) lives on,
+	 * read on the current session; 0 if the node is gone.
+	 */
+	CompletableFuture<Long> ephemeralOwner(String path) {
+		CompletableFuture<Long> owner = new CompletableFuture<>();
+		ZooKeeper zooKeeper = handle(owner);
+		if (zooKeeper == null) {
+			return owner;
+		}
+		zooKeeper.exists(path, false, (code, node, context, stat) -> {
+			KeeperException.Code outcome = KeeperException.Code.get(code);
+			if (outcome == KeeperException.Code.OK) {
+				owner.complete(stat.getEphemeralOwner());
+			}
+			else if (outcome == KeeperException.Code.NONODE) {
+				owner.complete(0L);
+			}
+			else {
+				owner.completeExceptionally(KeeperException.create(outcome, path));
+			}
+		}, null);
+		return owner;
+	}
+
 	/** The path as the ZooKeeper handle sees it, inside the client's namespace. */
 	String fixForNamespace(String path) {
 		return ZKPaths.fixForNamespace(this.client.getNamespace(), path);

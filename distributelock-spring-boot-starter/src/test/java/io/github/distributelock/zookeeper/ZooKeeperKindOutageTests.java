@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.StreamSupport;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.core.AcquireResult;
@@ -16,6 +17,10 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.AsyncCallback;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -103,6 +108,81 @@ class ZooKeeperKindOutageTests {
 		assertThat(waiter.release(waiting).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
 		await().atMost(Duration.ofSeconds(10))
 			.untilAsserted(() -> assertThat(ZooKeeperTree.children(holderClient, queue)).as("nodes left").isEmpty());
+	}
+
+	/**
+	 * A claim whose first attempt creates the key's queue while its client has no session
+	 * yet (it is connecting, here to a server that starts again): the transaction goes
+	 * once the client has opened one, and its node lives on that session, the current
+	 * one. The attempt holds by it, as the key's first claim. It took the node for one of
+	 * a session given up, as the session was not known when the transaction was sent,
+	 * deleted it and queued again, behind a claim of another instance that came later.
+	 */
+	@Test
+	void aClaimThatCreatedTheQueueBeforeItsClientHadASessionHoldsByItsNode() throws Exception {
+		TestingServer server = this.closeables.add(EmbeddedZooKeeper.startServer());
+		String key = "queue-created-before-a-session";
+		String queue = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key;
+		CuratorFramework otherClient = this.closeables
+			.add(EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT));
+		ZooKeeperLockBackend other = this.closeables.add(new ZooKeeperLockBackend(otherClient));
+		// Keeps the root, which the server would remove empty, through the outage.
+		assertThat(attempt(other, new Claim(key + ".elsewhere", "other", null, LockKind.EXCLUSIVE)).acquired())
+			.isTrue();
+		CompletableFuture<Runnable> heldAnswer = new CompletableFuture<>();
+		server.stop();
+		CuratorFramework client = queueAnswerHoldingClient(server.getConnectString(), queue, heldAnswer);
+		ZooKeeperLockBackend claiming = this.closeables.add(new ZooKeeperLockBackend(client));
+		Claim first = new Claim(key, "first", null, LockKind.FAIR);
+
+		CompletableFuture<AcquireResult> attempt = claiming.tryAcquire(first, SESSION_TIMEOUT).toCompletableFuture();
+		server.restart();
+		Runnable answer = heldAnswer.get(20, TimeUnit.SECONDS);
+		assertThat(attempt(other, new Claim(key, "later", null, LockKind.FAIR)).acquired())
+			.as("a claim of another instance that came later")
+			.isFalse();
+		answer.run();
+
+		assertThat(attempt).succeedsWithin(Duration.ofSeconds(10))
+			.satisfies((taken) -> assertThat(taken.acquired()).as("held by the key's first claim").isTrue());
+		assertThat(ZooKeeperTree.children(otherClient, queue)).as("the nodes of both claims").hasSize(2);
+		assertThat(claiming.release(first).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	/**
+	 * A started client, not waiting for a connection, whose handles hold the answer of
+	 * the transaction that creates {@code queue} until the test runs it.
+	 */
+	private CuratorFramework queueAnswerHoldingClient(String connectString, String queue,
+			CompletableFuture<Runnable> heldAnswer) {
+		CuratorFramework client = CuratorFrameworkFactory.builder()
+			.connectString(connectString)
+			.zookeeperFactory((address, sessionTimeout, watcher, canBeReadOnly) -> new ZooKeeper(address,
+					sessionTimeout, watcher, canBeReadOnly) {
+
+				@Override
+				public void multi(Iterable<Op> ops, AsyncCallback.MultiCallback callback, Object context) {
+					boolean createsQueue = StreamSupport.stream(ops.spliterator(), false)
+						.anyMatch((op) -> op.getType() == ZooDefs.OpCode.createContainer && op.getPath().equals(queue));
+					if (!createsQueue || heldAnswer.isDone()) {
+						super.multi(ops, callback, context);
+						return;
+					}
+					super.multi(ops, (code, path, answerContext, results) -> {
+						if (code != KeeperException.Code.OK.intValue() || !heldAnswer
+							.complete(() -> callback.processResult(code, path, answerContext, results))) {
+							callback.processResult(code, path, answerContext, results);
+						}
+					}, context);
+				}
+
+			})
+			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
+			.connectionTimeoutMs((int) CONNECTION_TIMEOUT.toMillis())
+			.retryPolicy(new ExponentialBackoffRetry(100, 1))
+			.build();
+		client.start();
+		return this.closeables.add(client);
 	}
 
 	/**
