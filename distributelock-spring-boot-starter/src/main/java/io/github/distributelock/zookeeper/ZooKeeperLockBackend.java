@@ -89,6 +89,8 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 
 	private final ZooKeeperPlainLocks plain;
 
+	private final ZooKeeperPlainHandOvers plainHandOvers;
+
 	private final ZooKeeperKindLocks kinds;
 
 	private final ZooKeeperMultiKeyLocks multiKey;
@@ -116,6 +118,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 		this.session = new ZooKeeperSession(client, this.paths);
 		ZooKeeperEmptyQueues emptyQueues = new ZooKeeperEmptyQueues(this.session);
 		this.plain = new ZooKeeperPlainLocks(this.session, emptyQueues, name());
+		this.plainHandOvers = new ZooKeeperPlainHandOvers(this.session, this.plain);
 		this.kinds = new ZooKeeperKindLocks(this.session, new ZooKeeperKindReleases(this.session, emptyQueues), name());
 		this.multiKey = new ZooKeeperMultiKeyLocks(this.session, this.plain);
 		client.getConnectionStateListenable().addListener(this.connectionStateListener);
@@ -162,7 +165,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 	@Override
 	public CompletionStage<HandOver> handOver(Claim holder, Claim next, Duration lease) {
 		if (ZooKeeperPlainLocks.plain(holder)) {
-			return this.plain.handOver(holder, next);
+			return this.plainHandOvers.handOver(holder, next);
 		}
 		// A queued kind hands off with the holder's delete, which admits the next node:
 		// there is no write to save.

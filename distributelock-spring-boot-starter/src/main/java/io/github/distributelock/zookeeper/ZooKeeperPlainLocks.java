@@ -7,18 +7,14 @@ import java.util.concurrent.CompletableFuture;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
-import io.github.distributelock.core.HandOverLockBackend.HandOver;
 import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Conflict;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Decision;
 import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Wait;
 import org.apache.curator.framework.api.CuratorEvent;
-import org.jspecify.annotations.Nullable;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Op;
-import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
@@ -27,7 +23,8 @@ import org.apache.zookeeper.data.Stat;
  * {@code <root>/<key>} holding the owner token, created in one request, removed by a
  * delete of the version read with the owner, both on one session; its fencing token is
  * its {@code czxid}, or, for a node handed from one owner of this session to the next by
- * a write of the version read, that write's zxid. Waiters watch the node.
+ * a write of the version read ({@link ZooKeeperPlainHandOvers}), that write's zxid.
+ * Waiters watch the node.
  * <p>
  * An attempt that finds a queue of the other kinds at the path (a node of no session)
  * waits for a queue of fair locks to end, fails for another kind, and deletes an empty
@@ -262,96 +259,6 @@ final class ZooKeeperPlainLocks {
 		return released;
 	}
 
-	/**
-	 * Gives the lock node of {@code holder} to {@code next}: reads the owner and the
-	 * version, then writes the next owner at that version, both on one ZooKeeper handle,
-	 * so one session (one fsync, where a release and a new node cost two). The fencing
-	 * token of {@code next} is the zxid of that write, which tops every zxid before it.
-	 * If the node is not the holder's, {@code next} makes an attempt instead.
-	 */
-	CompletableFuture<HandOver> handOver(Claim holder, Claim next) {
-		ZooKeeperLostAnswer lost = new ZooKeeperLostAnswer();
-		return this.session.retriedOnReconnection(() -> handOverOnOneSession(holder, next, lost));
-	}
-
-	/**
-	 * One run of a hand-over.
-	 * @param lost the writes of the runs before whose answer was lost
-	 */
-	private CompletableFuture<HandOver> handOverOnOneSession(Claim holder, Claim next, ZooKeeperLostAnswer lost) {
-		String path = this.session.fixForNamespace(this.session.paths().lockPath(holder.key()));
-		byte[] expected = owner(holder);
-		CompletableFuture<HandOver> handedOver = new CompletableFuture<>();
-		ZooKeeper zooKeeper = this.session.handle(handedOver);
-		if (zooKeeper == null) {
-			return handedOver;
-		}
-		zooKeeper.getData(path, false, (code, name, context, data, stat) -> {
-			KeeperException.Code outcome = KeeperException.Code.get(code);
-			if (outcome == KeeperException.Code.OK && Arrays.equals(data, owner(next))
-					&& stat.getEphemeralOwner() == zooKeeper.getSessionId() && lost.ran(zooKeeper)) {
-				// The node carries the next owner by a write of this hand-over whose
-				// answer was lost.
-				handedOver.complete(new HandOver(true, AcquireResult.acquired(stat.getMzxid())));
-			}
-			else if (outcome == KeeperException.Code.NONODE || (outcome == KeeperException.Code.OK
-					&& (!Arrays.equals(data, expected) || stat.getEphemeralOwner() != zooKeeper.getSessionId()))) {
-				attemptInstead(next, handedOver);
-			}
-			else if (outcome != KeeperException.Code.OK) {
-				handedOver.completeExceptionally(KeeperException.create(outcome, path));
-			}
-			else if (stat.getVersion() + 1 == ZooKeeperKindLocks.QUEUE_VERSION) {
-				// An empty queue is deleted by its version, so a lock node must never
-				// take
-				// it: the first hand-over writes twice, in one transaction.
-				zooKeeper.multi(
-						List.of(Op.setData(path, owner(next), stat.getVersion()),
-								Op.setData(path, owner(next), stat.getVersion() + 1)),
-						(multiCode, multiPath, multiContext, results) -> written(zooKeeper, next, multiCode,
-								(multiCode == KeeperException.Code.OK.intValue())
-										? ((OpResult.SetDataResult) results.get(1)).getStat() : null,
-								path, lost, handedOver),
-						null);
-			}
-			else {
-				zooKeeper
-					.setData(
-							path, owner(next), stat.getVersion(), (setCode, setPath, setContext,
-									setStat) -> written(zooKeeper, next, setCode, setStat, path, lost, handedOver),
-							null);
-			}
-		}, null);
-		return handedOver;
-	}
-
-	private void written(ZooKeeper zooKeeper, Claim next, int code, @Nullable Stat written, String path,
-			ZooKeeperLostAnswer lost, CompletableFuture<HandOver> handedOver) {
-		KeeperException.Code outcome = KeeperException.Code.get(code);
-		if (outcome == KeeperException.Code.OK && written != null) {
-			handedOver.complete(new HandOver(true, AcquireResult.acquired(written.getMzxid())));
-		}
-		else if (outcome == KeeperException.Code.NONODE || outcome == KeeperException.Code.BADVERSION) {
-			attemptInstead(next, handedOver);
-		}
-		else {
-			// The node was read as this session's.
-			lost.answered(zooKeeper, outcome, zooKeeper.getSessionId());
-			handedOver.completeExceptionally(KeeperException.create(outcome, path));
-		}
-	}
-
-	private void attemptInstead(Claim next, CompletableFuture<HandOver> handedOver) {
-		tryAcquire(next).whenComplete((attempt, failure) -> {
-			if (failure != null) {
-				handedOver.completeExceptionally(failure);
-			}
-			else {
-				handedOver.complete(new HandOver(false, attempt));
-			}
-		});
-	}
-
 	/** Waits on the lock node, or on what the last attempt found at its path. */
 	CompletableFuture<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
 		ZooKeeperWait wait = (lastAttempt.hint() instanceof ZooKeeperWait found) ? found
@@ -359,7 +266,8 @@ final class ZooKeeperPlainLocks {
 		return wait.await(this.session, claim.key(), deadline);
 	}
 
-	private static byte[] owner(Claim claim) {
+	/** The data of a lock node held by {@code claim}. */
+	static byte[] owner(Claim claim) {
 		return claim.owner().getBytes(StandardCharsets.UTF_8);
 	}
 
