@@ -48,7 +48,7 @@ import org.jspecify.annotations.Nullable;
  * {@link io.github.distributelock.LockKindConflictException}.
  * <p>
  * The plain nodes of a multi-key request are created in one transaction and deleted in
- * one ({@link ZooKeeperMultiKeyLocks}).
+ * one ({@link ZooKeeperMultiKeyLocks}, {@link ZooKeeperMultiKeyReleases}).
  * <p>
  * A lock lives exactly as long as the client's ZooKeeper session: there is no lease to
  * renew, so this is a {@link SessionLockBackend}, the lease passed to {@link #tryAcquire}
@@ -95,6 +95,8 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 
 	private final ZooKeeperMultiKeyLocks multiKey;
 
+	private final ZooKeeperMultiKeyReleases multiKeyReleases;
+
 	private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
 
 	private final ConnectionStateListener connectionStateListener = (client, state) -> connectionStateChanged(state);
@@ -121,6 +123,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 		this.plainHandOvers = new ZooKeeperPlainHandOvers(this.session, this.plain);
 		this.kinds = new ZooKeeperKindLocks(this.session, new ZooKeeperKindReleases(this.session, emptyQueues), name());
 		this.multiKey = new ZooKeeperMultiKeyLocks(this.session, this.plain);
+		this.multiKeyReleases = new ZooKeeperMultiKeyReleases(this.session, this.plain);
 		client.getConnectionStateListenable().addListener(this.connectionStateListener);
 	}
 
@@ -224,7 +227,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 
 	@Override
 	public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
-		return this.multiKey.releaseAll(claims);
+		return this.multiKeyReleases.releaseAll(claims);
 	}
 
 	/**

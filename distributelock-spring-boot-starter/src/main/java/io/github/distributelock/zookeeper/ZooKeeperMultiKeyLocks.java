@@ -1,8 +1,6 @@
 package io.github.distributelock.zookeeper;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -31,19 +29,12 @@ import org.apache.zookeeper.proto.CreateRequest;
  * kinds to wait for or a conflict, an empty queue deleted and the transaction sent
  * again); a missing root is created as a container first.
  * <p>
- * Release reads each node's owner and version in one read-only {@code multi} (answered by
- * the connected server; reads cost the ensemble no transaction) and deletes the nodes of
- * this owner in one transaction of versioned deletes, on the same session handle as the
- * reads, as {@link ZooKeeperPlainLocks} does for one key. The read-only {@code multi}
- * needs a server of ZooKeeper 3.6 or later.
+ * They are released in one transaction too ({@link ZooKeeperMultiKeyReleases}).
  */
 final class ZooKeeperMultiKeyLocks {
 
 	/** Attempts to create nodes whose container parent the server has just removed. */
 	private static final int CREATE_ATTEMPTS = 3;
-
-	/** The version read of a node that a lost delete of the same release removed. */
-	private static final int GONE_BY_OWN_DELETE = -2;
 
 	private final ZooKeeperSession session;
 
@@ -64,7 +55,7 @@ final class ZooKeeperMultiKeyLocks {
 		List<Op> creates = new ArrayList<>();
 		try {
 			for (Claim claim : claims) {
-				creates.add(create2(this.session.paths().lockPath(claim.key()), owner(claim)));
+				creates.add(create2(this.session.paths().lockPath(claim.key()), ZooKeeperPlainLocks.owner(claim)));
 			}
 		}
 		catch (Exception ex) {
@@ -143,7 +134,7 @@ final class ZooKeeperMultiKeyLocks {
 	}
 
 	/** The position of the operation that failed the transaction, or -1 if none says. */
-	private static int failedOp(List<OpResult> results) {
+	static int failedOp(List<OpResult> results) {
 		for (int i = 0; results != null && i < results.size(); i++) {
 			if (results.get(i) instanceof OpResult.ErrorResult error) {
 				KeeperException.Code outcome = KeeperException.Code.get(error.getErr());
@@ -196,117 +187,6 @@ final class ZooKeeperMultiKeyLocks {
 				single.completeExceptionally(KeeperException.create(outcome, path));
 			}
 		}, null);
-	}
-
-	/**
-	 * Deletes the nodes that carry their claim's owner, each of the version read with its
-	 * owner, in one transaction on the handle of the reads, so one session.
-	 */
-	CompletableFuture<List<Boolean>> releaseAll(List<Claim> claims) {
-		ZooKeeperLostAnswer[] lost = new ZooKeeperLostAnswer[claims.size()];
-		Arrays.setAll(lost, (claim) -> new ZooKeeperLostAnswer());
-		return this.session.retriedOnReconnection(() -> releaseOnOneSession(claims, lost));
-	}
-
-	/**
-	 * One run of a release.
-	 * @param lost for each claim, the deletes of the runs before whose answer was lost
-	 */
-	private CompletableFuture<List<Boolean>> releaseOnOneSession(List<Claim> claims, ZooKeeperLostAnswer[] lost) {
-		CompletableFuture<List<Boolean>> released = new CompletableFuture<>();
-		ZooKeeper zooKeeper = this.session.handle(released);
-		if (zooKeeper == null) {
-			return released;
-		}
-		List<String> paths = new ArrayList<>();
-		List<Op> reads = new ArrayList<>();
-		for (Claim claim : claims) {
-			String path = this.session.fixForNamespace(this.session.paths().lockPath(claim.key()));
-			paths.add(path);
-			reads.add(Op.getData(path));
-		}
-		// The reads in one request (a read-only multi, answered by the connected server
-		// without a transaction): measured on one server, it cost 134 us at p50 for two
-		// nodes where one getData cost 125 us and two sent together 202 us, as the server
-		// answers a session's reads one after the other.
-		zooKeeper.multi(reads, (code, path, context, results) -> {
-			int[] versions = new int[claims.size()];
-			long[] nodeSessions = new long[claims.size()];
-			for (int i = 0; i < claims.size(); i++) {
-				OpResult read = (results != null && results.size() == claims.size()) ? results.get(i) : null;
-				KeeperException.Code outcome = (read instanceof OpResult.ErrorResult error)
-						? KeeperException.Code.get(error.getErr()) : KeeperException.Code.get(code);
-				if (read instanceof OpResult.GetDataResult data
-						&& Arrays.equals(data.getData(), owner(claims.get(i)))) {
-					versions[i] = data.getStat().getVersion();
-					nodeSessions[i] = data.getStat().getEphemeralOwner();
-				}
-				else if (read instanceof OpResult.GetDataResult || outcome == KeeperException.Code.NONODE) {
-					versions[i] = lost[i].ran(zooKeeper) ? GONE_BY_OWN_DELETE : -1;
-				}
-				else {
-					released.completeExceptionally(KeeperException.create(
-							(outcome != KeeperException.Code.OK) ? outcome : KeeperException.Code.SYSTEMERROR,
-							paths.get(i)));
-					return;
-				}
-			}
-			deleteOwned(zooKeeper, claims, paths, versions, nodeSessions, lost, released);
-		}, null);
-		return released;
-	}
-
-	private void deleteOwned(ZooKeeper zooKeeper, List<Claim> claims, List<String> paths, int[] versions,
-			long[] nodeSessions, ZooKeeperLostAnswer[] lost, CompletableFuture<List<Boolean>> released) {
-		List<Op> deletes = new ArrayList<>();
-		List<Boolean> owned = new ArrayList<>();
-		for (int i = 0; i < claims.size(); i++) {
-			owned.add(versions[i] >= 0 || versions[i] == GONE_BY_OWN_DELETE);
-			if (versions[i] >= 0) {
-				deletes.add(Op.delete(paths.get(i), versions[i]));
-			}
-		}
-		if (deletes.isEmpty()) {
-			released.complete(owned);
-			return;
-		}
-		zooKeeper.multi(deletes, (code, path, context, results) -> {
-			KeeperException.Code outcome = KeeperException.Code.get(code);
-			if (outcome == KeeperException.Code.OK) {
-				released.complete(owned);
-			}
-			else if (outcome == KeeperException.Code.NONODE || outcome == KeeperException.Code.BADVERSION) {
-				// A node changed since it was read (another instance released it by its
-				// value), so the transaction deleted none: release each on its own.
-				releaseOneByOne(claims, released);
-			}
-			else {
-				for (int i = 0; i < claims.size(); i++) {
-					if (versions[i] >= 0) {
-						lost[i].answered(zooKeeper, outcome, nodeSessions[i]);
-					}
-				}
-				int failed = failedOp(results);
-				released.completeExceptionally(
-						KeeperException.create(outcome, (failed >= 0) ? deletes.get(failed).getPath() : null));
-			}
-		}, null);
-	}
-
-	private void releaseOneByOne(List<Claim> claims, CompletableFuture<List<Boolean>> released) {
-		List<CompletableFuture<Boolean>> each = claims.stream().map(this.plain::release).toList();
-		CompletableFuture.allOf(each.toArray(CompletableFuture<?>[]::new)).whenComplete((done, failure) -> {
-			if (failure != null) {
-				released.completeExceptionally(failure);
-			}
-			else {
-				released.complete(each.stream().map(CompletableFuture::join).toList());
-			}
-		});
-	}
-
-	private static byte[] owner(Claim claim) {
-		return claim.owner().getBytes(StandardCharsets.UTF_8);
 	}
 
 }
