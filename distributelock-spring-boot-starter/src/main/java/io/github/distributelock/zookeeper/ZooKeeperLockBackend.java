@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
@@ -18,13 +16,10 @@ import io.github.distributelock.core.MultiKeyLockBackend;
 import io.github.distributelock.core.SessionLockBackend;
 import io.github.distributelock.core.StoreClientNotStartedException;
 import io.github.distributelock.core.StoreClientThreads;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.apache.curator.CuratorZookeeperClient;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.client.ConnectStringParser;
 import org.apache.zookeeper.server.ZooKeeperThread;
 import org.jspecify.annotations.Nullable;
@@ -79,8 +74,6 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 	/** The parent node of the lock nodes of the original {@code cn.dslcode} starter. */
 	public static final String DEFAULT_ROOT = "/locks";
 
-	private static final Log logger = LogFactory.getLog(ZooKeeperLockBackend.class);
-
 	private final CuratorFramework client;
 
 	private final ZooKeeperLockPaths paths;
@@ -97,9 +90,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 
 	private final ZooKeeperMultiKeyReleases multiKeyReleases;
 
-	private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
-
-	private final ConnectionStateListener connectionStateListener = (client, state) -> connectionStateChanged(state);
+	private final ZooKeeperLossSignals lossSignals = new ZooKeeperLossSignals();
 
 	/**
 	 * Creates a backend whose lock nodes live under {@code /locks}.
@@ -124,7 +115,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 		this.kinds = new ZooKeeperKindLocks(this.session, new ZooKeeperKindReleases(this.session, emptyQueues), name());
 		this.multiKey = new ZooKeeperMultiKeyLocks(this.session, this.plain);
 		this.multiKeyReleases = new ZooKeeperMultiKeyReleases(this.session, this.plain);
-		client.getConnectionStateListenable().addListener(this.connectionStateListener);
+		client.getConnectionStateListenable().addListener(this.lossSignals);
 	}
 
 	@Override
@@ -267,12 +258,12 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 
 	@Override
 	public void addLossListener(LockLossListener listener) {
-		this.lossListeners.add(listener);
+		this.lossSignals.add(listener);
 	}
 
 	@Override
 	public void removeLossListener(LockLossListener listener) {
-		this.lossListeners.remove(listener);
+		this.lossSignals.remove(listener);
 	}
 
 	/**
@@ -290,39 +281,8 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 	 */
 	@Override
 	public void close() {
-		this.client.getConnectionStateListenable().removeListener(this.connectionStateListener);
+		this.client.getConnectionStateListenable().removeListener(this.lossSignals);
 		this.session.close();
-	}
-
-	private void connectionStateChanged(ConnectionState state) {
-		if (state == ConnectionState.SUSPENDED) {
-			tellListeners(state, (listener) -> listener.locksAtRisk("the connection to ZooKeeper is suspended; "
-					+ "the locks are lost if the session expires before it comes back"));
-		}
-		else if (state == ConnectionState.RECONNECTED) {
-			tellListeners(state,
-					(listener) -> listener.locksSafe(
-							"the connection to ZooKeeper is back within the session timeout; the session and its "
-									+ "lock nodes are kept"));
-		}
-		else if (state == ConnectionState.LOST) {
-			tellListeners(state, (listener) -> listener
-				.locksLost("the ZooKeeper session was lost, and the server removes its ephemeral lock nodes"));
-		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug("ZooKeeper connection of the lock backend is " + state);
-		}
-	}
-
-	private void tellListeners(ConnectionState state, Consumer<LockLossListener> call) {
-		for (LockLossListener listener : this.lossListeners) {
-			try {
-				call.accept(listener);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Lock loss listener failed on ZooKeeper connection state " + state, ex);
-			}
-		}
 	}
 
 }
