@@ -27,8 +27,8 @@ import org.apache.zookeeper.data.Stat;
  * ({@link ZooKeeperKindLocks} describes the queue): the claim's first attempt creates its
  * node, in one transaction with the queue when there is none; later attempts find the
  * node again and list the queue, whose listing {@link ZooKeeperKindQueue} reads. A node
- * of a session the client gave up, or one asked for as a kind the key is not held as, is
- * deleted here, as nothing else would delete it.
+ * of a session the client gave up ({@link ZooKeeperGivenUpNodes}), or one asked for as a
+ * kind the key is not held as, is deleted here, as nothing else would delete it.
  */
 final class ZooKeeperKindAttempts {
 
@@ -48,11 +48,14 @@ final class ZooKeeperKindAttempts {
 
 	private final ZooKeeperKindClaims claims;
 
+	private final ZooKeeperGivenUpNodes givenUp;
+
 	ZooKeeperKindAttempts(ZooKeeperSession session, ZooKeeperKindReleases releases, ZooKeeperKindClaims claims,
 			String backend) {
 		this.session = session;
 		this.releases = releases;
 		this.claims = claims;
+		this.givenUp = new ZooKeeperGivenUpNodes(session, releases, claims);
 		this.backend = backend;
 	}
 
@@ -127,26 +130,22 @@ final class ZooKeeperKindAttempts {
 			long token = results.get(2).getResultStat().getMzxid();
 			QueuedNode node = new QueuedNode(name, token, sentOn, queueWatch);
 			this.claims.remember(claim, node);
-			if (sentOn != 0) {
-				queueCreated(claim, path, node, attempt, result);
-				return;
-			}
-			// Sent while the client had no session, which Curator waited for: the node
-			// lives on the first the client opened, most likely the current one. Taken
-			// for a node of a session given up, it was deleted, and the key's first claim
-			// queued again behind those that came later.
-			this.session.ephemeralOwner(this.session.fixForNamespace(path + "/" + name))
-				.whenComplete((nodeSession, failure) -> {
-					if (failure != null) {
-						// The node stays remembered: the give-back deletes it by name.
-						result.completeExceptionally(failure);
-					}
-					else {
-						QueuedNode read = new QueuedNode(name, token, nodeSession, queueWatch);
-						this.claims.remember(claim, read);
-						queueCreated(claim, path, read, attempt, result);
-					}
-				});
+			this.givenUp.withSession(claim, path, node).whenComplete((known, failure) -> {
+				if (failure != null) {
+					// The node stays remembered: the give-back deletes it by name.
+					result.completeExceptionally(failure);
+				}
+				else if (known.sessionId == this.session.sessionId()) {
+					result.complete(AcquireResult.acquired(known.token));
+				}
+				else {
+					// The client gave the session up before the answer came: the node
+					// may live on that session, which the server ends later, freeing the
+					// key under the claim. The listing deletes it and queues the claim
+					// again.
+					list(claim, path, known, attempt, result);
+				}
+			});
 		}
 		else if (outcome == KeeperException.Code.NODEEXISTS) {
 			// A queue, or a plain holder.
@@ -166,23 +165,6 @@ final class ZooKeeperKindAttempts {
 		}
 		else {
 			result.completeExceptionally(KeeperException.create(outcome, path));
-		}
-	}
-
-	/**
-	 * Goes on from the node that the claim's queue was created with, on the session
-	 * {@code node} names.
-	 */
-	private void queueCreated(Claim claim, String path, QueuedNode node, int attempt,
-			CompletableFuture<AcquireResult> result) {
-		if (node.sessionId == this.session.sessionId()) {
-			result.complete(AcquireResult.acquired(node.token));
-		}
-		else {
-			// The client gave the session up before the answer came: the node may live
-			// on that session, which the server ends later, freeing the key under the
-			// claim. The listing deletes it and queues the claim again.
-			list(claim, path, node, attempt, result);
 		}
 	}
 
@@ -307,38 +289,22 @@ final class ZooKeeperKindAttempts {
 	}
 
 	/**
-	 * Deletes the claim's node of a session the client no longer uses, then queues the
-	 * claim again on the current session. The client gives a session up on its own after
-	 * a session timeout spent disconnected, while the server may keep it, and its node,
-	 * until its own timeout runs out: a node of that session must never hold, as the
-	 * server deletes it then and frees the key while the claim holds. A delete that waits
-	 * for the client to be connected again is not waited for: the attempt answers the key
-	 * held, and the claim waits for the delete ({@link ZooKeeperPendingDelete}).
+	 * Leaves the claim's node of a session the client no longer uses
+	 * ({@link ZooKeeperGivenUpNodes#leave}), then queues the claim again on the current
+	 * session, or, while the delete waits for the client to be connected again, answers
+	 * the key held, and the claim waits for the delete.
 	 */
 	private void leaveGivenUpSession(Claim claim, String path, String queue, QueuedNode node, int attempt,
 			CompletableFuture<AcquireResult> result) {
-		this.claims.forgetIf(claim, node);
-		// Whether the delete ended (true) or waits for a reconnection (false).
-		CompletableFuture<Boolean> ended = new CompletableFuture<>();
-		// Safe to queue again if the delete fails: the node, before the new one, keeps
-		// the claim waiting until the server deletes it with its session.
-		CompletableFuture<Void> left = this.releases.deleteLeftBehind(queue, node.name,
-				"Could not delete the node '" + node.name + "' of lock '" + claim.key()
-						+ "' of a session given up; it stays in the queue until the server ends that session",
-				() -> ended.complete(false));
-		left.thenRun(() -> ended.complete(true));
-		ended.thenAccept((deleted) -> {
-			if (deleted) {
+		this.givenUp.leave(claim, queue, node).thenAccept((pendingDelete) -> {
+			if (pendingDelete == null) {
 				// Leaving is no failed creation. Counted as one, it left the creation too
 				// few attempts when the delete emptied the root and the server removed it
 				// (one attempt more): a free key was answered held.
 				create(claim, path, attempt, result);
 			}
 			else {
-				// Up to a connection timeout, and the engine does not bound an attempt
-				// by its caller's deadline: the node, still in the queue, holds the
-				// claim back, and the claim waits for its delete, which goes on alone.
-				result.complete(AcquireResult.heldByAnother(null, new ZooKeeperPendingDelete(left)));
+				result.complete(AcquireResult.heldByAnother(null, pendingDelete));
 			}
 		});
 	}
