@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.StreamSupport;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.core.AcquireResult;
@@ -17,10 +16,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.AsyncCallback;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Op;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -157,26 +152,7 @@ class ZooKeeperKindOutageTests {
 			CompletableFuture<Runnable> heldAnswer) {
 		CuratorFramework client = CuratorFrameworkFactory.builder()
 			.connectString(connectString)
-			.zookeeperFactory((address, sessionTimeout, watcher, canBeReadOnly) -> new ZooKeeper(address,
-					sessionTimeout, watcher, canBeReadOnly) {
-
-				@Override
-				public void multi(Iterable<Op> ops, AsyncCallback.MultiCallback callback, Object context) {
-					boolean createsQueue = StreamSupport.stream(ops.spliterator(), false)
-						.anyMatch((op) -> op.getType() == ZooDefs.OpCode.createContainer && op.getPath().equals(queue));
-					if (!createsQueue || heldAnswer.isDone()) {
-						super.multi(ops, callback, context);
-						return;
-					}
-					super.multi(ops, (code, path, answerContext, results) -> {
-						if (code != KeeperException.Code.OK.intValue() || !heldAnswer
-							.complete(() -> callback.processResult(code, path, answerContext, results))) {
-							callback.processResult(code, path, answerContext, results);
-						}
-					}, context);
-				}
-
-			})
+			.zookeeperFactory(QueueAnswerHolding.handles(queue, heldAnswer))
 			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
 			.connectionTimeoutMs((int) CONNECTION_TIMEOUT.toMillis())
 			.retryPolicy(new ExponentialBackoffRetry(100, 1))

@@ -313,26 +313,7 @@ class ZooKeeperKindSessionTests {
 		// Long enough for the server to keep the given-up session through the test.
 		CuratorFramework client = this.closeables.add(EmbeddedZooKeeper.newClient(CuratorFrameworkFactory.builder()
 			.connectString(zooKeeper.connectString())
-			.zookeeperFactory((connectString, sessionTimeout, watcher, canBeReadOnly) -> new ZooKeeper(connectString,
-					sessionTimeout, watcher, canBeReadOnly) {
-
-				@Override
-				public void multi(Iterable<Op> ops, AsyncCallback.MultiCallback callback, Object context) {
-					boolean createsQueue = StreamSupport.stream(ops.spliterator(), false)
-						.anyMatch((op) -> op.getType() == ZooDefs.OpCode.createContainer && op.getPath().equals(queue));
-					if (!createsQueue || heldAnswer.isDone()) {
-						super.multi(ops, callback, context);
-						return;
-					}
-					super.multi(ops, (code, path, answerContext, results) -> {
-						if (code != KeeperException.Code.OK.intValue() || !heldAnswer
-							.complete(() -> callback.processResult(code, path, answerContext, results))) {
-							callback.processResult(code, path, answerContext, results);
-						}
-					}, context);
-				}
-
-			}), Duration.ofSeconds(30)));
+			.zookeeperFactory(QueueAnswerHolding.handles(queue, heldAnswer)), Duration.ofSeconds(30)));
 		ZooKeeperLockBackend claiming = this.closeables.add(new ZooKeeperLockBackend(client));
 		ZooKeeperLockBackend other = this.closeables.add(new ZooKeeperLockBackend(newClient()));
 		Claim claim = new Claim(key, "claim", null, LockKind.FAIR);
