@@ -285,6 +285,14 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		this.queued = this.request.claim().kind().queued();
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
 		CompletableFuture<AcquireResult> answer = this.parts.store().tryAcquire(this.request.claim(), lease);
+		if (this.queued) {
+			answer = answer.whenComplete((attempt, failure) -> {
+				if (attempt != null && !attempt.acquired() && !attempt.queued()) {
+					// Refused, and nothing of the claim left in the store to take out.
+					this.queued = false;
+				}
+			});
+		}
 		StoreQueuePlace place = this.place;
 		if (place != null) {
 			// In the order the store answered, on the thread the answer came on.

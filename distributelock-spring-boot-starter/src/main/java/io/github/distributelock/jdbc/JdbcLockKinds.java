@@ -127,11 +127,14 @@ final class JdbcLockKinds {
 
 	/**
 	 * A read attempt: joins the readers unless a writer holds the key or waits for it.
+	 * Refused, a reader leaves nothing in the tables (readers never queue), and its
+	 * caller nothing to take out when it gives up.
 	 */
 	private AcquireResult read(Session session, KeyState state) throws SQLException {
 		if (!admits(LockKind.READ, state)) {
 			return AcquireResult
-				.heldByAnother(JdbcKindMarkers.WRITER.equals(state.holder()) ? lease(state.remainingMillis()) : null);
+				.heldByAnother(JdbcKindMarkers.WRITER.equals(state.holder()) ? lease(state.remainingMillis()) : null)
+				.notQueued();
 		}
 		long token = session.token(this.sql.token);
 		session.with("token", token).with("holder", JdbcKindMarkers.READERS).with("kind", "read");
@@ -144,14 +147,17 @@ final class JdbcLockKinds {
 		return AcquireResult.acquired(token);
 	}
 
-	/** A permit attempt: takes the lowest free slot of 0 to N-1, if there is one. */
+	/**
+	 * A permit attempt: takes the lowest free slot of 0 to N-1, if there is one; refused,
+	 * it leaves nothing in the tables (permit callers never queue).
+	 */
 	private AcquireResult permit(Session session, int permits, KeyState state) throws SQLException {
 		List<PermitSlot> slots = session.query(this.sql.permitSlots,
 				(row) -> new PermitSlot(row.getLong("slot"), row.getInt("mine") == 1, row.getLong("remaining_ms")));
 		List<PermitSlot> held = slots.stream().filter((slot) -> !slot.mine() && slot.remainingMillis() > 0).toList();
 		if (held.size() >= permits) {
 			long soonest = held.stream().mapToLong(PermitSlot::remainingMillis).min().orElse(0);
-			return AcquireResult.heldByAnother(lease(soonest));
+			return AcquireResult.heldByAnother(lease(soonest)).notQueued();
 		}
 		Set<Long> taken = new HashSet<>();
 		held.forEach((slot) -> taken.add(slot.slot()));

@@ -220,7 +220,9 @@ final class RedisKindScripts {
 		if (outcome.longValue() == 1) {
 			return AcquireResult.acquired(value);
 		}
-		return AcquireResult.heldByAnother((value > 0) ? Duration.ofMillis(value) : null, hint);
+		AcquireResult held = AcquireResult.heldByAnother((value > 0) ? Duration.ofMillis(value) : null, hint);
+		// Readers and permit callers never queue (shared-acquire.lua): nothing to leave.
+		return claim.kind().shared() ? held.notQueued() : held;
 	}
 
 	private static LockKindConflictException conflict(Claim claim, String held, String backend) {

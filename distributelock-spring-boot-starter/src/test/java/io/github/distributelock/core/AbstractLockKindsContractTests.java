@@ -536,6 +536,43 @@ public abstract class AbstractLockKindsContractTests extends AbstractStoreContra
 		}
 	}
 
+	/**
+	 * A reader or permit caller refused where such callers never queue leaves nothing of
+	 * its claim in the store, so the engine sends no release to take it out of a queue: a
+	 * refused call is one round trip. A store where they queue overrides
+	 * {@link #readersAndPermitCallersQueue()}.
+	 */
+	@Test
+	void aRefusedReaderOrPermitCallerSendsAReleaseOnlyWhereItQueued() throws Exception {
+		DefaultDistributeLock holder = newLock();
+		CountingLockBackend backend = countingBackend();
+		DefaultDistributeLock caller = closeAfterTest(new DefaultDistributeLock(backend));
+		LockRequest permit = LockRequest.of(key() + ".permit").withPermits(1);
+		try (LockHandle writer = holder.tryAcquire(LockRequest.of(key()).withMode(LockMode.WRITE)).orElseThrow();
+				LockHandle permitHolder = holder.tryAcquire(permit).orElseThrow()) {
+			assertThat(caller.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ))).isEmpty();
+			assertThat(caller.tryAcquire(permit)).isEmpty();
+			assertThat(caller
+				.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ).withWaitTime(Duration.ofMillis(100))))
+				.isEmpty();
+		}
+		assertThat(backend.acquireAttempts).hasValueGreaterThanOrEqualTo(3);
+		assertThat(backend.releases).as("releases sent by the refused calls")
+			.hasValue(readersAndPermitCallersQueue() ? 3 : 0);
+		assertThat(isLockedInStore(key())).isFalse();
+		assertThat(caller.tryAcquire(LockRequest.of(key()).withMode(LockMode.WRITE))).isPresent()
+			.get()
+			.satisfies(LockHandle::close);
+	}
+
+	/**
+	 * Whether a reader or permit caller that is refused keeps a place in the store's
+	 * queue, which it must leave when it gives up.
+	 */
+	protected boolean readersAndPermitCallersQueue() {
+		return false;
+	}
+
 	private static boolean refusedOwnerValue(Throwable failure) {
 		Throwable refusal = (failure instanceof ExecutionException) ? failure.getCause() : failure;
 		return refusal instanceof IllegalArgumentException

@@ -308,7 +308,9 @@ public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 					}
 				}
 			}
-			return AcquireResult.heldByAnother(holdersLeaseRemaining(now), this.changed);
+			AcquireResult held = AcquireResult.heldByAnother(holdersLeaseRemaining(now), this.changed);
+			// Readers and permit callers never queue here, as on Redis and JDBC.
+			return kind.shared() ? held.notQueued() : held;
 		}
 
 		/** Counts a release (or a cut lease) of this key and stamps the key with it. */

@@ -50,6 +50,15 @@ import static org.awaitility.Awaitility.await;
  */
 class ZooKeeperLockKindsContractTests extends AbstractLockKindsContractTests {
 
+	/**
+	 * Every claim of a kind, a reader's and a permit caller's too, is a sequential node
+	 * of the key's queue, which a refused caller that gives up deletes.
+	 */
+	@Override
+	protected boolean readersAndPermitCallersQueue() {
+		return true;
+	}
+
 	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
 
 	private static final Duration WAIT = Duration.ofSeconds(20);
