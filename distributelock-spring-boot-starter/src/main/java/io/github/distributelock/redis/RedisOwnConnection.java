@@ -4,8 +4,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -125,9 +123,7 @@ final class RedisOwnConnection implements AutoCloseable {
 		static Held of(RedisConnection connection) {
 			RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
 				.getNativeConnection();
-			Object stateful = (commands instanceof RedisAsyncCommands<?, ?> single) ? single.getStatefulConnection()
-					: (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
-							? cluster.getStatefulConnection() : null;
+			Object stateful = RedisScripts.statefulOf(commands);
 			if (!(stateful instanceof RedisChannelHandler<?, ?> handler)) {
 				throw new IllegalStateException("Unexpected Lettuce connection " + commands.getClass().getName());
 			}

@@ -224,13 +224,21 @@ final class RedisScripts {
 			}
 			return;
 		}
-		StatefulConnection<?, ?> connection = (commands instanceof RedisAsyncCommands<?, ?> single)
-				? single.getStatefulConnection() : (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
-						? cluster.getStatefulConnection() : null;
+		StatefulConnection<?, ?> connection = statefulOf(commands);
 		Shared known = this.shared;
 		if (connection != null && (known == null || known.connection() != connection)) {
 			this.shared = new Shared(connection, commands);
 		}
+	}
+
+	/**
+	 * The connection {@code commands} run on, single node or Cluster, or {@code null} for
+	 * another kind of client.
+	 */
+	static @Nullable StatefulConnection<?, ?> statefulOf(RedisClusterAsyncCommands<?, ?> commands) {
+		return (commands instanceof RedisAsyncCommands<?, ?> single) ? single.getStatefulConnection()
+				: (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
+						? cluster.getStatefulConnection() : null;
 	}
 
 	/** Gives back the connection kept for the lock's commands, if any. */

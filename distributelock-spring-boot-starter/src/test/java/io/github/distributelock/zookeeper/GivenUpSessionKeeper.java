@@ -1,10 +1,14 @@
 package io.github.distributelock.zookeeper;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * A ZooKeeper handle that closes nothing on the server while it is the handle of
@@ -33,6 +37,21 @@ class GivenUpSessionKeeper extends ZooKeeper {
 	@Override
 	public boolean close(int waitForShutdownTimeoutMs) throws InterruptedException {
 		return getSessionId() == this.givenUpSession.get() || super.close(waitForShutdownTimeoutMs);
+	}
+
+	/**
+	 * Does what Curator does after a session timeout spent disconnected: the client's
+	 * handle is told its session expired, and Curator opens a new one; the server is told
+	 * nothing. Records the given-up session first, so that a keeper of the client's
+	 * leaves it on the server, and returns once the client is connected on a new session.
+	 */
+	static void giveUpSession(CuratorFramework client, AtomicLong givenUpSession) throws Exception {
+		ZooKeeper givenUp = client.getZookeeperClient().getZooKeeper();
+		givenUpSession.set(givenUp.getSessionId());
+		givenUp.getTestable().injectSessionExpiration();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> client.getZookeeperClient().isConnected()
+					&& client.getZookeeperClient().getZooKeeper().getSessionId() != givenUpSession.get());
 	}
 
 }

@@ -16,7 +16,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -69,15 +68,7 @@ class ZooKeeperKindOutageTests {
 		Claim waiting = new Claim(key, "waiter", null, LockKind.FAIR);
 		assertThat(attempt(holder, held).acquired()).isTrue();
 		assertThat(attempt(waiter, waiting).acquired()).isFalse();
-		ZooKeeper givenUp = waiterClient.getZookeeperClient().getZooKeeper();
-		givenUpSession.set(givenUp.getSessionId());
-		// What Curator does after a session timeout spent disconnected: the handle is
-		// told its session expired, and Curator opens a new one; the server is told
-		// nothing.
-		givenUp.getTestable().injectSessionExpiration();
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> waiterClient.getZookeeperClient().isConnected()
-					&& waiterClient.getZookeeperClient().getZooKeeper().getSessionId() != givenUpSession.get());
+		GivenUpSessionKeeper.giveUpSession(waiterClient, givenUpSession);
 		server.stop();
 		await().atMost(Duration.ofSeconds(10)).until(() -> !waiterClient.getZookeeperClient().isConnected());
 

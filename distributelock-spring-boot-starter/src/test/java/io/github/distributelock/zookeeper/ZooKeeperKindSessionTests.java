@@ -162,12 +162,7 @@ class ZooKeeperKindSessionTests {
 		Claim waiting = new Claim(key, "waiter", null, LockKind.FAIR);
 		assertThat(attempt(holder, held).acquired()).isTrue();
 		assertThat(attempt(waiter, waiting).acquired()).isFalse();
-		ZooKeeper givenUp = waiterClient.getZookeeperClient().getZooKeeper();
-		givenUpSession.set(givenUp.getSessionId());
-		givenUp.getTestable().injectSessionExpiration();
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> waiterClient.getZookeeperClient().isConnected()
-					&& waiterClient.getZookeeperClient().getZooKeeper().getSessionId() != givenUpSession.get());
+		GivenUpSessionKeeper.giveUpSession(waiterClient, givenUpSession);
 		assertThat(zooKeeper.children(queue)).as("the holder's node and the waiter's of the given-up session")
 			.hasSize(2);
 		assertThat(holder.release(held).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
@@ -201,12 +196,7 @@ class ZooKeeperKindSessionTests {
 		Claim waiting = new Claim(key, "waiter", null, LockKind.FAIR);
 		assertThat(attempt(holder, held).acquired()).isTrue();
 		assertThat(attempt(waiter, waiting).acquired()).isFalse();
-		ZooKeeper givenUp = waiterClient.getZookeeperClient().getZooKeeper();
-		givenUpSession.set(givenUp.getSessionId());
-		givenUp.getTestable().injectSessionExpiration();
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> waiterClient.getZookeeperClient().isConnected()
-					&& waiterClient.getZookeeperClient().getZooKeeper().getSessionId() != givenUpSession.get());
+		GivenUpSessionKeeper.giveUpSession(waiterClient, givenUpSession);
 		assertThat(holder.release(held).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
 		refuseNextWrite.set(true);
 
