@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The behaviour every {@link LockBackend} must show under {@link DefaultDistributeLock}.
@@ -298,15 +299,21 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 	@Test
 	void watchdogStopsAtRelease() throws Exception {
 		CountingLockBackend backend = trackBackend(CountingLockBackend.of(newBackend()));
-		DefaultDistributeLock lock = newLock(backend, Duration.ofMillis(300), false);
+		// A lease of a second, not less: on a starved machine a shorter one ran out
+		// between
+		// two renewals, and a lost lock is renewed no more, which this test cannot tell
+		// from a watchdog that stopped.
+		DefaultDistributeLock lock = newLock(backend, Duration.ofSeconds(1), false);
 		LockHandle handle = lock.tryAcquire(key(), Duration.ZERO, null).orElseThrow();
-		await().atMost(Duration.ofSeconds(5)).until(() -> !backend.leasesExpire() || backend.renewals.get() >= 2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> !backend.leasesExpire() || backend.renewals.get() >= 2);
+		assertThat(lock.lostLockCount()).isZero();
 		handle.close();
 		int renewalsAtRelease = backend.renewals.get();
 		// A tick that picked the lock up just before close() may still send its renewal
-		// (owner-checked in every store, so harmless): one more, and no further ones.
-		await().during(Duration.ofMillis(800))
-			.atMost(Duration.ofSeconds(2))
+		// (owner-checked in every store, so harmless): one more, and no further ones,
+		// over a time in which a running watchdog would renew about four times.
+		await().during(Duration.ofMillis(1300))
+			.atMost(Duration.ofSeconds(3))
 			.until(() -> backend.renewals.get() <= renewalsAtRelease + 1);
 	}
 
@@ -1033,6 +1040,11 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 		long before = System.nanoTime();
 		LockHandle handle = holder.tryAcquire(LockRequest.of(key()).withMinimumHold(minimum)).orElseThrow();
 		await().atMost(Duration.ofSeconds(5)).until(() -> !backend.leasesExpire() || backend.renewals.get() >= 1);
+		long heldMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
+		// A machine so starved that the first renewal came after most of the minimum
+		// leaves nothing of it to keep: what this test checks did not happen.
+		assumeTrue(heldMillis < minimum.toMillis() / 2,
+				() -> "the first renewal came " + heldMillis + " ms after the acquisition, on a busy machine");
 		handle.close();
 		assertThat(handle.isHeld()).isFalse();
 		assertThat(holder.heldLocks()).isEmpty();
