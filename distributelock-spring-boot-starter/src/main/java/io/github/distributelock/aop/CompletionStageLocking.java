@@ -34,7 +34,9 @@ import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
  * event thread), it is taken without blocking, and the method is called on
  * {@code executor} once it is held, never on the thread of the store's client that
  * granted it: downstream of a locked publisher the pipeline goes on on such a thread,
- * which a blocking wait there would keep from delivering the answer it waits for.
+ * which a blocking wait there would keep from delivering the answer it waits for. A call
+ * the executor accepts and then drops unrun releases its lock and fails the future
+ * ({@link HeldCall}).
  */
 final class CompletionStageLocking {
 
@@ -46,7 +48,7 @@ final class CompletionStageLocking {
 
 	CompletionStageLocking(Supplier<DistributeLock> lock, Executor executor) {
 		this.lock = lock;
-		this.executor = executor;
+		this.executor = HeldCall.checked(executor);
 	}
 
 	@Nullable Object invoke(MethodInvocation invocation, LockDefinition definition, LockRequest request) throws Throwable {
@@ -144,15 +146,18 @@ final class CompletionStageLocking {
 	}
 
 	private void callHeld(MethodInvocation invocation, LockHandle held, CompletableFuture<@Nullable Object> result) {
+		HeldCall call = new HeldCall(invocation.getMethod(), held, result, () -> invokeHeld(invocation, held, result));
 		try {
-			this.executor.execute(() -> invokeHeld(invocation, held, result));
+			this.executor.execute(call);
 		}
 		catch (RuntimeException ex) {
 			// Shut down, or its queue full (a RejectedExecutionException, or an
 			// executor's own exception): the method does not run, and nothing else would
 			// give back the lock it was to run under or complete the caller's future.
-			release(held, "after the executor refused to call its method");
-			result.completeExceptionally(ex);
+			if (call.refused()) {
+				release(held, "after the executor refused to call its method");
+				result.completeExceptionally(ex);
+			}
 		}
 	}
 
@@ -184,7 +189,7 @@ final class CompletionStageLocking {
 		}
 	}
 
-	private static void release(LockHandle held, String when) {
+	static void release(LockHandle held, String when) {
 		held.releaseAsync().whenComplete((released, failure) -> {
 			if (failure != null) {
 				logger.warn("Could not release lock '" + held.key() + "' " + when, failure);

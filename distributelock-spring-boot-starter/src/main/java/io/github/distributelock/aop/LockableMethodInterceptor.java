@@ -58,7 +58,12 @@ public class LockableMethodInterceptor implements MethodInterceptor {
 	 * @param executor calls a method that returns a {@code CompletionStage}, once its
 	 * lock is held, when it was called on an event loop (which must not wait for the
 	 * lock); if it refuses the call ({@code RejectedExecutionException}), the method does
-	 * not run, its future fails with that exception and the lock is released
+	 * not run, its future fails with that exception and the lock is released; a call it
+	 * accepts and then drops unrun ({@code shutdownNow()}) is found when it becomes
+	 * unreachable, at a garbage collection, and then does the same
+	 * @throws IllegalArgumentException if the executor is a {@code ThreadPoolExecutor}
+	 * whose rejection policy drops calls quietly ({@code DiscardPolicy},
+	 * {@code DiscardOldestPolicy})
 	 */
 	public LockableMethodInterceptor(LockKeyResolver resolver, Supplier<DistributeLock> lock, Executor executor) {
 		this.resolver = resolver;

@@ -1,9 +1,14 @@
 package io.github.distributelock.aop;
 
 import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -12,17 +17,22 @@ import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.MemoryLockBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.aop.framework.ProxyFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A {@link Lockable @Lockable} method returning a {@code CompletableFuture}, called on an
  * event loop, is called on the interceptor's executor once its lock is held; an executor
  * that refuses the call (shut down, or its queue full) fails the future and gives the
- * lock back.
+ * lock back. An executor that accepts the call and then drops it unrun fails the future
+ * and gives the lock back too, and one that is known to drop calls quietly is refused.
  */
 class LockableFutureExecutorTests {
 
@@ -64,6 +74,90 @@ class LockableFutureExecutorTests {
 		assertThat(this.target.runs).hasValue(0);
 		assertThat(this.store.isLocked("executor.future")).isFalse();
 		assertThat(this.lock.heldLocks()).isEmpty();
+	}
+
+	/**
+	 * {@code shutdownNow()} hands back the queued call unrun, and the application drops
+	 * it: the lock stayed held, renewed by the watchdog, until the lock service closed,
+	 * and the future never completed.
+	 */
+	@Test
+	void aFutureMethodWhoseQueuedCallShutdownNowDropsFailsAndLeavesNoLockHeld() throws InterruptedException {
+		ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1));
+		CountDownLatch occupied = new CountDownLatch(1);
+		try {
+			pool.execute(() -> awaitQuietly(occupied));
+			CompletableFuture<String> result = onAnEventLoop(proxy(pool)::future).thenCompose((future) -> future);
+			await().atMost(Duration.ofSeconds(10)).until(() -> pool.getQueue().size() == 1);
+			assertThat(pool.shutdownNow()).hasSize(1);
+			assertDroppedCallFailsAndLeavesNoLockHeld(result);
+		}
+		finally {
+			occupied.countDown();
+			pool.shutdownNow();
+			assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	/**
+	 * An executor may take a task and forget it, as a discard policy set after the
+	 * interceptor was created, or an executor of the application's own, does.
+	 */
+	@Test
+	void aFutureMethodWhoseCallTheExecutorDropsQuietlyFailsAndLeavesNoLockHeld() {
+		CompletableFuture<String> result = onAnEventLoop(proxy((task) -> {
+		})::future).thenCompose((future) -> future);
+		assertDroppedCallFailsAndLeavesNoLockHeld(result);
+	}
+
+	/**
+	 * A pool whose policy drops a call quietly when its queue is full is refused when the
+	 * interceptor is created, with what to use instead.
+	 */
+	@ParameterizedTest
+	@ValueSource(classes = { ThreadPoolExecutor.DiscardPolicy.class, ThreadPoolExecutor.DiscardOldestPolicy.class })
+	void aPoolThatDropsCallsQuietlyIsRefused(Class<? extends RejectedExecutionHandler> policy) throws Exception {
+		ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1),
+				policy.getDeclaredConstructor().newInstance());
+		try {
+			assertThatIllegalArgumentException().isThrownBy(() -> proxy(pool))
+				.withMessageContaining(policy.getSimpleName())
+				.withMessageContaining("AbortPolicy");
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	/**
+	 * The dropped call is found once it can no longer run: when the garbage collector
+	 * finds it unreachable, which the test asks for while it waits.
+	 */
+	private void assertDroppedCallFailsAndLeavesNoLockHeld(CompletableFuture<String> result) {
+		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+			System.gc();
+			assertThat(result).isDone();
+		});
+		assertThat(result).failsWithin(Duration.ZERO)
+			.withThrowableThat()
+			.havingRootCause()
+			.isInstanceOf(RejectedExecutionException.class)
+			.withMessageContaining("lock 'executor.future'")
+			.withMessageContaining("without running it");
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			assertThat(this.store.isLocked("executor.future")).isFalse();
+			assertThat(this.lock.heldLocks()).isEmpty();
+		});
+		assertThat(this.target.runs).hasValue(0);
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await(30, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private Jobs proxy(Executor executor) {
