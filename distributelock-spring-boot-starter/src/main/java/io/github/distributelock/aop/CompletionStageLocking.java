@@ -146,24 +146,27 @@ final class CompletionStageLocking {
 	}
 
 	private void callHeld(MethodInvocation invocation, LockHandle held, CompletableFuture<@Nullable Object> result) {
-		HeldCall call = new HeldCall(invocation.getMethod(), held, result, () -> invokeHeld(invocation, held, result));
+		// Before the call is handed over: a cancel while it waits in the executor's
+		// queue releases at once, not once the executor gets to it. Every end of the
+		// future (the method's, a refusal, a dropped call) releases here.
+		result.whenComplete((value, failure) -> release(held, "after the stage it guarded completed"));
+		HeldCall call = new HeldCall(invocation.getMethod(), held.key(), result, () -> invokeHeld(invocation, result));
 		try {
 			this.executor.execute(call);
 		}
 		catch (RuntimeException ex) {
 			// Shut down, or its queue full (a RejectedExecutionException, or an
 			// executor's own exception): the method does not run, and nothing else would
-			// give back the lock it was to run under or complete the caller's future.
+			// complete the caller's future, which gives back the lock.
 			if (call.refused()) {
-				release(held, "after the executor refused to call its method");
 				result.completeExceptionally(ex);
 			}
 		}
 	}
 
-	private void invokeHeld(MethodInvocation invocation, LockHandle held, CompletableFuture<@Nullable Object> result) {
-		result.whenComplete((value, failure) -> release(held, "after the stage it guarded completed"));
+	private void invokeHeld(MethodInvocation invocation, CompletableFuture<@Nullable Object> result) {
 		if (result.isDone()) {
+			// Cancelled while it waited: the method does not run.
 			return;
 		}
 		try {

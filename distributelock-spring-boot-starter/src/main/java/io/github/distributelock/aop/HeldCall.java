@@ -9,7 +9,6 @@ import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.github.distributelock.LockHandle;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -20,9 +19,10 @@ import org.apache.commons.logging.LogFactory;
  * executor of the application's own forgets one quietly. Nothing else would then release
  * the lock, which the watchdog renews until the lock service closes, or complete the
  * caller's future. So the call is watched by a {@link Cleaner}: once it is unreachable
- * without having run, it can never run, and its lock is released and the future failed.
- * That comes at the next garbage collection, not at once, which is why an executor known
- * to drop calls is refused when the interceptor is created ({@link #checked}).
+ * without having run, it can never run, and the future is failed, which releases the lock
+ * (the interceptor releases it whenever the future completes). That comes at the next
+ * garbage collection, not at once, which is why an executor known to drop calls is
+ * refused when the interceptor is created ({@link #checked}).
  */
 final class HeldCall implements Runnable {
 
@@ -38,10 +38,10 @@ final class HeldCall implements Runnable {
 
 	private final Cleaner.Cleanable cleanable;
 
-	HeldCall(Method method, LockHandle held, CompletableFuture<?> result, Runnable call) {
+	HeldCall(Method method, String key, CompletableFuture<?> result, Runnable call) {
 		this.call = call;
 		// Nothing of this object in the action, or it would never become unreachable.
-		this.cleanable = DROPPED.register(this, new Dropped(this.settled, method, held, result));
+		this.cleanable = DROPPED.register(this, new Dropped(this.settled, method, key, result));
 	}
 
 	@Override
@@ -85,7 +85,7 @@ final class HeldCall implements Runnable {
 		return executor;
 	}
 
-	private record Dropped(AtomicBoolean settled, Method method, LockHandle held,
+	private record Dropped(AtomicBoolean settled, Method method, String key,
 			CompletableFuture<?> result) implements Runnable {
 
 		@Override
@@ -94,10 +94,9 @@ final class HeldCall implements Runnable {
 				return;
 			}
 			String problem = "The executor of @Lockable methods dropped the call of "
-					+ InvalidLockableException.describe(this.method) + " under lock '" + this.held.key()
+					+ InvalidLockableException.describe(this.method) + " under lock '" + this.key
 					+ "' without running it (shut down by shutdownNow(), or a policy that discards calls)";
-			logger.warn(problem + "; the lock is released and the caller's future failed");
-			CompletionStageLocking.release(this.held, "after the executor dropped the call of its method");
+			logger.warn(problem + "; the caller's future is failed, which releases the lock");
 			this.result.completeExceptionally(new RejectedExecutionException(problem
 					+ ". Give the interceptor an executor that runs or refuses every call it accepts, and shut it "
 					+ "down with shutdown(), which runs the calls it has queued."));

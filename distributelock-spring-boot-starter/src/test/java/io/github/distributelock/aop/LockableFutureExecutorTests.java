@@ -5,6 +5,8 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -32,7 +34,9 @@ import static org.awaitility.Awaitility.await;
  * event loop, is called on the interceptor's executor once its lock is held; an executor
  * that refuses the call (shut down, or its queue full) fails the future and gives the
  * lock back. An executor that accepts the call and then drops it unrun fails the future
- * and gives the lock back too, and one that is known to drop calls quietly is refused.
+ * and gives the lock back too, and one that is known to drop calls quietly is refused. A
+ * cancel of the future releases the lock at once, wherever the call is: it does not stop
+ * work the method has started, which goes on without the lock (docs/lockable.md).
  */
 class LockableFutureExecutorTests {
 
@@ -130,6 +134,68 @@ class LockableFutureExecutorTests {
 	}
 
 	/**
+	 * A cancel while the call waits in the executor's queue: the lock stayed held until
+	 * the executor got to the call, which then did not run.
+	 */
+	@Test
+	void cancellingTheFutureOfACallQueuedInTheExecutorReleasesAtOnce() throws Exception {
+		ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1));
+		CountDownLatch occupied = new CountDownLatch(1);
+		try {
+			pool.execute(() -> awaitQuietly(occupied));
+			CompletableFuture<String> result = onAnEventLoop(proxy(pool)::future).get(10, TimeUnit.SECONDS);
+			await().atMost(Duration.ofSeconds(10)).until(() -> pool.getQueue().size() == 1);
+			assertThat(this.store.isLocked("executor.future")).isTrue();
+			result.cancel(true);
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+				assertThat(this.store.isLocked("executor.future")).isFalse();
+				assertThat(this.lock.heldLocks()).isEmpty();
+			});
+			occupied.countDown();
+			await().atMost(Duration.ofSeconds(10)).until(() -> pool.getCompletedTaskCount() == 2);
+			assertThat(this.target.runs).hasValue(0);
+		}
+		finally {
+			occupied.countDown();
+			pool.shutdownNow();
+			assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	/**
+	 * A cancel while the method's work runs, called from a thread that may block (the
+	 * method's own future is returned) or on an event loop: the lock is released at once,
+	 * and the work, which {@code cancel} does not stop, goes on without it.
+	 */
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void cancellingTheFutureWhileTheWorkRunsReleasesAtOnceAndLeavesTheWorkRunning(boolean onAnEventLoop)
+			throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(2);
+		try {
+			Jobs jobs = proxy(pool);
+			this.target.worker = pool;
+			CompletableFuture<String> result = onAnEventLoop ? onAnEventLoop(jobs::slow).get(10, TimeUnit.SECONDS)
+					: jobs.slow();
+			assertThat(this.target.started.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(this.store.isLocked("executor.slow")).isTrue();
+			result.cancel(true);
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+				assertThat(this.store.isLocked("executor.slow")).isFalse();
+				assertThat(this.lock.heldLocks()).isEmpty();
+			});
+			assertThat(this.target.ended.getCount()).isOne();
+			this.target.finish.countDown();
+			assertThat(this.target.ended.await(10, TimeUnit.SECONDS)).isTrue();
+		}
+		finally {
+			this.target.finish.countDown();
+			pool.shutdownNow();
+			assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	/**
 	 * The dropped call is found once it can no longer run: when the garbage collector
 	 * finds it unreachable, which the test asks for while it waits.
 	 */
@@ -188,6 +254,24 @@ class LockableFutureExecutorTests {
 		public CompletableFuture<String> future() {
 			this.runs.incrementAndGet();
 			return CompletableFuture.completedFuture("done");
+		}
+
+		final CountDownLatch started = new CountDownLatch(1);
+
+		final CountDownLatch finish = new CountDownLatch(1);
+
+		volatile Executor worker = Runnable::run;
+
+		final CountDownLatch ended = new CountDownLatch(1);
+
+		@Lockable(key = "executor.slow")
+		public CompletableFuture<String> slow() {
+			return CompletableFuture.supplyAsync(() -> {
+				this.started.countDown();
+				awaitQuietly(this.finish);
+				this.ended.countDown();
+				return "slow";
+			}, this.worker);
 		}
 
 	}
