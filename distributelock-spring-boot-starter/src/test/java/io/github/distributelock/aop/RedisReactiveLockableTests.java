@@ -2,9 +2,14 @@ package io.github.distributelock.aop;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.LockLostException;
+import io.github.distributelock.Lockable;
 import io.github.distributelock.autoconfigure.DistributeLockAutoConfiguration;
 import io.github.distributelock.autoconfigure.DistributeLockReactiveAutoConfiguration;
 import io.github.distributelock.core.EventLoopThreads;
@@ -12,6 +17,7 @@ import io.github.distributelock.core.EventLoopThreads;
 import io.github.distributelock.reactive.BlockHoundExtension;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -22,6 +28,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -32,6 +40,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Reactive and asynchronous {@code @Lockable} methods on Redis.
@@ -176,6 +185,63 @@ class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 					.isEqualTo("inner");
 			}
 		});
+	}
+
+	/**
+	 * With {@code throw-on-lost}, a lock lost in the store while the work runs (its key
+	 * deleted, as a lease that ran out or an eviction does) is found at the release: a
+	 * locked {@code Mono} ends with {@code LockLostException} instead of its value, and a
+	 * locked future, which has completed when its lock is released, completes with its
+	 * value while the loss is logged with the key (docs/configuration.md).
+	 */
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void aLockLostInTheStoreWhileTheWorkRunsEndsAMonoWithTheLossAndIsLoggedForAFuture(CapturedOutput output) {
+		lockOnReactorThreads().withPropertyValues("distributelock.throw-on-lost=true")
+			.withBean(LosingWork.class)
+			.run((context) -> {
+				LosingWork work = context.getBean(LosingWork.class);
+				StringRedisTemplate store = context.getBean(StringRedisTemplate.class);
+				CompletableFuture<String> mono = work.mono().toFuture();
+				CompletableFuture<String> future = work.future();
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> store.hasKey("lock:lost.mono") && store.hasKey("lock:lost.future"));
+				assertThat(store.delete(List.of("lock:lost.mono", "lock:lost.future"))).isEqualTo(2);
+				work.open("done");
+				assertThat(mono).failsWithin(Duration.ofSeconds(30))
+					.withThrowableThat()
+					.havingCause()
+					.isInstanceOf(LockLostException.class)
+					.withMessageContaining("lost.mono");
+				assertThat(future).succeedsWithin(Duration.ofSeconds(30)).isEqualTo("done");
+				await().atMost(Duration.ofSeconds(10))
+					.untilAsserted(() -> assertThat(output.getOut())
+						.contains("Could not release lock 'lost.future' after the stage it guarded completed")
+						.contains(LockLostException.class.getName()));
+				assertThat(context.getBean(DefaultDistributeLock.class).heldLocks()).isEmpty();
+			});
+	}
+
+	/** Work that waits, under its lock, for the test to have deleted the lock's key. */
+	public static class LosingWork {
+
+		private final CompletableFuture<String> gate = new CompletableFuture<>();
+
+		/** Ends the work; a method, as the test holds the bean's class proxy. */
+		public void open(String value) {
+			this.gate.complete(value);
+		}
+
+		@Lockable(key = "lost.mono")
+		public Mono<String> mono() {
+			return Mono.fromFuture(this.gate, true);
+		}
+
+		@Lockable(key = "lost.future")
+		public CompletableFuture<String> future() {
+			return this.gate.thenApply((value) -> value);
+		}
+
 	}
 
 	private ApplicationContextRunner lockOnReactorThreads() {
