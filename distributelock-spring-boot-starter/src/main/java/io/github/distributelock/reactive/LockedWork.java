@@ -76,7 +76,11 @@ final class LockedWork {
 				Exceptions.throwIfFatal(ex);
 				return;
 			}
-			Guarded<T> guarded = new Guarded<>(Operators.toCoreSubscriber(subscriber), this.handle.key());
+			// Serialized: a work that throws may still be sending from a thread of its
+			// own, and its thrown error, told on this thread, reached the subscriber
+			// during an onNext, which then ran on after the lock had been released.
+			Guarded<T> guarded = new Guarded<>(Operators.serialize(Operators.toCoreSubscriber(subscriber)),
+					this.handle.key());
 			try {
 				started.subscribe(guarded);
 			}
@@ -113,6 +117,9 @@ final class LockedWork {
 	 * work, its subscription never cancelled, could go on sending after the lock was
 	 * released. Reactor's own {@code subscribe()} reports such a throw as a second
 	 * {@code onSubscribe} followed by {@code onError}, which is told apart the same way.
+	 * The subscriber it is given is serialized, so that an error thrown while the work
+	 * sends an element from another thread is told once that element's {@code onNext} has
+	 * returned.
 	 */
 	private static final class Guarded<T> implements CoreSubscriber<T> {
 

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -19,6 +21,7 @@ import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Schedulers;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,22 +70,89 @@ class WorkThrowingAfterOnSubscribeTests {
 	}
 
 	/**
+	 * A work that sends an element from a thread of its own and then throws: the thrown
+	 * error reached the subscriber while it was still in {@code onNext} for that element
+	 * (two signals at once, Reactive Streams rule 1.3), through {@code usingWhen}, which
+	 * then released the lock during that {@code onNext}. It is told once the element has
+	 * been handled.
+	 */
+	@Test
+	void anElementSentOnAnotherThreadWhileTheWorkThrowsIsHandledBeforeTheError() throws Exception {
+		try (DefaultDistributeLock lock = new DefaultDistributeLock(new MemoryLockBackend())) {
+			ReactiveDistributeLock reactive = new DefaultReactiveDistributeLock(() -> lock);
+			CountDownLatch ran = subscribingTaskEnds();
+			CountDownLatch inNext = new CountDownLatch(1);
+			ExecutorService emitter = Executors.newSingleThreadExecutor();
+			try {
+				Publisher<String> work = (subscriber) -> {
+					subscriber.onSubscribe(Operators.emptySubscription());
+					emitter.execute(() -> subscriber.onNext("element"));
+					awaitWithin(inNext);
+					throw new IllegalStateException("subscribe() threw");
+				};
+				List<String> signals = new CopyOnWriteArrayList<>();
+				CountDownLatch ended = new CountDownLatch(1);
+				reactive
+					.withLock(LockRequest.of("emits.flux"), (handle) -> work, WorkThrowingAfterOnSubscribeTests::busy)
+					.subscribe(new Recorder(signals, ended) {
+
+						@Override
+						public void onNext(String value) {
+							super.onNext(value);
+							inNext.countDown();
+							// Until the task that subscribed the work, which handles the
+							// throw, has ended.
+							awaitWithin(ran);
+							signals.add("held: " + !lock.heldLocks().isEmpty());
+							signals.add("left onNext");
+						}
+
+					});
+				assertThat(ended.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+				assertThat(signals).containsExactly("onNext: element", "held: true", "left onNext",
+						"onError: subscribe() threw");
+				await().atMost(BOUND).until(() -> lock.heldLocks().isEmpty());
+			}
+			finally {
+				emitter.shutdownNow();
+				assertThat(emitter.awaitTermination(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+			}
+		}
+	}
+
+	/** Counts down once the next task scheduled on a Reactor scheduler has ended. */
+	private static CountDownLatch subscribingTaskEnds() {
+		CountDownLatch ran = new CountDownLatch(1);
+		AtomicBoolean armed = new AtomicBoolean(true);
+		Schedulers.onScheduleHook(HOOK, (task) -> armed.compareAndSet(true, false) ? () -> {
+			try {
+				task.run();
+			}
+			finally {
+				ran.countDown();
+			}
+		} : task);
+		return ran;
+	}
+
+	private static void awaitWithin(CountDownLatch latch) {
+		try {
+			assertThat(latch.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
 	 * The signals a subscriber hears from the locked work, once the task that subscribed
 	 * the work has ended, the lock was released, and the work sent what it still had.
 	 */
 	private List<String> signalsOf(String key, Locking locking, Broken broken) throws Exception {
 		try (DefaultDistributeLock lock = new DefaultDistributeLock(new MemoryLockBackend())) {
 			ReactiveDistributeLock reactive = new DefaultReactiveDistributeLock(() -> lock);
-			CountDownLatch ran = new CountDownLatch(1);
-			AtomicBoolean armed = new AtomicBoolean(true);
-			Schedulers.onScheduleHook(HOOK, (task) -> armed.compareAndSet(true, false) ? () -> {
-				try {
-					task.run();
-				}
-				finally {
-					ran.countDown();
-				}
-			} : task);
+			CountDownLatch ran = subscribingTaskEnds();
 			AtomicReference<Subscriber<? super String>> workSubscriber = new AtomicReference<>();
 			AtomicBoolean workCancelled = new AtomicBoolean();
 			Publisher<String> work = (subscriber) -> {
@@ -162,7 +232,16 @@ class WorkThrowingAfterOnSubscribeTests {
 	}
 
 	/** Records every signal, requesting all. */
-	private record Recorder(List<String> signals, CountDownLatch ended) implements CoreSubscriber<String> {
+	private static class Recorder implements CoreSubscriber<String> {
+
+		private final List<String> signals;
+
+		private final CountDownLatch ended;
+
+		Recorder(List<String> signals, CountDownLatch ended) {
+			this.signals = signals;
+			this.ended = ended;
+		}
 
 		@Override
 		public void onSubscribe(Subscription subscription) {
