@@ -3,20 +3,25 @@ package io.github.distributelock.aop;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.LockLostException;
+import io.github.distributelock.LockRequest;
 import io.github.distributelock.Lockable;
 import io.github.distributelock.autoconfigure.DistributeLockAutoConfiguration;
 import io.github.distributelock.autoconfigure.DistributeLockReactiveAutoConfiguration;
 import io.github.distributelock.core.EventLoopThreads;
+import io.github.distributelock.core.LockEventListener;
+import io.github.distributelock.core.LockTracker;
 
 import io.github.distributelock.reactive.BlockHoundExtension;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -220,6 +225,40 @@ class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 						.contains(LockLostException.class.getName()));
 				assertThat(context.getBean(DefaultDistributeLock.class).heldLocks()).isEmpty();
 			});
+	}
+
+	/**
+	 * Releases made with {@code releaseAsync()} on Reactor's parallel threads, and on the
+	 * client's I/O threads where the acquisitions complete, while many other
+	 * subscriptions on those threads wait for the same keys, block none of them
+	 * (BlockHound fails a blocking call). The lock event listener is told of each
+	 * acquisition on the thread that asked for it, here a Reactor thread, which is why a
+	 * listener must not block (docs/reactive.md).
+	 */
+	@Test
+	void releasesOnABusyParallelSchedulerBlockNoThreadAndListenersAreToldOnTheAskingThread() {
+		List<Boolean> toldOnAnEventLoop = new CopyOnWriteArrayList<>();
+		LockEventListener listener = (key, name, backend) -> {
+			toldOnAnEventLoop.add(EventLoopThreads.onAnEventLoop());
+			return LockTracker.NONE;
+		};
+		lockOnReactorThreads().withBean(LockEventListener.class, () -> listener).run((context) -> {
+			DefaultDistributeLock lock = context.getBean(DefaultDistributeLock.class);
+			List<String> keys = List.of("busy.a", "busy.b", "busy.c", "busy.d");
+			Long released = Flux.range(0, 200)
+				.flatMap((i) -> Mono
+					.defer(() -> Mono.fromFuture(lock.tryAcquireAsync(
+							LockRequest.of(keys.get(i % keys.size())).withWaitTime(Duration.ofSeconds(30)))))
+					.flatMap((taken) -> Mono.fromFuture(taken.orElseThrow()::releaseAsync).thenReturn(i))
+					.subscribeOn(Schedulers.parallel()), 32)
+				.count()
+				.block(Duration.ofSeconds(60));
+			assertThat(released).isEqualTo(200);
+			assertThat(toldOnAnEventLoop).hasSize(200).containsOnly(true);
+			assertThat(lock.heldLocks()).isEmpty();
+			Predicate<String> locked = lockedInStore(context);
+			assertThat(keys).noneMatch(locked);
+		});
 	}
 
 	/** Work that waits, under its lock, for the test to have deleted the lock's key. */
