@@ -87,19 +87,12 @@ class LockableFutureExecutorTests {
 	 */
 	@Test
 	void aFutureMethodWhoseQueuedCallShutdownNowDropsFailsAndLeavesNoLockHeld() throws InterruptedException {
-		ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1));
-		CountDownLatch occupied = new CountDownLatch(1);
-		try {
-			pool.execute(() -> awaitQuietly(occupied));
-			CompletableFuture<String> result = onAnEventLoop(proxy(pool)::future).thenCompose((future) -> future);
-			await().atMost(Duration.ofSeconds(10)).until(() -> pool.getQueue().size() == 1);
-			assertThat(pool.shutdownNow()).hasSize(1);
+		try (OccupiedPool occupied = new OccupiedPool()) {
+			CompletableFuture<String> result = onAnEventLoop(proxy(occupied.pool)::future)
+				.thenCompose((future) -> future);
+			occupied.awaitQueued();
+			assertThat(occupied.pool.shutdownNow()).hasSize(1);
 			assertDroppedCallFailsAndLeavesNoLockHeld(result);
-		}
-		finally {
-			occupied.countDown();
-			pool.shutdownNow();
-			assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
 		}
 	}
 
@@ -139,26 +132,18 @@ class LockableFutureExecutorTests {
 	 */
 	@Test
 	void cancellingTheFutureOfACallQueuedInTheExecutorReleasesAtOnce() throws Exception {
-		ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1));
-		CountDownLatch occupied = new CountDownLatch(1);
-		try {
-			pool.execute(() -> awaitQuietly(occupied));
-			CompletableFuture<String> result = onAnEventLoop(proxy(pool)::future).get(10, TimeUnit.SECONDS);
-			await().atMost(Duration.ofSeconds(10)).until(() -> pool.getQueue().size() == 1);
+		try (OccupiedPool occupied = new OccupiedPool()) {
+			CompletableFuture<String> result = onAnEventLoop(proxy(occupied.pool)::future).get(10, TimeUnit.SECONDS);
+			occupied.awaitQueued();
 			assertThat(this.store.isLocked("executor.future")).isTrue();
 			result.cancel(true);
 			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 				assertThat(this.store.isLocked("executor.future")).isFalse();
 				assertThat(this.lock.heldLocks()).isEmpty();
 			});
-			occupied.countDown();
-			await().atMost(Duration.ofSeconds(10)).until(() -> pool.getCompletedTaskCount() == 2);
+			occupied.free();
+			await().atMost(Duration.ofSeconds(10)).until(() -> occupied.pool.getCompletedTaskCount() == 2);
 			assertThat(this.target.runs).hasValue(0);
-		}
-		finally {
-			occupied.countDown();
-			pool.shutdownNow();
-			assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
 		}
 	}
 
@@ -224,6 +209,37 @@ class LockableFutureExecutorTests {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/**
+	 * A pool of one thread, kept busy until {@link #free()}, with room for one call in
+	 * its queue; closed, it frees its thread and ends.
+	 */
+	private static final class OccupiedPool implements AutoCloseable {
+
+		final ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1));
+
+		private final CountDownLatch occupied = new CountDownLatch(1);
+
+		OccupiedPool() {
+			this.pool.execute(() -> awaitQuietly(this.occupied));
+		}
+
+		void awaitQueued() {
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.pool.getQueue().size() == 1);
+		}
+
+		void free() {
+			this.occupied.countDown();
+		}
+
+		@Override
+		public void close() throws InterruptedException {
+			free();
+			this.pool.shutdownNow();
+			assertThat(this.pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+		}
+
 	}
 
 	private Jobs proxy(Executor executor) {
