@@ -192,7 +192,7 @@ final class CompletionStageLocking {
 		}
 	}
 
-	static void release(LockHandle held, String when) {
+	private static void release(LockHandle held, String when) {
 		held.releaseAsync().whenComplete((released, failure) -> {
 			if (failure != null) {
 				logger.warn("Could not release lock '" + held.key() + "' " + when, failure);
