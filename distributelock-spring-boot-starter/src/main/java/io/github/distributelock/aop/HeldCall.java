@@ -64,22 +64,33 @@ final class HeldCall implements Runnable {
 	}
 
 	/**
-	 * The executor, unless it is a pool whose rejection policy drops a call quietly.
+	 * The executor, unless it is a pool whose rejection policy drops a call quietly, or
+	 * runs it on the thread that hands it over: an event loop, or the store client's
+	 * thread that granted the lock, which the executor is there to keep the method off.
 	 * @param executor the interceptor's executor
 	 * @return the executor
-	 * @throws IllegalArgumentException if it drops calls when its queue is full
+	 * @throws IllegalArgumentException if it drops calls, or runs them on the caller's
+	 * thread, when its queue is full
 	 */
 	static Executor checked(Executor executor) {
 		if (executor instanceof ThreadPoolExecutor pool) {
 			RejectedExecutionHandler policy = pool.getRejectedExecutionHandler();
+			String problem = null;
 			if (policy instanceof ThreadPoolExecutor.DiscardPolicy
 					|| policy instanceof ThreadPoolExecutor.DiscardOldestPolicy) {
+				problem = "drops a call quietly when its queue is full: the method would not run and its future "
+						+ "would not complete until the call was found dropped, its lock held meanwhile";
+			}
+			else if (policy instanceof ThreadPoolExecutor.CallerRunsPolicy) {
+				problem = "runs a call on the thread that hands it over when its queue is full: an event loop, or "
+						+ "the thread of the store's client that granted the lock, which a method that blocks (or "
+						+ "waits for the same store) would stall";
+			}
+			if (problem != null) {
 				throw new IllegalArgumentException("The executor of @Lockable methods returning a CompletionStage is "
-						+ "a ThreadPoolExecutor with a " + policy.getClass().getSimpleName() + ", which drops a "
-						+ "call quietly when its queue is full: the method would not run and its future would not "
-						+ "complete until the call was found dropped, its lock held meanwhile. Give it the "
-						+ "AbortPolicy (the default): a refused call then fails its future at once and releases "
-						+ "the lock.");
+						+ "a ThreadPoolExecutor with a " + policy.getClass().getSimpleName() + ", which " + problem
+						+ ". Give it the AbortPolicy (the default): a refused call then fails its future at once and "
+						+ "releases the lock.");
 			}
 		}
 		return executor;

@@ -63,7 +63,8 @@ public class LockableMethodInterceptor implements MethodInterceptor {
 	 * unreachable, at a garbage collection, and then does the same
 	 * @throws IllegalArgumentException if the executor is a {@code ThreadPoolExecutor}
 	 * whose rejection policy drops calls quietly ({@code DiscardPolicy},
-	 * {@code DiscardOldestPolicy})
+	 * {@code DiscardOldestPolicy}) or runs them on the event loop that hands them over
+	 * ({@code CallerRunsPolicy})
 	 */
 	public LockableMethodInterceptor(LockKeyResolver resolver, Supplier<DistributeLock> lock, Executor executor) {
 		this.resolver = resolver;

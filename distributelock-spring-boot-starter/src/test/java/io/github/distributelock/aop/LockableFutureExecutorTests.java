@@ -108,12 +108,16 @@ class LockableFutureExecutorTests {
 	}
 
 	/**
-	 * A pool whose policy drops a call quietly when its queue is full is refused when the
-	 * interceptor is created, with what to use instead.
+	 * A pool whose policy drops a call quietly when its queue is full, or runs it on the
+	 * thread that hands it over (the event loop, or the store client's thread that
+	 * granted the lock, which the executor is there to keep the method off), is refused
+	 * when the interceptor is created, with what to use instead.
 	 */
 	@ParameterizedTest
-	@ValueSource(classes = { ThreadPoolExecutor.DiscardPolicy.class, ThreadPoolExecutor.DiscardOldestPolicy.class })
-	void aPoolThatDropsCallsQuietlyIsRefused(Class<? extends RejectedExecutionHandler> policy) throws Exception {
+	@ValueSource(classes = { ThreadPoolExecutor.DiscardPolicy.class, ThreadPoolExecutor.DiscardOldestPolicy.class,
+			ThreadPoolExecutor.CallerRunsPolicy.class })
+	void aPoolThatDropsOrRunsRefusedCallsOnTheCallerIsRefused(Class<? extends RejectedExecutionHandler> policy)
+			throws Exception {
 		ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1),
 				policy.getDeclaredConstructor().newInstance());
 		try {
