@@ -3,18 +3,24 @@ package io.github.distributelock.redis;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceClusterConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * One connection of a factory that does not share its native connection (pooled or not),
- * taken at the first lock command and kept, on which every lock command goes, so that the
- * lock's commands reach Redis in the order they were sent.
+ * or of the client of a factory that validates its shared one, taken at the first lock
+ * command and kept, on which every lock command goes, so that the lock's commands reach
+ * Redis in the order they were sent.
  * <p>
  * On a connection of its own per command, the engine's give-back of an attempt whose
  * answer timed out could reach Redis before the attempt, still on its way on its
@@ -80,6 +86,24 @@ final class RedisOwnConnection implements AutoCloseable {
 		finally {
 			this.opening.unlock();
 		}
+	}
+
+	/**
+	 * A connection of the lock's own, opened from the client of a factory that shares its
+	 * native connection and validates it. Such a factory replaces its shared connection
+	 * when a PING on it fails, as one times out behind an attempt whose answer timed out:
+	 * the give-back of that attempt then went out on the new connection, ran before the
+	 * attempt, found nothing to release, and the attempt took the key, left in the store,
+	 * held by nobody, until its lease ended. This one carries the client's URI (host or
+	 * Sentinel master, credentials, database, TLS), and the factory never replaces it.
+	 * @param factory a started factory
+	 * @return a connection that opens its native connection at first use
+	 * @throws IllegalStateException if the factory has no client (not started)
+	 */
+	static RedisConnection openFromClient(LettuceConnectionFactory factory) {
+		AbstractRedisClient client = factory.getRequiredNativeClient();
+		return (client instanceof RedisClusterClient cluster) ? new LettuceClusterConnection(cluster)
+				: new LettuceConnection(null, factory.getTimeout(), client, factory.getDatabase());
 	}
 
 	@Override

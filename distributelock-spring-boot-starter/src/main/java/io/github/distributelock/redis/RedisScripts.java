@@ -9,6 +9,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.distributelock.core.StoreClientNotStartedException;
 import io.lettuce.core.RedisNoScriptException;
@@ -70,9 +71,10 @@ final class RedisScripts {
 
 	/**
 	 * The connection the lock's commands go on when the factory does not share its native
-	 * connection.
+	 * connection, or replaces the shared one whenever a PING on it fails
+	 * ({@code validateConnection}).
 	 */
-	private final RedisOwnConnection own = new RedisOwnConnection(this::connection);
+	private final RedisOwnConnection own = new RedisOwnConnection(this::ownConnection);
 
 	RedisScripts(RedisConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
@@ -108,21 +110,22 @@ final class RedisScripts {
 	 * Runs a command on a connection of the factory, returned to it once answered (with a
 	 * shared native connection, returning it costs nothing). Spring Data opens the shared
 	 * connection at its first use, and a dedicated one at every use, with a blocking
-	 * connect (for up to the connect timeout while Redis is down), again after
-	 * {@code resetConnection()}, and with {@code validateConnection} it sends a blocking
-	 * PING at every use; with a pool, it takes the shared connection from the pool again
-	 * after {@code resetConnection()}, which may connect or wait for the pool. A caller
-	 * that must not block (an event loop, a Reactor non-blocking thread, the client's own
-	 * threads) never asks the factory: it sends on the shared connection while that is
-	 * open, and has the connection taken on {@link #CONNECTING} otherwise. A reset
-	 * between its look and its command closes the connection under the command, which
-	 * fails as any command on a connection being closed. A factory that does not share
-	 * its native connection is asked once, for the connection every lock command then
-	 * goes on ({@link RedisOwnConnection}).
+	 * connect (for up to the connect timeout while Redis is down), and again after
+	 * {@code resetConnection()}; with a pool, it takes the shared connection from the
+	 * pool again after {@code resetConnection()}, which may connect or wait for the pool.
+	 * A caller that must not block (an event loop, a Reactor non-blocking thread, the
+	 * client's own threads) never asks the factory: it sends on the shared connection
+	 * while that is open, and has the connection taken on {@link #CONNECTING} otherwise.
+	 * A reset between its look and its command closes the connection under the command,
+	 * which fails as any command on a connection being closed. A factory that does not
+	 * share its native connection is asked once, for the connection every lock command
+	 * then goes on ({@link RedisOwnConnection}); a factory that validates its shared
+	 * connection (a blocking PING at every use, and a new connection when it fails) is
+	 * not asked at all, see {@link #ownConnection()}.
 	 */
 	<T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
 		Thread sender = Thread.currentThread();
-		if (!this.connectionFactory.getShareNativeConnection()) {
+		if (!this.connectionFactory.getShareNativeConnection() || this.connectionFactory.getValidateConnection()) {
 			return sendOnOwn(command, sender);
 		}
 		if (!this.answerThreads.mustNotBlock(sender)) {
@@ -189,8 +192,23 @@ final class RedisScripts {
 	 * would wait for in vain.
 	 */
 	private RedisConnection connection() {
+		return opened(this.connectionFactory::getConnection);
+	}
+
+	/**
+	 * The connection {@link #own} keeps: the factory's, or, from a factory that validates
+	 * its shared connection, one opened from its client
+	 * ({@link RedisOwnConnection#openFromClient}).
+	 */
+	private RedisConnection ownConnection() {
+		return opened(this.connectionFactory.getShareNativeConnection()
+				? () -> RedisOwnConnection.openFromClient(this.connectionFactory)
+				: this.connectionFactory::getConnection);
+	}
+
+	private RedisConnection opened(Supplier<RedisConnection> opening) {
 		try {
-			return this.connectionFactory.getConnection();
+			return opening.get();
 		}
 		catch (IllegalStateException ex) {
 			if (this.connectionFactory.isRunning()) {
@@ -211,14 +229,12 @@ final class RedisScripts {
 	}
 
 	/**
-	 * Keeps the factory's shared connection, which {@code commands} run on when the
-	 * factory shares its connection, and forgets it when the factory no longer hands it
-	 * out as it is. A pooled one is never kept: once given back to the pool, it stays
-	 * open, so being open does not tell that the factory still holds it.
+	 * Keeps the factory's shared connection, which {@code commands} run on. A pooled one
+	 * is never kept: once given back to the pool, it stays open, so being open does not
+	 * tell that the factory still holds it.
 	 */
 	private void remember(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-		if (this.pooled || !this.connectionFactory.getShareNativeConnection()
-				|| this.connectionFactory.getValidateConnection()) {
+		if (this.pooled) {
 			if (this.shared != null) {
 				this.shared = null;
 			}

@@ -63,12 +63,18 @@ class RedisUnsharedConnectionGiveBackTests {
 
 	/** A lock on a factory through the proxy that does not share its connection. */
 	private void connect(boolean pooled) {
+		connect(pooled, false, false);
+	}
+
+	/** A lock on a factory through the proxy. */
+	private void connect(boolean pooled, boolean shared, boolean validated) {
 		LettuceClientConfiguration configuration = pooled
 				? LettucePoolingClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build()
 				: LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build();
 		this.factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", this.proxy.port()),
 				configuration);
-		this.factory.setShareNativeConnection(false);
+		this.factory.setShareNativeConnection(shared);
+		this.factory.setValidateConnection(validated);
 		this.factory.afterPropertiesSet();
 		this.factory.start();
 		this.backend = new RedisLockBackend(this.factory);
@@ -90,7 +96,23 @@ class RedisUnsharedConnectionGiveBackTests {
 	@ValueSource(booleans = { false, true })
 	void aGiveBackAfterAnAttemptThatTimedOutDoesNotOvertakeTheAttempt(boolean pooled) throws Exception {
 		connect(pooled);
-		String key = "unshared-give-back-" + pooled;
+		giveBackAfterAnAttemptThatTimedOut("unshared-give-back-" + pooled);
+	}
+
+	/**
+	 * A factory that validates its shared connection sends a PING before handing it out:
+	 * the give-back's PING waits behind the attempt on the shared connection, times out,
+	 * and the factory replaces the connection, on which the give-back would go out before
+	 * the attempt.
+	 */
+	@ParameterizedTest(name = "pooled: {0}")
+	@ValueSource(booleans = { false, true })
+	void aGiveBackDoesNotOvertakeAnAttemptOnASharedConnectionTheFactoryReplaced(boolean pooled) throws Exception {
+		connect(pooled, true, true);
+		giveBackAfterAnAttemptThatTimedOut("validated-give-back-" + pooled);
+	}
+
+	private void giveBackAfterAnAttemptThatTimedOut(String key) throws Exception {
 		// The scripts are loaded, so that each call is one EVALSHA.
 		this.lock.tryAcquire(LockRequest.of(key + "-warm")).orElseThrow().close();
 		long evalsBefore = evalshaCalls();
