@@ -153,7 +153,8 @@ public class RedisLockBackend
 		this.scripts = new RedisKindScripts(this.keys, fenceIdleTimeout, waiterLease);
 		this.releaseListener = new RedisReleaseListener(connectionFactory, this.answerThreads);
 		this.multiKey = new RedisMultiKeyLocks(this.redis, this.keys, this.scripts, this.releaseListener,
-				this.replicaAcks, ((LettuceConnectionFactory) connectionFactory).isClusterAware(), name());
+				this.replicaAcks, this.disconnections, ((LettuceConnectionFactory) connectionFactory).isClusterAware(),
+				name());
 	}
 
 	@Override

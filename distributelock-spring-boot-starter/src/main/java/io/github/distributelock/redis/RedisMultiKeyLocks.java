@@ -49,14 +49,17 @@ final class RedisMultiKeyLocks {
 
 	private final @Nullable RedisReplicaAcks replicaAcks;
 
+	private final RedisDisconnections disconnections;
+
 	private final boolean cluster;
 
 	private final String backend;
 
 	RedisMultiKeyLocks(RedisScripts redis, RedisLockKeys keys, RedisKindScripts scripts,
-			RedisReleaseListener releaseListener, @Nullable RedisReplicaAcks replicaAcks, boolean cluster,
-			String backend) {
+			RedisReleaseListener releaseListener, @Nullable RedisReplicaAcks replicaAcks,
+			RedisDisconnections disconnections, boolean cluster, String backend) {
 		this.redis = redis;
+		this.disconnections = disconnections;
 		this.keys = keys;
 		this.scripts = scripts;
 		this.releaseListener = releaseListener;
@@ -109,17 +112,26 @@ final class RedisMultiKeyLocks {
 		return reply.thenApply((answer) -> result(claims, answer, heard));
 	}
 
+	/**
+	 * Releases the locks. A lock not found that the script answers nobody took since its
+	 * hold's fencing token counts as released while a connection of the client dropped
+	 * meanwhile: the client sent the release again, and its first run released the lock
+	 * (see {@link RedisLockBackend#release}).
+	 */
 	CompletableFuture<List<Boolean>> releaseAll(List<Claim> claims) {
 		int count = claims.size();
-		String[] scriptKeys = new String[count];
-		String[] args = new String[count * 2];
+		String[] scriptKeys = new String[count * 2];
+		String[] args = new String[count * 3];
 		for (int i = 0; i < count; i++) {
 			Claim claim = claims.get(i);
 			String lockKey = this.scripts.lockKey(claim);
 			scriptKeys[i] = lockKey;
-			args[2 * i] = claim.owner();
-			args[2 * i + 1] = this.keys.releaseChannel(lockKey);
+			scriptKeys[count + i] = this.keys.fenceKey(lockKey);
+			args[3 * i] = claim.owner();
+			args[3 * i + 1] = this.keys.releaseChannel(lockKey);
+			args[3 * i + 2] = Long.toString(claim.fencingToken());
 		}
+		long disconnectionsBefore = this.disconnections.count();
 		RedisReplicaAcks acks = this.replicaAcks;
 		// With replicas to acknowledge, on the connection of the attempts, after them, as
 		// a single key's release (see RedisLockBackend.release).
@@ -135,8 +147,17 @@ final class RedisMultiKeyLocks {
 				throw new IllegalStateException("Unexpected reply to the multi-key release script: " + reply);
 			}
 			List<Boolean> released = new ArrayList<>(count);
+			// Read only when a lock was found as a first run would have left it.
+			boolean resent = reply.contains(RedisKindScripts.RESENT)
+					&& this.disconnections.count() != disconnectionsBefore;
 			for (Object each : reply) {
-				released.add(each instanceof Number number && number.longValue() == 1);
+				released.add(RedisKindScripts.released((each instanceof Number number) ? number : null, resent));
+			}
+			if (resent && logger.isDebugEnabled()) {
+				logger.debug("Locks '" + String.join(",", claims.stream().map(Claim::key).toList())
+						+ "' were found in redis as a release of them leaves them, and a connection dropped while the "
+						+ "release was on its way: the client sent it again after it had run, and they count as "
+						+ "released");
 			}
 			return released;
 		});

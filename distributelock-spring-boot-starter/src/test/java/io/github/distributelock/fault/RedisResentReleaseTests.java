@@ -80,6 +80,35 @@ class RedisResentReleaseTests {
 	}
 
 	@Test
+	void aMultiKeyReleaseSentAgainIsNotReportedLost() throws Exception {
+		releaseSentAgain(twoKeys("resent-multi-release"), twoKeys("resent-multi-release-warm"));
+	}
+
+	@Test
+	void aMultiKeyLockDeletedFromTheStoreIsReportedLostWhenItsReleaseIsSentAgain() throws Exception {
+		String key = "deleted-resent-multi-release";
+		DefaultDistributeLock lock = throwingOnLost(this.store.proxied);
+		try {
+			warm(lock, twoKeys(key + "-warm"));
+			LockHandle handle = lock.tryAcquire(twoKeys(key)).orElseThrow();
+			redis.store().delete("lock:" + key + ".b");
+			Claim other = new Claim(key + ".b", UUID.randomUUID().toString());
+			assertThat(join(this.store.direct.tryAcquire(other, LEASE)).acquired()).isTrue();
+			// A connection drops while the release is on its way: that alone does not
+			// make a lock another owner holds this one's.
+			assertThatThrownBy(
+					() -> ResentCalls.resent(this.store.proxy, handle::releaseAsync, () -> !locked(key + ".a"), () -> {
+					}))
+				.isInstanceOf(LockLostException.class);
+			assertThat(this.lossReports).hasSize(1);
+			assertThat(join(this.store.direct.release(other))).isTrue();
+		}
+		finally {
+			lock.close();
+		}
+	}
+
+	@Test
 	void aLeaseThatRanOutIsReportedLostAtAReleaseDuringWhichTheApplicationClosedAConnection() throws Exception {
 		String key = "ran-out-connection-closed";
 		DefaultDistributeLock lock = throwingOnLost(this.store.proxied);
@@ -316,15 +345,20 @@ class RedisResentReleaseTests {
 			warm(lock, warm);
 			LockHandle handle = lock.tryAcquire(request).orElseThrow();
 			AtomicBoolean toldLost = onLost(handle);
-			ResentCalls.resent(this.store.proxy, handle::releaseAsync, () -> !locked(request.key()), () -> {
+			ResentCalls.resent(this.store.proxy, handle::releaseAsync, () -> !lockedAny(request), () -> {
 			});
 			assertThat(this.lossReports).as("reported lost").isEmpty();
 			assertThat(toldLost).isFalse();
-			assertThat(locked(request.key())).isFalse();
+			assertThat(lockedAny(request)).isFalse();
 		}
 		finally {
 			lock.close();
 		}
+	}
+
+	/** A multi-key request of {@code key.a} and {@code key.b}. */
+	private static LockRequest twoKeys(String key) {
+		return LockRequest.all(LockRequest.of(key + ".a"), LockRequest.of(key + ".b"));
 	}
 
 	private DefaultDistributeLock throwingOnLost(RedisLockBackend backend) {
@@ -396,6 +430,12 @@ class RedisResentReleaseTests {
 
 	private static Claim unique(String key) {
 		return new Claim(key, UUID.randomUUID().toString(), null, LockKind.FAIR, true);
+	}
+
+	/** Whether any key of the request, multi-key or not, is locked. */
+	private static boolean lockedAny(LockRequest request) {
+		return request.isMultiKey() ? request.parts().stream().anyMatch((part) -> locked(part.key()))
+				: locked(request.key());
 	}
 
 	private static boolean locked(String key) {
