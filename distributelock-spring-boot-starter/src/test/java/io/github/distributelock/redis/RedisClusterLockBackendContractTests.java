@@ -38,6 +38,25 @@ class RedisClusterLockBackendContractTests {
 			return new RedisLockBackend(newConnectionFactory());
 		}
 
+		/**
+		 * A factory that validates its shared connection replaces it when a PING fails:
+		 * the lock opens a cluster connection of its own from the factory's client.
+		 */
+		@Test
+		void aFactoryThatValidatesItsConnectionLocksOnEveryShard() throws Exception {
+			LettuceConnectionFactory factory = newConnectionFactory();
+			factory.setValidateConnection(true);
+			DefaultDistributeLock lock = newLock(trackBackend(new RedisLockBackend(factory)),
+					DefaultDistributeLock.DEFAULT_WATCHDOG_LEASE, false);
+			for (int i = 0; i < 12; i++) {
+				String key = key() + ".validated." + i;
+				try (LockHandle handle = lock.tryAcquire(key, Duration.ZERO, null).orElseThrow()) {
+					assertThat(isLockedInStore(key)).isTrue();
+				}
+				assertThat(isLockedInStore(key)).isFalse();
+			}
+		}
+
 	}
 
 	@Nested
