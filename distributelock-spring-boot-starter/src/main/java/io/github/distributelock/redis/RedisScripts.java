@@ -18,6 +18,8 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
@@ -34,6 +36,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * when the server has lost them ({@code NOSCRIPT}).
  */
 final class RedisScripts {
+
+	private static final Log logger = LogFactory.getLog(RedisScripts.class);
 
 	static final Script ACQUIRE = Script.read("acquire.lua", ScriptOutputType.MULTI);
 
@@ -75,6 +79,12 @@ final class RedisScripts {
 	 * ({@code validateConnection}).
 	 */
 	private final RedisOwnConnection own = new RedisOwnConnection(this::ownConnection);
+
+	/**
+	 * Set when the client of a validating factory cannot open a connection of the lock's
+	 * own: the lock's commands then go on the factory's shared connection.
+	 */
+	private volatile boolean clientCannotConnect;
 
 	RedisScripts(RedisConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
@@ -125,7 +135,8 @@ final class RedisScripts {
 	 */
 	<T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
 		Thread sender = Thread.currentThread();
-		if (!this.connectionFactory.getShareNativeConnection() || this.connectionFactory.getValidateConnection()) {
+		if (!this.connectionFactory.getShareNativeConnection()
+				|| (this.connectionFactory.getValidateConnection() && !this.clientCannotConnect)) {
 			return sendOnOwn(command, sender);
 		}
 		if (!this.answerThreads.mustNotBlock(sender)) {
@@ -201,9 +212,28 @@ final class RedisScripts {
 	 * ({@link RedisOwnConnection#openFromClient}).
 	 */
 	private RedisConnection ownConnection() {
-		return opened(this.connectionFactory.getShareNativeConnection()
-				? () -> RedisOwnConnection.openFromClient(this.connectionFactory)
-				: this.connectionFactory::getConnection);
+		if (!this.connectionFactory.getShareNativeConnection()) {
+			return connection();
+		}
+		RedisConnection own = opened(() -> RedisOwnConnection.openFromClient(this.connectionFactory));
+		try {
+			own.getNativeConnection();
+			return own;
+		}
+		catch (IllegalStateException ex) {
+			own.close();
+			if (!this.connectionFactory.isRunning()) {
+				throw ex;
+			}
+			// A static master/replica client has no URI of its own to connect to.
+			this.clientCannotConnect = true;
+			logger.warn("The Redis lock cannot open a connection of its own from the client of its validating "
+					+ "connection factory (" + ex.getMessage() + "), and sends its commands on the factory's shared "
+					+ "connection: a give-back of an attempt whose answer timed out may then overtake the attempt "
+					+ "when the factory replaces that connection. Turn off validateConnection on the factory, or "
+					+ "give the lock a factory that does not share its native connection");
+			return connection();
+		}
 	}
 
 	private RedisConnection opened(Supplier<RedisConnection> opening) {

@@ -17,12 +17,14 @@ import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.RedisStaticMasterReplicaConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
@@ -110,6 +112,27 @@ class RedisUnsharedConnectionGiveBackTests {
 	void aGiveBackDoesNotOvertakeAnAttemptOnASharedConnectionTheFactoryReplaced(boolean pooled) throws Exception {
 		connect(pooled, true, true);
 		giveBackAfterAnAttemptThatTimedOut("validated-give-back-" + pooled);
+	}
+
+	/**
+	 * The client of a static master/replica factory has no URI of its own to open the
+	 * lock's connection from: the lock stays on the factory's shared connection.
+	 */
+	@Test
+	void aValidatingStaticMasterReplicaFactoryLocksOnItsSharedConnection() throws Exception {
+		this.factory = new LettuceConnectionFactory(
+				new RedisStaticMasterReplicaConfiguration("127.0.0.1", this.proxy.port()),
+				LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
+		this.factory.setValidateConnection(true);
+		this.factory.afterPropertiesSet();
+		this.factory.start();
+		this.backend = new RedisLockBackend(this.factory);
+		this.lock = new DefaultDistributeLock(this.backend);
+		String key = "validated-static-master-replica";
+		LockHandle handle = this.lock.tryAcquire(LockRequest.of(key)).orElseThrow();
+		assertThat(locked(key)).isTrue();
+		handle.close();
+		assertThat(locked(key)).isFalse();
 	}
 
 	private void giveBackAfterAnAttemptThatTimedOut(String key) throws Exception {
