@@ -53,7 +53,7 @@ final class RedisReleaseListener implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisReleaseListener.class);
 
-	private final RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+	private final RedisMessageListenerContainer container;
 
 	/** How long close() waits for a subscription under way to end before it stops it. */
 	private static final Duration SUBSCRIPTION_END_WAIT = Duration.ofSeconds(2);
@@ -99,7 +99,7 @@ final class RedisReleaseListener implements AutoCloseable {
 
 	RedisReleaseListener(RedisConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
 		this.answerThreads = answerThreads;
-		this.container.setConnectionFactory(connectionFactory);
+		this.container = new RedisReleaseListenerContainer(connectionFactory);
 		// The listener only counts down waiting: run it on the connection's thread.
 		this.container.setTaskExecutor(new SyncTaskExecutor());
 		this.container.setSubscriptionExecutor(this.background);
@@ -278,6 +278,12 @@ final class RedisReleaseListener implements AutoCloseable {
 				this.container.removeMessageListener(channel, channel.topic);
 			}
 			this.container.addMessageListener(channel, channel.topic);
+			if (!this.container.isRunning()) {
+				// The connection factory stopped: the container subscribed nothing, or on
+				// a connection now closed.
+				throw new IllegalStateException(
+						"Not subscribed to " + channel.name + ": the Redis connection factory stopped");
+			}
 		}
 		finally {
 			this.containerChanges.unlock();
