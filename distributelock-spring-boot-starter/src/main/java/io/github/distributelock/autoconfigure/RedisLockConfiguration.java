@@ -142,8 +142,10 @@ class RedisLockConfiguration {
 
 	/**
 	 * Stops in the phase between the lock service's ({@code 1024}) and the connection
-	 * factory's ({@code 0}): a release subscription made after the factory stopped fails,
-	 * and the listener container retries it every 5 s until the backend is closed.
+	 * factory's ({@code 0}), so that no release subscription is attempted on a factory
+	 * about to stop. It finds only a backend that is the {@link RedisLockBackend} bean
+	 * itself, not one wrapped in another {@code LockBackend} bean; a subscription the
+	 * factory's stop reaches fails quietly either way.
 	 */
 	static final class RedisReleaseSubscriptionsLifecycle implements SmartLifecycle {
 

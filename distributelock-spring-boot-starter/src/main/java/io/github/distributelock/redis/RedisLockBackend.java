@@ -401,9 +401,9 @@ public class RedisLockBackend
 	/**
 	 * Makes no more release subscriptions, once one under way has ended (waited for up to
 	 * 2 s): called as the application stops, after the lock service and before the
-	 * connection factory, as a subscription made after the factory stopped would fail,
-	 * and the listener container retry it every 5 s until this backend is closed. Waits
-	 * still end at their deadline or the holder's lease.
+	 * connection factory, so that no subscription is attempted on a factory about to stop
+	 * (one that the factory's stop reaches anyway fails quietly and is not retried).
+	 * Waits still end at their deadline or the holder's lease.
 	 */
 	public void pauseReleaseSubscriptions() {
 		this.releaseListener.pause();
