@@ -41,9 +41,9 @@ final class JdbcRacedAttempts {
 
 	/**
 	 * Makes {@code attempt}, again while it races another statement.
-	 * @return its result, or held by another (with no lease) once the database's
-	 * lock-wait timeout ended it or it raced {@link #ATTEMPTS} times: the engine attempts
-	 * again while the caller still waits
+	 * @return its result, or held by another (with no lease, and for a reader or permit
+	 * caller not queued) once the database's lock-wait timeout ended it or it raced
+	 * {@link #ATTEMPTS} times: the engine attempts again while the caller still waits
 	 */
 	static AcquireResult attempt(Claim claim, Supplier<AcquireResult> attempt) {
 		for (int made = 1;; made++) {
@@ -58,17 +58,28 @@ final class JdbcRacedAttempts {
 						logger.debug("Lock '" + claim.key() + "' (" + claim.kind().tag() + ") stayed locked by another "
 								+ "transaction for the database's lock-wait timeout: " + ex.getMessage());
 					}
-					return AcquireResult.heldByAnother(null);
+					return refused(claim);
 				}
 				if (logger.isDebugEnabled()) {
 					logger.debug("Lock '" + claim.key() + "' (" + claim.kind().tag() + ") met a concurrent statement "
 							+ "(attempt " + made + " of " + ATTEMPTS + "): " + ex.getMessage());
 				}
 				if (made == ATTEMPTS) {
-					return AcquireResult.heldByAnother(null);
+					return refused(claim);
 				}
 			}
 		}
+	}
+
+	/**
+	 * Held by another, with no lease: rolled back, the attempt left nothing in the store,
+	 * and readers and permit callers never queue on JDBC, so such a caller has no place
+	 * to leave (a release to leave it would wait for the key's row once more, past the
+	 * caller's deadline). A fair or write caller may have queued in an earlier attempt.
+	 */
+	private static AcquireResult refused(Claim claim) {
+		AcquireResult refused = AcquireResult.heldByAnother(null);
+		return claim.kind().shared() ? refused.notQueued() : refused;
 	}
 
 	/**

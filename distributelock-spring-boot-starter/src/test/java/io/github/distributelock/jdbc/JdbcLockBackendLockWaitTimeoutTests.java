@@ -11,6 +11,7 @@ import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Backends;
+import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
@@ -58,7 +59,7 @@ class JdbcLockBackendLockWaitTimeoutTests {
 				Optional<LockHandle> handle = lock.tryAcquire(key, Duration.ofMillis(100), null);
 				assertThat(handle).isEmpty();
 				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(ONE_LOCK_WAIT);
-				// A caller of the other kinds also leaves the queue once it gives up,
+				// A fair or write caller also leaves the queue once it gives up,
 				// which waits for the row once more (on MariaDB and MySQL, whose
 				// statements lock the row they read): one attempt is measured at the
 				// backend.
@@ -74,6 +75,42 @@ class JdbcLockBackendLockWaitTimeoutTests {
 			await().atMost(Duration.ofSeconds(20)).until(() -> !database.isLocked(key));
 			assertThat(lock.tryAcquire(LockRequest.of(key).withMode(LockMode.READ).withWaitTime(Duration.ofSeconds(5))))
 				.hasValueSatisfying(LockHandle::close);
+		}
+	}
+
+	/**
+	 * Readers and permit callers never queue on JDBC, and an attempt the database's
+	 * lock-wait timeout ended was rolled back: refused so, such a caller has nothing in
+	 * the store to leave, and must not send a release, which would wait for the row once
+	 * more and keep the caller past its deadline.
+	 */
+	@OnEachDatabase
+	void readerOrPermitCallerRefusedByTheLockWaitTimeoutSendsNoRelease(JdbcTestDatabase database) throws Exception {
+		String key = "lock-wait-timeout-no-release." + System.nanoTime();
+		JdbcLockBackend backend;
+		CountingLockBackend counting;
+		try (HikariDataSource stalledPool = database.newDataSource();
+				HikariDataSource pool = database
+					.newDataSource((config) -> config.setConnectionInitSql(lockWaitTimeout(database.dialect())));
+				DefaultDistributeLock lock = new DefaultDistributeLock(
+						counting = CountingLockBackend.of(backend = new JdbcLockBackend(pool)))) {
+			backend.setStatementTimeout(Duration.ZERO);
+			try (Connection stalled = stalledPool.getConnection()) {
+				stalled.setAutoCommit(false);
+				try {
+					new JdbcLockRepository(stalledPool, JdbcLockDialect.named(database.dialect()),
+							JdbcLockBackend.DEFAULT_TABLE_NAME)
+						.attempt(stalled, key, "stalled-owner", 30_000L);
+					assertThat(lock.tryAcquire(LockRequest.of(key).withMode(LockMode.READ))).isEmpty();
+					assertThat(lock.tryAcquire(LockRequest.of(key).withPermits(2))).isEmpty();
+				}
+				finally {
+					stalled.rollback();
+				}
+			}
+			assertThat(counting.acquireAttempts).hasValue(2);
+			assertThat(counting.releases).as("releases sent by the refused calls").hasValue(0);
+			await().atMost(Duration.ofSeconds(20)).until(() -> !database.isLocked(key));
 		}
 	}
 
