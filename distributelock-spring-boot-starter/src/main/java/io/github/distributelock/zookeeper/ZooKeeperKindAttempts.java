@@ -272,13 +272,18 @@ final class ZooKeeperKindAttempts {
 				this.claims.forgetIf(claim, node);
 				// Nothing gives a failed attempt of a conflict back: a node left here
 				// would turn the key's own kind away once the holders before it left.
+				// The attempt fails once the delete has ended, or as soon as it waits for
+				// the client to be connected again (up to a connection timeout, past the
+				// caller's deadline): the delete then goes on alone.
+				Runnable fail = () -> result.completeExceptionally(
+						ZooKeeperKindNode.conflict(claim, conflict.heldAs(), conflict.node(), this.backend));
 				this.releases
 					.deleteLeftBehind(queue, node.name,
 							"Could not delete the node '" + node.name + "' of lock '" + claim.key()
 									+ "', asked for as another kind than the key is held as; it stays in the queue "
-									+ "until its session ends")
-					.thenRun(() -> result.completeExceptionally(
-							ZooKeeperKindNode.conflict(claim, conflict.heldAs(), conflict.node(), this.backend)));
+									+ "until its session ends",
+							fail)
+					.thenRun(fail);
 			}
 			else {
 				// The node is gone: it went with an earlier session.

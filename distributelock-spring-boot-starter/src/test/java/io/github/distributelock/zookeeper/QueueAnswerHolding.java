@@ -11,8 +11,9 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * Handles that hold back the answer of the first transaction creating a queue, so that a
- * test can change the client's session or the server before the claim reads it.
+ * Handles that hold back the answer of the first transaction creating a queue, or of the
+ * first listing of a queue, so that a test can change the client's session or the server
+ * before the claim reads it.
  */
 final class QueueAnswerHolding {
 
@@ -40,6 +41,32 @@ final class QueueAnswerHolding {
 					if (code != KeeperException.Code.OK.intValue()
 							|| !heldAnswer.complete(() -> callback.processResult(code, path, answerContext, results))) {
 						callback.processResult(code, path, answerContext, results);
+					}
+				}, context);
+			}
+
+		};
+	}
+
+	/**
+	 * Handles whose first successful listing of {@code queue} hands its answer to
+	 * {@code heldAnswer}, to be run by the test; every other call is answered as usual.
+	 */
+	static ZookeeperFactory listings(String queue, CompletableFuture<Runnable> heldAnswer) {
+		return (connectString, sessionTimeout, watcher, canBeReadOnly) -> new ZooKeeper(connectString, sessionTimeout,
+				watcher, canBeReadOnly) {
+
+			@Override
+			public void getChildren(String path, boolean watch, AsyncCallback.ChildrenCallback callback,
+					Object context) {
+				if (!path.equals(queue) || heldAnswer.isDone()) {
+					super.getChildren(path, watch, callback, context);
+					return;
+				}
+				super.getChildren(path, watch, (code, answerPath, answerContext, children) -> {
+					if (code != KeeperException.Code.OK.intValue() || !heldAnswer
+						.complete(() -> callback.processResult(code, answerPath, answerContext, children))) {
+						callback.processResult(code, answerPath, answerContext, children);
 					}
 				}, context);
 			}

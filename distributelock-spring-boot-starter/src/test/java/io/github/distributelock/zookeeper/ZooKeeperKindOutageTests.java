@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributelock.Closeables;
+import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
@@ -16,6 +17,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
+import org.apache.curator.utils.ZookeeperFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -38,6 +40,18 @@ class ZooKeeperKindOutageTests {
 
 	/** Longer than the outage: no session ends by itself during a test. */
 	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(30);
+
+	/**
+	 * The connection timeout of a client whose answers during an outage must not wait for
+	 * it: three times {@link #OUTAGE_ANSWER}, so that an answer that waited for the
+	 * reconnection cannot pass for one that did not.
+	 */
+	private static final Duration LONG_CONNECTION_TIMEOUT = Duration.ofSeconds(30);
+
+	/**
+	 * How long an answer given during an outage may take, with room for a loaded machine.
+	 */
+	private static final Duration OUTAGE_ANSWER = Duration.ofSeconds(10);
 
 	@RegisterExtension
 	final Closeables closeables = new Closeables();
@@ -78,12 +92,8 @@ class ZooKeeperKindOutageTests {
 			.succeedsWithin(CONNECTION_TIMEOUT)
 			.satisfies((answer) -> assertThat(answer.acquired()).as("held").isFalse());
 		server.restart();
-		await().atMost(Duration.ofSeconds(20))
-			.untilAsserted(() -> assertThat(ZooKeeperTree.children(holderClient, queue))
-				.as("the node of the given-up session deleted once the client is connected")
-				.singleElement()
-				.satisfies((node) -> assertThat(node).startsWith(ZooKeeperKindNode.prefix(LockKind.FAIR, "holder",
-						holderClient.getZookeeperClient().getZooKeeper().getSessionId()))));
+		// The node of the given-up session deleted once the client is connected.
+		assertOnlyHolderLeftIn(holderClient, queue, LockKind.FAIR);
 		assertThat(waiter.awaitRelease(waiting, attempt.get(), Deadline.after(Duration.ofSeconds(60))))
 			.as("the wait that the delete ends")
 			.succeedsWithin(Duration.ofSeconds(20));
@@ -136,20 +146,62 @@ class ZooKeeperKindOutageTests {
 	}
 
 	/**
+	 * A claim of one kind that meets the key held as another kind, and whose delete of
+	 * its own node loses its answer with the connection: the attempt fails with the
+	 * conflict while the delete waits for the client to be connected again (up to a
+	 * connection timeout, which the attempt waited for before), and the delete goes on
+	 * alone once the server is back, so nothing of the claim stays in the queue.
+	 */
+	@Test
+	void aConflictingAttemptDuringAnOutageFailsWithoutWaitingForTheDeleteOfItsNode() throws Exception {
+		TestingServer server = this.closeables.add(EmbeddedZooKeeper.startServer());
+		String key = "conflict.outage";
+		String queue = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key;
+		CuratorFramework holderClient = this.closeables
+			.add(EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT));
+		ZooKeeperLockBackend holder = this.closeables.add(new ZooKeeperLockBackend(holderClient));
+		CompletableFuture<Runnable> heldListing = new CompletableFuture<>();
+		CuratorFramework readerClient = connectedClient(server.getConnectString(),
+				QueueAnswerHolding.listings(queue, heldListing), LONG_CONNECTION_TIMEOUT);
+		ZooKeeperLockBackend reader = this.closeables.add(new ZooKeeperLockBackend(readerClient));
+		assertThat(attempt(holder, new Claim(key, "holder", null, LockKind.FAIR)).acquired()).isTrue();
+		CompletableFuture<AcquireResult> attempt = reader
+			.tryAcquire(new Claim(key, "reader", null, LockKind.READ), SESSION_TIMEOUT)
+			.toCompletableFuture();
+		Runnable listing = heldListing.get(10, TimeUnit.SECONDS);
+		server.stop();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !readerClient.getZookeeperClient().isConnected());
+
+		listing.run();
+
+		assertThat(attempt.handle((answer, failure) -> failure))
+			.as("the conflict, without waiting for the reconnection")
+			.succeedsWithin(OUTAGE_ANSWER)
+			.isInstanceOf(LockKindConflictException.class);
+		server.restart();
+		assertOnlyHolderLeftIn(holderClient, queue, LockKind.FAIR);
+	}
+
+	/**
+	 * Waits until the queue holds the node of the claim of owner {@code holder} alone, on
+	 * the current session of {@code holderClient}.
+	 */
+	private static void assertOnlyHolderLeftIn(CuratorFramework holderClient, String queue, LockKind kind) {
+		await().atMost(Duration.ofSeconds(40))
+			.untilAsserted(() -> assertThat(ZooKeeperTree.children(holderClient, queue))
+				.as("the holder's node alone, once the client is connected")
+				.singleElement()
+				.satisfies((node) -> assertThat(node).startsWith(ZooKeeperKindNode.prefix(kind, "holder",
+						holderClient.getZookeeperClient().getZooKeeper().getSessionId()))));
+	}
+
+	/**
 	 * A started client, not waiting for a connection, whose handles hold the answer of
 	 * the transaction that creates {@code queue} until the test runs it.
 	 */
 	private CuratorFramework queueAnswerHoldingClient(String connectString, String queue,
 			CompletableFuture<Runnable> heldAnswer) {
-		CuratorFramework client = CuratorFrameworkFactory.builder()
-			.connectString(connectString)
-			.zookeeperFactory(QueueAnswerHolding.handles(queue, heldAnswer))
-			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
-			.connectionTimeoutMs((int) CONNECTION_TIMEOUT.toMillis())
-			.retryPolicy(new ExponentialBackoffRetry(100, 1))
-			.build();
-		client.start();
-		return this.closeables.add(client);
+		return startedClient(connectString, QueueAnswerHolding.handles(queue, heldAnswer), CONNECTION_TIMEOUT);
 	}
 
 	/**
@@ -159,18 +211,34 @@ class ZooKeeperKindOutageTests {
 	 */
 	private CuratorFramework givenUpSessionKeepingClient(String connectString, AtomicLong givenUpSession)
 			throws Exception {
+		return connectedClient(connectString,
+				(address, sessionTimeout, watcher, canBeReadOnly) -> new GivenUpSessionKeeper(address, sessionTimeout,
+						watcher, canBeReadOnly, givenUpSession),
+				CONNECTION_TIMEOUT);
+	}
+
+	/** A started client with {@code handles}, connected. */
+	private CuratorFramework connectedClient(String connectString, ZookeeperFactory handles, Duration connectionTimeout)
+			throws Exception {
+		CuratorFramework client = startedClient(connectString, handles, connectionTimeout);
+		assertThat(client.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
+		return client;
+	}
+
+	/**
+	 * A started client with {@code handles}, not waiting for a connection, that retries a
+	 * request once.
+	 */
+	private CuratorFramework startedClient(String connectString, ZookeeperFactory handles, Duration connectionTimeout) {
 		CuratorFramework client = CuratorFrameworkFactory.builder()
 			.connectString(connectString)
-			.zookeeperFactory((address, sessionTimeout, watcher, canBeReadOnly) -> new GivenUpSessionKeeper(address,
-					sessionTimeout, watcher, canBeReadOnly, givenUpSession))
+			.zookeeperFactory(handles)
 			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
-			.connectionTimeoutMs((int) CONNECTION_TIMEOUT.toMillis())
+			.connectionTimeoutMs((int) connectionTimeout.toMillis())
 			.retryPolicy(new ExponentialBackoffRetry(100, 1))
 			.build();
 		client.start();
-		this.closeables.add(client);
-		assertThat(client.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
-		return client;
+		return this.closeables.add(client);
 	}
 
 	private static AcquireResult attempt(LockBackend backend, Claim claim) throws Exception {
