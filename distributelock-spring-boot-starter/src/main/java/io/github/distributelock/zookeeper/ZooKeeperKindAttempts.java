@@ -74,7 +74,20 @@ final class ZooKeeperKindAttempts {
 		else {
 			list(claim, path, node, 1, result);
 		}
-		return result;
+		// Marked before the engine hears of it, and failures passed on as they are.
+		CompletableFuture<AcquireResult> answered = new CompletableFuture<>();
+		result.whenComplete((answer, failure) -> {
+			if (failure != null) {
+				answered.completeExceptionally(failure);
+				return;
+			}
+			QueuedNode holding = (answer.acquired()) ? this.claims.node(claim) : null;
+			if (holding != null) {
+				holding.held = true;
+			}
+			answered.complete(answer);
+		});
+		return answered;
 	}
 
 	private void create(Claim claim, String path, int attempt, CompletableFuture<AcquireResult> result) {

@@ -118,6 +118,13 @@ final class ZooKeeperKindClaims {
 		volatile boolean admitted;
 
 		/**
+		 * Whether an attempt answered that the node holds the lock: its release is then a
+		 * holder's, whose outcome the caller waits for, and not a waiter's leaving the
+		 * queue, which must not keep its caller past the deadline.
+		 */
+		volatile boolean held;
+
+		/**
 		 * The node just before this fair one in its queue, as the last listing that left
 		 * it waiting saw it, or {@code null}: once that node is released while it holds,
 		 * this one holds.

@@ -1,6 +1,7 @@
 package io.github.distributelock.zookeeper;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
@@ -54,9 +55,12 @@ final class ZooKeeperKindLocks {
 
 	private final ZooKeeperKindAttempts attempts;
 
+	private final ZooKeeperQueueLeaves leaves;
+
 	ZooKeeperKindLocks(ZooKeeperSession session, ZooKeeperKindReleases releases, String backend) {
 		this.session = session;
 		this.releases = releases;
+		this.leaves = new ZooKeeperQueueLeaves(session);
 		this.attempts = new ZooKeeperKindAttempts(session, releases, this.claims, backend);
 	}
 
@@ -65,9 +69,11 @@ final class ZooKeeperKindLocks {
 	}
 
 	/**
-	 * Leaves the queue: deletes the claim's node, held or waiting; a claim whose node
-	 * this backend does not know (an answer lost with the connection, or a release from
-	 * another instance with the same owner) has its nodes found by their name.
+	 * Leaves the queue: deletes the claim's node, held or waiting (a waiter's delete
+	 * answers at once when it must wait for a reconnection:
+	 * {@link ZooKeeperQueueLeaves}); a claim whose node this backend does not know (an
+	 * answer lost with the connection, or a release from another instance with the same
+	 * owner) has its nodes found by their name.
 	 */
 	CompletableFuture<Boolean> release(Claim claim) {
 		String queue = this.session.fixForNamespace(this.session.paths().lockPath(claim.key()));
@@ -76,14 +82,16 @@ final class ZooKeeperKindLocks {
 			// A later node of this backend keeps the queue: no need to read it first.
 			boolean othersBehind = this.claims.hasNodeAfter(claim, node);
 			ZooKeeperLostAnswer lost = new ZooKeeperLostAnswer();
-			return this.session.retriedOnReconnection(
-					() -> this.releases.delete(queue, node.name, othersBehind, node.queueWatch, lost, node.sessionId))
-				.thenApply((deleted) -> {
-					if (deleted != Deleted.NOTHING) {
-						this.claims.queueSeen(claim.key(), deleted == Deleted.NODE);
-					}
-					return deleted != Deleted.NOTHING || lost.ran(this.session.sessionId());
-				});
+			Supplier<CompletableFuture<Deleted>> delete = () -> this.releases.delete(queue, node.name, othersBehind,
+					node.queueWatch, lost, node.sessionId);
+			CompletableFuture<Deleted> deleting = (node.held) ? this.session.retriedOnReconnection(delete)
+					: this.leaves.leave(claim.key(), queue + "/" + node.name, delete);
+			return deleting.thenApply((deleted) -> {
+				if (deleted != Deleted.NOTHING) {
+					this.claims.queueSeen(claim.key(), deleted == Deleted.NODE);
+				}
+				return deleted != Deleted.NOTHING || lost.ran(this.session.sessionId());
+			});
 		}
 		String ownerId = ZooKeeperKindNode.ownerId(claim.owner());
 		ZooKeeperLostAnswer lost = new ZooKeeperLostAnswer();
@@ -109,6 +117,7 @@ final class ZooKeeperKindLocks {
 				|| waiting.sessionId != sessionId || !held.name.equals(waiting.after) || !this.session.isConnected()) {
 			return null;
 		}
+		waiting.held = true;
 		return AcquireResult.acquired(waiting.token);
 	}
 

@@ -2,26 +2,34 @@ package io.github.distributelock.zookeeper;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.distributelock.Closeables;
+import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockKindConflictException;
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
+import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockBackend.Claim;
+import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.LockKind;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
+import org.apache.curator.utils.DefaultZookeeperFactory;
 import org.apache.curator.utils.ZookeeperFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -52,6 +60,13 @@ class ZooKeeperKindOutageTests {
 	 * How long an answer given during an outage may take, with room for a loaded machine.
 	 */
 	private static final Duration OUTAGE_ANSWER = Duration.ofSeconds(10);
+
+	/**
+	 * The wait time of a queued caller whose deadline passes during an outage: shorter
+	 * than the engine's wait slice of a queued claim, so its wait ends at the deadline
+	 * and not with an attempt, and long enough to stop the server before it.
+	 */
+	private static final Duration SHORT_WAIT = Duration.ofMillis(2_500);
 
 	@RegisterExtension
 	final Closeables closeables = new Closeables();
@@ -180,6 +195,46 @@ class ZooKeeperKindOutageTests {
 			.isInstanceOf(LockKindConflictException.class);
 		server.restart();
 		assertOnlyHolderLeftIn(holderClient, queue, LockKind.FAIR);
+	}
+
+	/**
+	 * A fair, write, read or permit caller queued behind a holder whose wait time ends
+	 * while its client cannot reach the server: the caller hears that it did not get the
+	 * lock at its deadline, not once its node's delete, which lost its answer with the
+	 * connection, has been sent again after the reconnection (up to a connection timeout
+	 * past the deadline). The delete goes on alone once the server is back, and nothing
+	 * of the caller stays in the queue.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "fair", "write", "read", "permits" })
+	void aQueuedCallerWhoseDeadlinePassesDuringAnOutageAnswersWithoutWaitingForTheLeave(String kind) throws Exception {
+		TestingServer server = this.closeables.add(EmbeddedZooKeeper.startServer());
+		String key = "deadline.outage." + kind;
+		String queue = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key;
+		CuratorFramework holderClient = this.closeables
+			.add(EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT));
+		ZooKeeperLockBackend holder = this.closeables.add(new ZooKeeperLockBackend(holderClient));
+		CuratorFramework waiterClient = connectedClient(server.getConnectString(), new DefaultZookeeperFactory(),
+				LONG_CONNECTION_TIMEOUT);
+		DefaultDistributeLock waiter = this.closeables
+			.add(new DefaultDistributeLock(this.closeables.add(new ZooKeeperLockBackend(waiterClient)),
+					Duration.ofSeconds(30), false, LockEventListener.NONE, null));
+		LockKind heldKind = LockKind.of(ZooKeeperKindSessionTests.holding(key, kind));
+		Claim held = new Claim(key, "holder", null, heldKind);
+		assertThat(attempt(holder, held).acquired()).isTrue();
+		CompletableFuture<Optional<LockHandle>> call = waiter
+			.tryAcquireAsync(ZooKeeperKindSessionTests.waiting(key, kind).withWaitTime(SHORT_WAIT));
+		await().atMost(Duration.ofSeconds(10)).until(() -> ZooKeeperTree.children(holderClient, queue).size() == 2);
+		server.stop();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !waiterClient.getZookeeperClient().isConnected());
+		assumeThat(call).as("the caller still waiting when its client was disconnected").isNotDone();
+
+		assertThat(call).as("the answer at the deadline, without waiting for the reconnection")
+			.succeedsWithin(OUTAGE_ANSWER)
+			.isEqualTo(Optional.empty());
+		server.restart();
+		assertOnlyHolderLeftIn(holderClient, queue, heldKind);
+		assertThat(holder.release(held).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
 	}
 
 	/**

@@ -337,7 +337,10 @@ class ZooKeeperKindSessionTests {
 		return backend.tryAcquire(claim, Duration.ofSeconds(30)).toCompletableFuture().get(10, TimeUnit.SECONDS);
 	}
 
-	private static LockRequest holding(String key, String kind) {
+	/**
+	 * A request of {@code kind} ("fair", "write", "read", "permits") that holds the key.
+	 */
+	static LockRequest holding(String key, String kind) {
 		return switch (kind) {
 			case "fair" -> LockRequest.of(key).withFair(true);
 			case "write", "read" -> LockRequest.of(key).withMode(LockMode.WRITE);
@@ -345,7 +348,8 @@ class ZooKeeperKindSessionTests {
 		};
 	}
 
-	private static LockRequest waiting(String key, String kind) {
+	/** A request of {@code kind} that waits while {@link #holding} holds the key. */
+	static LockRequest waiting(String key, String kind) {
 		LockRequest request = switch (kind) {
 			case "fair" -> LockRequest.of(key).withFair(true);
 			case "write" -> LockRequest.of(key).withMode(LockMode.WRITE);
