@@ -8,10 +8,6 @@ import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
 import io.github.distributelock.zookeeper.ZooKeeperKindClaims.QueuedNode;
-import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Conflict;
-import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Hold;
-import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Listing;
-import io.github.distributelock.zookeeper.ZooKeeperKindQueue.Wait;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
@@ -19,16 +15,13 @@ import org.apache.curator.framework.api.transaction.TransactionOp;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
  * One attempt of a fair, read/write or permit claim on ZooKeeper
  * ({@link ZooKeeperKindLocks} describes the queue): the claim's first attempt creates its
  * node, in one transaction with the queue when there is none; later attempts find the
- * node again and list the queue, whose listing {@link ZooKeeperKindQueue} reads. A node
- * of a session the client gave up ({@link ZooKeeperGivenUpNodes}), or one asked for as a
- * kind the key is not held as, is deleted here, as nothing else would delete it.
+ * node again and list the queue ({@link ZooKeeperKindListings}).
  */
 final class ZooKeeperKindAttempts {
 
@@ -44,19 +37,19 @@ final class ZooKeeperKindAttempts {
 
 	private final String backend;
 
-	private final ZooKeeperKindReleases releases;
-
 	private final ZooKeeperKindClaims claims;
 
 	private final ZooKeeperGivenUpNodes givenUp;
 
+	private final ZooKeeperKindListings listings;
+
 	ZooKeeperKindAttempts(ZooKeeperSession session, ZooKeeperKindReleases releases, ZooKeeperKindClaims claims,
 			String backend) {
 		this.session = session;
-		this.releases = releases;
 		this.claims = claims;
 		this.givenUp = new ZooKeeperGivenUpNodes(session, releases, claims);
 		this.backend = backend;
+		this.listings = new ZooKeeperKindListings(session, releases, claims, this.givenUp, backend, this::create);
 	}
 
 	CompletableFuture<AcquireResult> tryAcquire(Claim claim) {
@@ -72,7 +65,7 @@ final class ZooKeeperKindAttempts {
 			result.complete(AcquireResult.acquired(node.token));
 		}
 		else {
-			list(claim, path, node, 1, result);
+			this.listings.list(claim, path, node, 1, result);
 		}
 		// Marked before the engine hears of it, and failures passed on as they are.
 		CompletableFuture<AcquireResult> answered = new CompletableFuture<>();
@@ -156,7 +149,7 @@ final class ZooKeeperKindAttempts {
 					// may live on that session, which the server ends later, freeing the
 					// key under the claim. The listing deletes it and queues the claim
 					// again.
-					list(claim, path, known, attempt, result);
+					this.listings.list(claim, path, known, attempt, result);
 				}
 			});
 		}
@@ -209,7 +202,7 @@ final class ZooKeeperKindAttempts {
 			QueuedNode node = new QueuedNode(ZKPaths.getNodeFromPath(event.getName()), stat.getCzxid(),
 					stat.getEphemeralOwner(), null);
 			this.claims.remember(claim, node);
-			list(claim, path, node, attempt, result);
+			this.listings.list(claim, path, node, attempt, result);
 		}
 		else if (outcome == KeeperException.Code.NONODE) {
 			// The last member removed the queue just now.
@@ -244,87 +237,6 @@ final class ZooKeeperKindAttempts {
 			return true;
 		}
 		return false;
-	}
-
-	/** Lists the queue, and tells from it whether the claim's node holds the lock. */
-	private void list(Claim claim, String path, QueuedNode node, int attempt, CompletableFuture<AcquireResult> result) {
-		ZooKeeper zooKeeper = this.session.handle(result);
-		if (zooKeeper == null) {
-			return;
-		}
-		String queue = this.session.fixForNamespace(path);
-		if (node.sessionId != zooKeeper.getSessionId()) {
-			leaveGivenUpSession(claim, path, queue, node, attempt, result);
-			return;
-		}
-		zooKeeper.getChildren(queue, false, (code, name, context, children) -> {
-			KeeperException.Code outcome = KeeperException.Code.get(code);
-			if (outcome == KeeperException.Code.NONODE) {
-				// The node went with an earlier session, and its queue with it.
-				this.claims.forgetIf(claim, node);
-				create(claim, path, attempt + 1, result);
-				return;
-			}
-			if (outcome != KeeperException.Code.OK) {
-				result.completeExceptionally(KeeperException.create(outcome, queue));
-				return;
-			}
-			Listing listing = ZooKeeperKindQueue.decide(children, node.name, claim.kind());
-			listing.duplicates().forEach((duplicate) -> this.releases.deleteDuplicate(queue, duplicate, claim.key()));
-			if (listing.decision() instanceof Hold) {
-				result.complete(AcquireResult.acquired(node.token));
-			}
-			else if (listing.decision() instanceof Wait wait) {
-				// A fair node watches the node just before it.
-				node.after = (claim.kind().type() == LockKind.Type.FAIR) ? wait.watched().get(0) : null;
-				List<String> watched = wait.watched().stream().map((child) -> queue + "/" + child).toList();
-				result.complete(AcquireResult.heldByAnother(null, new ZooKeeperWait(watched,
-						(wait.watchQueue()) ? queue : null, (wait.deletionAdmits()) ? node : null)));
-			}
-			else if (listing.decision() instanceof Conflict conflict) {
-				this.claims.forgetIf(claim, node);
-				// Nothing gives a failed attempt of a conflict back: a node left here
-				// would turn the key's own kind away once the holders before it left.
-				// The attempt fails once the delete has ended, or as soon as it waits for
-				// the client to be connected again (up to a connection timeout, past the
-				// caller's deadline): the delete then goes on alone.
-				Runnable fail = () -> result.completeExceptionally(
-						ZooKeeperKindNode.conflict(claim, conflict.heldAs(), conflict.node(), this.backend));
-				this.releases
-					.deleteLeftBehind(queue, node.name,
-							"Could not delete the node '" + node.name + "' of lock '" + claim.key()
-									+ "', asked for as another kind than the key is held as; it stays in the queue "
-									+ "until its session ends",
-							fail)
-					.thenRun(fail);
-			}
-			else {
-				// The node is gone: it went with an earlier session.
-				this.claims.forgetIf(claim, node);
-				create(claim, path, attempt + 1, result);
-			}
-		}, null);
-	}
-
-	/**
-	 * Leaves the claim's node of a session the client no longer uses
-	 * ({@link ZooKeeperGivenUpNodes#leave}), then queues the claim again on the current
-	 * session, or, while the delete waits for the client to be connected again, answers
-	 * the key held, and the claim waits for the delete.
-	 */
-	private void leaveGivenUpSession(Claim claim, String path, String queue, QueuedNode node, int attempt,
-			CompletableFuture<AcquireResult> result) {
-		this.givenUp.leave(claim, queue, node).thenAccept((pendingDelete) -> {
-			if (pendingDelete == null) {
-				// Leaving is no failed creation. Counted as one, it left the creation too
-				// few attempts when the delete emptied the root and the server removed it
-				// (one attempt more): a free key was answered held.
-				create(claim, path, attempt, result);
-			}
-			else {
-				result.complete(AcquireResult.heldByAnother(null, pendingDelete));
-			}
-		});
 	}
 
 	private static byte[] owner(Claim claim) {
