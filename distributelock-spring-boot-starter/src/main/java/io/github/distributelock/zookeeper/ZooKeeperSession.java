@@ -13,7 +13,6 @@ import io.github.distributelock.core.WaitDeadlines;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.jspecify.annotations.Nullable;
@@ -57,11 +56,14 @@ final class ZooKeeperSession {
 	 */
 	private final Set<CompletableFuture<Void>> awaitingConnection = ConcurrentHashMap.newKeySet();
 
+	private final ZooKeeperRoot root;
+
 	private volatile boolean closed;
 
 	ZooKeeperSession(CuratorFramework client, ZooKeeperLockPaths paths) {
 		this.client = client;
 		this.paths = paths;
+		this.root = new ZooKeeperRoot(client, paths.root());
 	}
 
 	CuratorFramework client() {
@@ -226,61 +228,15 @@ final class ZooKeeperSession {
 	}
 
 	/**
-	 * Creates the root as a container node, and its missing parents, unless it exists.
-	 * The parents are created here, one level at a time, not by Curator's
-	 * {@code creatingParentContainersIfNeeded()}: under a chroot that does not exist,
-	 * every creation fails with {@code NONODE}, and Curator's background creation of the
-	 * parents then retries without end, which left a lock call waiting for good, past its
-	 * wait time.
+	 * Creates the root as a container node, and its missing parents, unless it exists
+	 * ({@link ZooKeeperRoot}).
 	 */
 	CompletableFuture<Void> createRoot() {
-		return createContainer(this.paths.root());
+		return this.root.create();
 	}
 
-	private CompletableFuture<Void> createContainer(String path) {
-		CompletableFuture<Void> created = new CompletableFuture<>();
-		try {
-			this.client.create().withMode(CreateMode.CONTAINER).inBackground((curator, event) -> {
-				KeeperException.Code outcome = KeeperException.Code.get(event.getResultCode());
-				if (outcome == KeeperException.Code.OK || outcome == KeeperException.Code.NODEEXISTS) {
-					created.complete(null);
-				}
-				else if (outcome == KeeperException.Code.NONODE) {
-					createParentThen(path, created);
-				}
-				else {
-					created.completeExceptionally(KeeperException.create(outcome, event.getPath()));
-				}
-			}).forPath(path);
-		}
-		catch (Exception ex) {
-			created.completeExceptionally(ex);
-		}
-		return created;
-	}
-
-	private static Throwable unwrap(Throwable failure) {
+	static Throwable unwrap(Throwable failure) {
 		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
-	}
-
-	private void createParentThen(String path, CompletableFuture<Void> created) {
-		String parent = ZKPaths.getPathAndNode(path).getPath();
-		if (ZKPaths.PATH_SEPARATOR.equals(parent)) {
-			// "/" always exists, unless it is a chroot of the connect string that does
-			// not.
-			created.completeExceptionally(new IllegalStateException("Could not create the lock root " + path
-					+ " in ZooKeeper: the chroot of the connect string does not exist, and ZooKeeper does not "
-					+ "create it; create it, or remove it from the connect string"));
-			return;
-		}
-		createContainer(parent).thenCompose((parentCreated) -> createContainer(path)).whenComplete((done, failure) -> {
-			if (failure != null) {
-				created.completeExceptionally(unwrap(failure));
-			}
-			else {
-				created.complete(null);
-			}
-		});
 	}
 
 	/** The timers set and not yet run or cancelled: for tests. */
