@@ -18,7 +18,9 @@ public interface LockEventListener {
 
 	/**
 	 * An acquisition from the store starts (a reentrant entry, which does not reach the
-	 * store, is not reported). Called on the thread that asked for the lock.
+	 * store, is not reported). Called on the thread that asked for the lock, which for
+	 * the non-blocking and reactive APIs is often an event loop or a Reactor non-blocking
+	 * thread: a listener must return at once, and never block or wait for I/O.
 	 * @param key the lock key, which may contain values such as ids: never use it as a
 	 * metric tag
 	 * @param name the lock name, bounded for metrics: the {@code key} of
