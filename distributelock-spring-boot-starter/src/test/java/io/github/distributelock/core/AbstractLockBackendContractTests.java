@@ -28,7 +28,6 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The behaviour every {@link LockBackend} must show under {@link DefaultDistributeLock}.
@@ -1036,15 +1035,12 @@ public abstract class AbstractLockBackendContractTests extends AbstractStoreCont
 		// must not set the lease after the release cut it to the rest of the minimum.
 		DefaultDistributeLock holder = newLock(backend, Duration.ofMillis(300), false);
 		DefaultDistributeLock other = newLock();
-		Duration minimum = Duration.ofMillis(1500);
+		// Longer than the wait for the first renewal below, so that some of it is always
+		// left at the release, however late that renewal comes.
+		Duration minimum = Duration.ofMillis(3000);
 		long before = System.nanoTime();
 		LockHandle handle = holder.tryAcquire(LockRequest.of(key()).withMinimumHold(minimum)).orElseThrow();
-		await().atMost(Duration.ofSeconds(5)).until(() -> !backend.leasesExpire() || backend.renewals.get() >= 1);
-		long heldMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
-		// A machine so starved that the first renewal came after most of the minimum
-		// leaves nothing of it to keep: what this test checks did not happen.
-		assumeTrue(heldMillis < minimum.toMillis() / 2,
-				() -> "the first renewal came " + heldMillis + " ms after the acquisition, on a busy machine");
+		await().atMost(Duration.ofMillis(2500)).until(() -> !backend.leasesExpire() || backend.renewals.get() >= 1);
 		handle.close();
 		assertThat(handle.isHeld()).isFalse();
 		assertThat(holder.heldLocks()).isEmpty();
