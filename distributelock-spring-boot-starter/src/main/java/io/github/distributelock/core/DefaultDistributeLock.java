@@ -255,9 +255,10 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		}
 		LockTracker tracker = (this.events == LockEventListener.NONE) ? LockTracker.NONE : this.events.acquiring(key,
 				(request.name() != null) ? request.name() : LockNames.fromKey(key), this.store.name(), kind);
+		Deadline deadline = Deadline.after(request.waitTime());
 		Acquisition.Request wanted = new Acquisition.Request(
-				new LockBackend.Claim(key, owner, callerExecutor, kind, request.owner() == null), request.leaseTime(),
-				Deadline.after(request.waitTime()), reentrancyOwner, request.minimumHold(), request.skipsWhenBusy(),
+				new LockBackend.Claim(key, owner, callerExecutor, kind, request.owner() == null).until(deadline),
+				request.leaseTime(), deadline, reentrancyOwner, request.minimumHold(), request.skipsWhenBusy(),
 				request.owner() != null);
 		Acquisition acquisition = new Acquisition(this.parts, this.lifecycle, slot, wanted, tracker, continuations)
 			.start();

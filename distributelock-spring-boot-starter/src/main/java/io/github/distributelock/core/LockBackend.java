@@ -110,9 +110,13 @@ public interface LockBackend {
 	 * (an attempt, a give-back): a store whose client may send a release again after a
 	 * dropped connection can tell by it that the copy found the lock gone by its own
 	 * first run, rather than lost
+	 * @param deadline when the caller of an attempt stops waiting, so that a store which
+	 * may itself wait inside an attempt (for a row lock another transaction holds, say)
+	 * can bound that wait by it; {@code null} for a claim no caller waits for (a renewal,
+	 * a release of a hold) and where the engine knows none
 	 */
 	record Claim(String key, String owner, @Nullable Executor callerExecutor, LockKind kind, boolean ownerUnique,
-			long fencingToken) {
+			long fencingToken, @Nullable Deadline deadline) {
 
 		/**
 		 * The {@link #fencingToken()} of a claim that holds no lock the engine knows of.
@@ -166,23 +170,50 @@ public interface LockBackend {
 		}
 
 		/**
+		 * A claim no caller's deadline bounds.
+		 * @param key the lock key
+		 * @param owner the owner token
+		 * @param callerExecutor the caller's thread when it blocks anyway, or
+		 * {@code null}
+		 * @param kind the kind of lock
+		 * @param ownerUnique whether the owner token is unique to this acquisition
+		 * @param fencingToken the fencing token of the hold, or {@link #NO_FENCING_TOKEN}
+		 */
+		public Claim(String key, String owner, @Nullable Executor callerExecutor, LockKind kind, boolean ownerUnique,
+				long fencingToken) {
+			this(key, owner, callerExecutor, kind, ownerUnique, fencingToken, null);
+		}
+
+		/**
 		 * The same claim, with its work run on {@code callerExecutor}.
 		 * @param callerExecutor the caller's thread when it blocks anyway, or
 		 * {@code null}
 		 * @return the claim
 		 */
 		public Claim on(@Nullable Executor callerExecutor) {
-			return new Claim(this.key, this.owner, callerExecutor, this.kind, this.ownerUnique, this.fencingToken);
+			return new Claim(this.key, this.owner, callerExecutor, this.kind, this.ownerUnique, this.fencingToken,
+					this.deadline);
+		}
+
+		/**
+		 * The same claim, for an attempt whose caller stops waiting at {@code deadline}.
+		 * @param deadline when the caller stops waiting
+		 * @return the claim
+		 */
+		public Claim until(Deadline deadline) {
+			return new Claim(this.key, this.owner, this.callerExecutor, this.kind, this.ownerUnique, this.fencingToken,
+					deadline);
 		}
 
 		/**
 		 * The same claim, as the holder of the lock the store issued {@code fencingToken}
-		 * for.
+		 * for: no caller waits on its renewals and release, so it has no deadline.
 		 * @param fencingToken the fencing token of the hold
 		 * @return the claim
 		 */
 		public Claim holding(long fencingToken) {
-			return new Claim(this.key, this.owner, this.callerExecutor, this.kind, this.ownerUnique, fencingToken);
+			return new Claim(this.key, this.owner, this.callerExecutor, this.kind, this.ownerUnique, fencingToken,
+					null);
 		}
 
 	}
