@@ -27,7 +27,6 @@ import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
  * Waits for release messages on one shared subscriber connection, subscribed to a key's
@@ -53,7 +52,7 @@ final class RedisReleaseListener implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisReleaseListener.class);
 
-	private final RedisMessageListenerContainer container;
+	private final RedisReleaseListenerContainer container;
 
 	/** How long close() waits for a subscription under way to end before it stops it. */
 	private static final Duration SUBSCRIPTION_END_WAIT = Duration.ofSeconds(2);
@@ -169,12 +168,20 @@ final class RedisReleaseListener implements AutoCloseable {
 	}
 
 	private Channel join(String name, CompletableFuture<Void> waiter) {
+		Object client = this.container.currentClient();
 		return this.channels.compute(name, (key, current) -> {
 			Channel channel = (current != null) ? current : new Channel(key, this.answerThreads);
 			channel.waiters++;
 			channel.waiting.add(waiter);
 			CompletableFuture<Void> subscribed = channel.subscribed;
-			if (subscribed == null || subscribed.isCompletedExceptionally()) {
+			boolean onAnOldClient = subscribed != null && subscribed.isDone() && !subscribed.isCompletedExceptionally()
+					&& client != null && channel.client != client;
+			if (onAnOldClient) {
+				// Subscribed on a client the factory has closed since: a release may
+				// have gone unheard, so a count taken before does not vouch for it.
+				channel.releases.incrementAndGet();
+			}
+			if (subscribed == null || subscribed.isCompletedExceptionally() || onAnOldClient) {
 				boolean retry = (subscribed != null);
 				channel.confirmed = false;
 				channel.subscribed = CompletableFuture.runAsync(() -> subscribe(channel, retry), this.subscriptions);
@@ -272,6 +279,7 @@ final class RedisReleaseListener implements AutoCloseable {
 				this.container.addMessageListener((message, pattern) -> {
 				}, KEEP_OPEN);
 			}
+			Object client = this.container.listenOnCurrentClient();
 			if (retry) {
 				// After a failed attempt the container may hold the listener without the
 				// subscription: start again from nothing.
@@ -284,6 +292,7 @@ final class RedisReleaseListener implements AutoCloseable {
 				throw new IllegalStateException(
 						"Not subscribed to " + channel.name + ": the Redis connection factory stopped");
 			}
+			channel.client = client;
 		}
 		finally {
 			this.containerChanges.unlock();
@@ -396,6 +405,9 @@ final class RedisReleaseListener implements AutoCloseable {
 
 		/** Whether Redis confirmed the subscription, which has not failed since. */
 		volatile boolean confirmed;
+
+		/** The client of the connection factory that the subscription was made on. */
+		volatile @Nullable Object client;
 
 		int waiters;
 
