@@ -56,14 +56,15 @@ class RedisContextRestartTests {
 		this.closeables.close();
 	}
 
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(
+				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributeLockAutoConfiguration.class))
+		.withPropertyValues("distributelock.type=redis", "spring.data.redis.host=127.0.0.1",
+				"spring.data.redis.port=" + redis.port());
+
 	@Test
 	void aWaiterIsWokenByTheReleaseAfterTheContextWasStoppedAndStartedAgain() {
-		ApplicationContextRunner runner = new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributeLockAutoConfiguration.class))
-			.withPropertyValues("distributelock.type=redis", "spring.data.redis.host=127.0.0.1",
-					"spring.data.redis.port=" + redis.port());
-		runner.run((context) -> {
+		this.runner.run((context) -> {
 			DistributeLock lock = context.getBean(DistributeLock.class);
 			DefaultDistributeLock other = otherInstance();
 			String before = this.key.name() + ".before";
@@ -90,6 +91,33 @@ class RedisContextRestartTests {
 			assertThat(taken).isPresent();
 			taken.get().close();
 			assertThat(redis.store().hasKey("lock:" + key)).isFalse();
+		});
+	}
+
+	@Test
+	void aWaitThroughTheStopAndStartIsSubscribedAnewByTheNextSubscriptionOfAnyKey() {
+		this.runner.run((context) -> {
+			DistributeLock lock = context.getBean(DistributeLock.class);
+			DefaultDistributeLock other = otherInstance();
+			String through = this.key.name() + ".through";
+			LockHandle held = other.tryAcquire(through, Duration.ZERO, HOLDER_LEASE).orElseThrow();
+			CompletableFuture<Optional<LockHandle>> waiter = CompletableFuture
+				.supplyAsync(() -> acquire(lock, through, Duration.ofSeconds(20)), this.callers);
+			await().atMost(Duration.ofSeconds(10)).until(() -> subscribers("lock:" + through + ":released") > 0);
+
+			context.stop();
+			context.start();
+
+			String next = this.key.name() + ".next";
+			try (LockHandle nextHeld = other.tryAcquire(next, Duration.ZERO, HOLDER_LEASE).orElseThrow()) {
+				assertThat(lock.tryAcquire(next, Duration.ofMillis(300), null)).isEmpty();
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> subscribers("lock:" + through + ":released") > 0);
+			held.close();
+			// Woken by the release, not by the holder's lease (30 s) nor its wait (20 s).
+			Optional<LockHandle> taken = waiter.get(10, TimeUnit.SECONDS);
+			assertThat(taken).isPresent();
+			taken.get().close();
 		});
 	}
 
