@@ -11,7 +11,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -22,10 +21,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.task.SyncTaskExecutor;
-import org.springframework.data.redis.connection.Message;
-import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 
 /**
@@ -59,7 +55,7 @@ final class RedisReleaseListener implements AutoCloseable {
 
 	private final AtomicBoolean keptOpen = new AtomicBoolean();
 
-	private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<String, RedisReleaseChannel> channels = new ConcurrentHashMap<>();
 
 	/**
 	 * Guards every change of the container's listeners. The container does not guard
@@ -111,7 +107,7 @@ final class RedisReleaseListener implements AutoCloseable {
 	 * lock, or {@code null} if it is not subscribed to it.
 	 */
 	@Nullable Heard heard(String channel) {
-		Channel subscription = this.channels.get(channel);
+		RedisReleaseChannel subscription = this.channels.get(channel);
 		return (subscription != null && subscription.confirmed) ? new Heard(subscription, subscription.releases.get())
 				: null;
 	}
@@ -130,7 +126,7 @@ final class RedisReleaseListener implements AutoCloseable {
 	CompletableFuture<Void> await(String channel, Deadline deadline, @Nullable Heard heardBeforeAttempt,
 			Supplier<CompletableFuture<Long>> leaseLeft) {
 		CompletableFuture<Void> woken = new CompletableFuture<>();
-		Channel subscription = join(channel, woken);
+		RedisReleaseChannel subscription = join(channel, woken);
 		woken.whenComplete((result, failure) -> leave(subscription, woken));
 		expireAt(woken, deadline);
 		subscription.subscribed().whenComplete((subscribed, failure) -> {
@@ -167,10 +163,11 @@ final class RedisReleaseListener implements AutoCloseable {
 		this.deadlines.expireAt(woken, deadline);
 	}
 
-	private Channel join(String name, CompletableFuture<Void> waiter) {
+	private RedisReleaseChannel join(String name, CompletableFuture<Void> waiter) {
 		Object client = this.container.currentClient();
 		return this.channels.compute(name, (key, current) -> {
-			Channel channel = (current != null) ? current : new Channel(key, this.answerThreads);
+			RedisReleaseChannel channel = (current != null) ? current
+					: new RedisReleaseChannel(key, this.answerThreads);
 			channel.waiters++;
 			channel.waiting.add(waiter);
 			CompletableFuture<Void> subscribed = channel.subscribed;
@@ -190,7 +187,7 @@ final class RedisReleaseListener implements AutoCloseable {
 		});
 	}
 
-	private void leave(Channel channel, CompletableFuture<Void> waiter) {
+	private void leave(RedisReleaseChannel channel, CompletableFuture<Void> waiter) {
 		this.channels.computeIfPresent(channel.name, (key, current) -> {
 			if (!current.waiting.remove(waiter)) {
 				return current;
@@ -211,7 +208,7 @@ final class RedisReleaseListener implements AutoCloseable {
 	 * move: each move woke the timer thread, at every hand-off under contention.
 	 * @return whether it is set
 	 */
-	private boolean scheduleUnsubscribe(Channel channel, long delayNanos) {
+	private boolean scheduleUnsubscribe(RedisReleaseChannel channel, long delayNanos) {
 		try {
 			this.background.schedule(() -> unsubscribeIfIdle(channel), delayNanos, TimeUnit.NANOSECONDS);
 			return true;
@@ -222,7 +219,7 @@ final class RedisReleaseListener implements AutoCloseable {
 		}
 	}
 
-	private void unsubscribeIfIdle(Channel channel) {
+	private void unsubscribeIfIdle(RedisReleaseChannel channel) {
 		AtomicBoolean idle = new AtomicBoolean();
 		this.channels.computeIfPresent(channel.name, (key, current) -> {
 			if (current != channel) {
@@ -249,7 +246,7 @@ final class RedisReleaseListener implements AutoCloseable {
 		}
 	}
 
-	private void remove(Channel channel) {
+	private void remove(RedisReleaseChannel channel) {
 		try {
 			this.containerChanges.lock();
 			try {
@@ -265,7 +262,7 @@ final class RedisReleaseListener implements AutoCloseable {
 		}
 	}
 
-	private void subscribe(Channel channel, boolean retry) {
+	private void subscribe(RedisReleaseChannel channel, boolean retry) {
 		this.containerChanges.lock();
 		try {
 			if (this.closed || this.paused) {
@@ -385,86 +382,7 @@ final class RedisReleaseListener implements AutoCloseable {
 	 * A count of the release messages of one channel, taken before an attempt at the
 	 * lock.
 	 */
-	record Heard(Channel channel, long releases) {
-	}
-
-	/**
-	 * One key's release channel, the waiting of the threads that wait on it and the count
-	 * of releases heard. The waiter count and the futures are guarded by the map's
-	 * per-key compute.
-	 */
-	static final class Channel implements MessageListener, SubscriptionListener {
-
-		final String name;
-
-		final ChannelTopic topic;
-
-		final Set<CompletableFuture<Void>> waiting = ConcurrentHashMap.newKeySet();
-
-		final AtomicLong releases = new AtomicLong();
-
-		/** Whether Redis confirmed the subscription, which has not failed since. */
-		volatile boolean confirmed;
-
-		/** The client of the connection factory that the subscription was made on. */
-		volatile @Nullable Object client;
-
-		int waiters;
-
-		/**
-		 * Completes once Redis has confirmed the subscription; set by the first waiter.
-		 */
-		@Nullable CompletableFuture<Void> subscribed;
-
-		/** When the last waiter left, on {@link System#nanoTime()}'s scale. */
-		long idleSinceNanos;
-
-		/** Whether a timer will look whether the channel has been idle long enough. */
-		boolean unsubscribeSet;
-
-		private final RedisAnswerThreads answerThreads;
-
-		Channel(String name, RedisAnswerThreads answerThreads) {
-			this.name = name;
-			this.answerThreads = answerThreads;
-			this.topic = new ChannelTopic(name);
-		}
-
-		CompletableFuture<Void> subscribed() {
-			CompletableFuture<Void> subscribed = this.subscribed;
-			if (subscribed == null) {
-				throw new IllegalStateException("No subscription to " + this.name);
-			}
-			return subscribed;
-		}
-
-		@Override
-		public void onMessage(Message message, byte @Nullable [] pattern) {
-			wakeEveryWaiter();
-		}
-
-		/**
-		 * A confirmation of a channel already confirmed: the client lost its subscriber
-		 * connection, reconnected and subscribed again. A release published while the
-		 * connection was down reached no one, so the waiters attempt again now, rather
-		 * than sleep through it until the holder's lease or their wait time ends.
-		 */
-		@Override
-		public void onChannelSubscribed(byte[] channel, long count) {
-			if (this.confirmed) {
-				wakeEveryWaiter();
-			}
-		}
-
-		private void wakeEveryWaiter() {
-			// Woken waiters attempt again on this thread.
-			this.answerThreads.answeredOnThisThread();
-			this.releases.incrementAndGet();
-			for (CompletableFuture<Void> waiter : this.waiting) {
-				waiter.complete(null);
-			}
-		}
-
+	record Heard(RedisReleaseChannel channel, long releases) {
 	}
 
 }
