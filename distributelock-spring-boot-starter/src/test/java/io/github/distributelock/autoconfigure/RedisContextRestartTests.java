@@ -1,8 +1,6 @@
 package io.github.distributelock.autoconfigure;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -16,7 +14,7 @@ import io.github.distributelock.TestKey;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.redis.EmbeddedRedisExtension;
 import io.github.distributelock.redis.RedisLockBackend;
-import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.github.distributelock.redis.RedisSubscribers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,7 +22,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -84,7 +81,8 @@ class RedisContextRestartTests {
 			LockHandle held = other.tryAcquire(key, Duration.ZERO, HOLDER_LEASE).orElseThrow();
 			CompletableFuture<Optional<LockHandle>> waiter = CompletableFuture
 				.supplyAsync(() -> acquire(lock, key, Duration.ofSeconds(20)), this.callers);
-			await().atMost(Duration.ofSeconds(10)).until(() -> subscribers("lock:" + key + ":released") > 0);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> RedisSubscribers.of(redis.store(), "lock:" + key + ":released") > 0);
 			held.close();
 			// Woken by the release, not by the holder's lease (30 s) nor its wait (20 s).
 			Optional<LockHandle> taken = waiter.get(10, TimeUnit.SECONDS);
@@ -103,7 +101,8 @@ class RedisContextRestartTests {
 			LockHandle held = other.tryAcquire(through, Duration.ZERO, HOLDER_LEASE).orElseThrow();
 			CompletableFuture<Optional<LockHandle>> waiter = CompletableFuture
 				.supplyAsync(() -> acquire(lock, through, Duration.ofSeconds(20)), this.callers);
-			await().atMost(Duration.ofSeconds(10)).until(() -> subscribers("lock:" + through + ":released") > 0);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> RedisSubscribers.of(redis.store(), "lock:" + through + ":released") > 0);
 
 			context.stop();
 			context.start();
@@ -112,7 +111,8 @@ class RedisContextRestartTests {
 			try (LockHandle nextHeld = other.tryAcquire(next, Duration.ZERO, HOLDER_LEASE).orElseThrow()) {
 				assertThat(lock.tryAcquire(next, Duration.ofMillis(300), null)).isEmpty();
 			}
-			await().atMost(Duration.ofSeconds(10)).until(() -> subscribers("lock:" + through + ":released") > 0);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> RedisSubscribers.of(redis.store(), "lock:" + through + ":released") > 0);
 			held.close();
 			// Woken by the release, not by the holder's lease (30 s) nor its wait (20 s).
 			Optional<LockHandle> taken = waiter.get(10, TimeUnit.SECONDS);
@@ -126,22 +126,6 @@ class RedisContextRestartTests {
 		this.closeables.add(connection::destroy);
 		RedisLockBackend backend = this.closeables.add(new RedisLockBackend(connection));
 		return this.closeables.add(new DefaultDistributeLock(backend));
-	}
-
-	@SuppressWarnings("unchecked")
-	private static long subscribers(String channel) {
-		Long count = redis.store().execute((RedisCallback<Long>) (connection) -> {
-			BaseRedisAsyncCommands<byte[], byte[]> commands = (BaseRedisAsyncCommands<byte[], byte[]>) connection
-				.getNativeConnection();
-			return commands.pubsubNumsub(channel.getBytes(StandardCharsets.UTF_8))
-				.toCompletableFuture()
-				.join()
-				.values()
-				.stream()
-				.findFirst()
-				.orElse(0L);
-		});
-		return (count != null) ? count : 0;
 	}
 
 	private static Optional<LockHandle> acquire(DistributeLock lock, String key, Duration wait) {

@@ -1,6 +1,5 @@
 package io.github.distributelock.fault;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +18,7 @@ import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.LockTracker;
 import io.github.distributelock.redis.EmbeddedRedisSentinel;
 import io.github.distributelock.redis.RedisLockBackend;
-import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.github.distributelock.redis.RedisSubscribers;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.Test;
@@ -27,7 +26,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -278,14 +276,14 @@ class RedisSentinelFailoverTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		await("the waiter subscribed").atMost(FAILOVER).until(() -> subscribers(master, channel) > 0);
+		await("the waiter subscribed").atMost(FAILOVER).until(() -> RedisSubscribers.of(master, channel) > 0);
 		long killed = System.nanoTime();
 		redis.killMaster();
 		await("promotion").atMost(FAILOVER)
 			.ignoreExceptions()
 			.until(() -> redis.currentMasterPort() == redis.replicaPort());
 		await("subscribed again on the promoted master").atMost(FAILOVER)
-			.until(() -> subscribers(replica, channel) > 0);
+			.until(() -> RedisSubscribers.of(replica, channel) > 0);
 		logger.info("Sentinel failover: the waiter subscribed again on the promoted master " + millisSince(killed)
 				+ " ms after the master was killed");
 		try {
@@ -298,24 +296,6 @@ class RedisSentinelFailoverTests {
 		Optional<LockHandle> taken = waiting.get(60, TimeUnit.SECONDS);
 		assertThat(taken).as("woken by the release within its wait").isPresent();
 		taken.get().close();
-	}
-
-	@SuppressWarnings("unchecked")
-	private static long subscribers(StringRedisTemplate node, String channel) {
-		Long count = node.execute((RedisCallback<Long>) (connection) -> {
-			BaseRedisAsyncCommands<byte[], byte[]> commands = (BaseRedisAsyncCommands<byte[], byte[]>) connection
-				.getNativeConnection();
-			// One channel asked, one count answered (keyed by an array, so not looked
-			// up).
-			return commands.pubsubNumsub(channel.getBytes(StandardCharsets.UTF_8))
-				.toCompletableFuture()
-				.join()
-				.values()
-				.stream()
-				.findFirst()
-				.orElse(0L);
-		});
-		return (count != null) ? count : 0;
 	}
 
 	/**
