@@ -18,15 +18,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * One connection of a factory that does not share its native connection (pooled or not),
- * or of the client of a factory that validates its shared one, taken at the first lock
- * command and kept, on which every lock command goes, so that the lock's commands reach
- * Redis in the order they were sent.
+ * or of the client of a factory that shares it, taken at the first lock command and kept,
+ * on which every lock command goes, so that the lock's commands reach Redis in the order
+ * they were sent.
  * <p>
- * On a connection of its own per command, the engine's give-back of an attempt whose
- * answer timed out could reach Redis before the attempt, still on its way on its
- * connection: it found nothing to release, and the attempt then took the key, left in the
- * store, held by nobody, until its lease ended. Kept, the connection is also not opened
- * (or taken from the pool) again for every command.
+ * On a connection of its own per command, or on a shared one the factory replaced, the
+ * engine's give-back of an attempt whose answer timed out could reach Redis before the
+ * attempt, still on its way on its connection: it found nothing to release, and the
+ * attempt then took the key, left in the store, held by nobody, until its lease ended.
+ * Kept, the connection is also not opened (or taken from the pool) again for every
+ * command.
  */
 final class RedisOwnConnection implements AutoCloseable {
 
@@ -90,12 +91,14 @@ final class RedisOwnConnection implements AutoCloseable {
 
 	/**
 	 * A connection of the lock's own, opened from the client of a factory that shares its
-	 * native connection and validates it. Such a factory replaces its shared connection
-	 * when a PING on it fails, as one times out behind an attempt whose answer timed out:
-	 * the give-back of that attempt then went out on the new connection, ran before the
-	 * attempt, found nothing to release, and the attempt took the key, left in the store,
-	 * held by nobody, until its lease ended. This one carries the client's URI (host or
-	 * Sentinel master, credentials, database, TLS), and the factory never replaces it.
+	 * native connection. Such a factory replaces its shared connection when the
+	 * application resets it ({@code resetConnection()}, {@code initConnection()}), or,
+	 * validating it, when a PING on it fails, as one times out behind an attempt whose
+	 * answer timed out: the give-back of an attempt then went out on the new connection,
+	 * ran before the attempt, found nothing to release, and the attempt took the key,
+	 * left in the store, held by nobody, until its lease ended. This one carries the
+	 * client's URI (host or Sentinel master, credentials, database, TLS), and the factory
+	 * never replaces it; it does not come from the factory's pool.
 	 * @param factory a started factory
 	 * @return a connection that opens its native connection at first use
 	 * @throws IllegalStateException if the factory has no client (not started)
@@ -147,7 +150,7 @@ final class RedisOwnConnection implements AutoCloseable {
 		static Held of(RedisConnection connection) {
 			RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
 				.getNativeConnection();
-			Object stateful = RedisScripts.statefulOf(commands);
+			Object stateful = RedisLockConnection.statefulOf(commands);
 			if (!(stateful instanceof RedisChannelHandler<?, ?> handler)) {
 				throw new IllegalStateException("Unexpected Lettuce connection " + commands.getClass().getName());
 			}

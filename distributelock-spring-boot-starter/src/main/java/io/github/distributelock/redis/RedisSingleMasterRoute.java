@@ -41,14 +41,14 @@ final class RedisSingleMasterRoute implements RedisMasterRoute {
 
 	/**
 	 * Until the connection is open, a caller that must not block has it opened on
-	 * {@link RedisScripts#CONNECTING}: connecting blocks, and so may waiting for the lock
-	 * another caller connects under.
+	 * {@link RedisLockConnection#CONNECTING}: connecting blocks, and so may waiting for
+	 * the lock another caller connects under.
 	 */
 	@Override
 	public <R> CompletionStage<R> onMasterOf(byte[] key, Call<R> call) {
 		StatefulRedisConnection<byte[], byte[]> current = this.connection;
 		if (current == null && this.answerThreads.mustNotBlock(Thread.currentThread())) {
-			return CompletableFuture.supplyAsync(this::connection, RedisScripts.CONNECTING)
+			return CompletableFuture.supplyAsync(this::connection, RedisLockConnection.CONNECTING)
 				.thenCompose((opened) -> call.run(opened, false));
 		}
 		try {

@@ -135,16 +135,49 @@ class RedisUnsharedConnectionGiveBackTests {
 		assertThat(locked(key)).isFalse();
 	}
 
+	/**
+	 * The default factory shares its native connection and does not validate it. An
+	 * application that replaces that connection while an attempt is on its way closes it
+	 * under the attempt, which fails, and the give-back went out on the factory's next
+	 * shared connection, before the attempt.
+	 */
+	@ParameterizedTest(name = "initConnection: {0}")
+	@ValueSource(booleans = { false, true })
+	void aGiveBackDoesNotOvertakeAnAttemptWhenTheApplicationReplacesTheSharedConnection(boolean initializing)
+			throws Exception {
+		connect(false, true, false);
+		giveBackAfterAFailedAttempt("replaced-give-back-" + initializing, () -> {
+			if (initializing) {
+				this.factory.initConnection();
+			}
+			else {
+				this.factory.resetConnection();
+			}
+		});
+	}
+
 	private void giveBackAfterAnAttemptThatTimedOut(String key) throws Exception {
+		giveBackAfterAFailedAttempt(key, () -> {
+		});
+	}
+
+	/**
+	 * An attempt held on its way to Redis fails (its answer times out, or
+	 * {@code whileOnItsWay} closes its connection), and its claim is given back: the
+	 * attempt, once let through, must not leave its lock in the store.
+	 */
+	private void giveBackAfterAFailedAttempt(String key, Runnable whileOnItsWay) throws Exception {
 		// The scripts are loaded, so that each call is one EVALSHA.
 		this.lock.tryAcquire(LockRequest.of(key + "-warm")).orElseThrow().close();
 		long evalsBefore = evalshaCalls();
 		this.proxy.holdNextChunkContaining(sha("acquire.lua"));
 		this.proxy.watch(sha("release.lua"));
+		// No wait time: a failed attempt is given back, not tried again.
 		CompletableFuture<Optional<LockHandle>> call = this.lock
-			.tryAcquireAsync(LockRequest.of(key).withWaitTime(Duration.ofMillis(100)));
+			.tryAcquireAsync(LockRequest.of(key).withWaitTime(Duration.ZERO));
 		await().atMost(Duration.ofSeconds(10)).until(this.proxy::holding);
-		// The attempt's answer times out: the caller is told, and the claim given back.
+		whileOnItsWay.run();
+		// The attempt fails: the caller is told, and the claim given back.
 		assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
 			.hasCauseInstanceOf(DistributeLockException.class);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.proxy.watchedHeld() + this.proxy.watchedFree() == 1);
