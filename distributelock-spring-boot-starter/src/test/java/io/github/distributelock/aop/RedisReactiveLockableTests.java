@@ -39,6 +39,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.RedisStaticMasterReplicaConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -153,6 +154,27 @@ class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 			assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
 				.isEqualTo("inner");
 			assertThat(factory.armed).as("asked for a connection on an event loop").isTrue();
+		});
+	}
+
+	/**
+	 * The client of a static master/replica factory cannot open the lock's own
+	 * connection, so the lock sends on the factory's shared connection, which Spring Data
+	 * opens at its first use and again after {@code resetConnection()}, with a blocking
+	 * connect: a lock taken on a Reactor thread must make neither there (BlockHound fails
+	 * them).
+	 */
+	@Test
+	void aLockOnAStaticMasterReplicaFactoryTakenOnAReactorThreadDoesNotConnectThere() {
+		lockOnReactorThreads().withUserConfiguration(StaticMasterReplicaConfiguration.class).run((context) -> {
+			Work work = context.getBean(Work.class);
+			for (int i = 0; i < 2; i++) {
+				assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+					.isEqualTo("inner");
+				assertThat(work.inner().subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(30)))
+					.isEqualTo("inner");
+				context.getBean(LettuceConnectionFactory.class).resetConnection();
+			}
 		});
 	}
 
@@ -288,6 +310,16 @@ class RedisReactiveLockableTests extends AbstractReactiveLockableTests {
 			.withConfiguration(AutoConfigurations.of(DistributeLockAutoConfiguration.class,
 					DistributeLockReactiveAutoConfiguration.class))
 			.withUserConfiguration(WorkConfiguration.class);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class StaticMasterReplicaConfiguration {
+
+		@Bean
+		LettuceConnectionFactory redisConnectionFactory() {
+			return new LettuceConnectionFactory(new RedisStaticMasterReplicaConfiguration("127.0.0.1", redis.port()));
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
