@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,7 +38,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A connection factory that does not share its native connection hands each call a
- * connection of its own. An attempt whose answer timed out may still be on its way to
+ * connection of its own, and one that shares it replaces it when it fails validation or
+ * the application resets it. An attempt whose answer timed out may still be on its way to
  * Redis on its connection, and the engine then gives the claim back: the give-back must
  * not overtake the attempt on another connection, or it finds nothing to release, the
  * attempt takes the key after it, and the lock stays in the store, held by nobody, until
@@ -189,11 +191,15 @@ class RedisUnsharedConnectionGiveBackTests {
 		assertThat(locked(key)).as("the attempt's lock is left in the store").isFalse();
 	}
 
-	@ParameterizedTest(name = "pooled: {0}")
-	@ValueSource(booleans = { false, true })
-	void theLockTakesAConnectionAgainFromItsFactoryStartedAgain(boolean pooled) throws Exception {
-		connect(pooled);
-		String key = "unshared-restarted-" + pooled;
+	/**
+	 * A stop closes the lock's connection (the factory's, or one opened from its client,
+	 * which the stop shuts down): the factory started again gives the lock a new one.
+	 */
+	@ParameterizedTest(name = "pooled: {0}, shared: {1}")
+	@CsvSource({ "false,false", "true,false", "false,true", "true,true" })
+	void theLockTakesAConnectionAgainFromItsFactoryStartedAgain(boolean pooled, boolean shared) throws Exception {
+		connect(pooled, shared, false);
+		String key = "restarted-" + pooled + "-" + shared;
 		this.lock.tryAcquire(LockRequest.of(key)).orElseThrow().close();
 		this.factory.stop();
 		this.factory.start();
