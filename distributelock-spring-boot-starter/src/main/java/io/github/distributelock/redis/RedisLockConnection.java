@@ -105,8 +105,8 @@ final class RedisLockConnection implements AutoCloseable {
 	 */
 	<T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
 		Thread sender = Thread.currentThread();
-		// Read before the flag, which is set before the connection is kept: kept, it is
-		// the shared one only if the flag is seen set.
+		// Read before the flag, which is set before the shared connection is kept in its
+		// place: a kept shared connection is never taken for the lock's own.
 		RedisClusterAsyncCommands<byte[], byte[]> commands = this.own.ifOpened();
 		if (!this.clientCannotConnect) {
 			if (commands != null) {
@@ -114,8 +114,8 @@ final class RedisLockConnection implements AutoCloseable {
 			}
 			if (this.answerThreads.mustNotBlock(sender)) {
 				// Sent from the connecting thread, which learns the thread that answers
-				// as
-				// sendNow does: not itself, should the answer come before the callback.
+				// as sendNow does: not itself, should the answer come before the
+				// callback.
 				return CompletableFuture
 					.supplyAsync(() -> sendOn(this.own.open(), command, Thread.currentThread()), CONNECTING)
 					.thenCompose(Function.identity());
