@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.distributelock.core.LockKind;
+import io.github.distributelock.jdbc.JdbcRowLockWaits.Bounded;
+import io.github.distributelock.jdbc.JdbcRowLockWaits.RowWait;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,9 +21,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class JdbcKindStatements {
 
-	final LockStatement wordInsert;
+	final Bounded wordInsert;
 
-	final LockStatement wordLock;
+	final Bounded wordLock;
 
 	final LockStatement state;
 
@@ -37,7 +39,7 @@ final class JdbcKindStatements {
 
 	final LockStatement wordJoinPermits;
 
-	final LockStatement wordRelease;
+	final Bounded wordRelease;
 
 	final List<LockStatement> waiterEnqueue;
 
@@ -76,9 +78,13 @@ final class JdbcKindStatements {
 	 */
 	final @Nullable LockStatement releaseNotifyWaited;
 
-	JdbcKindStatements(JdbcLockDialect dialect, String tableName) {
-		this.wordInsert = one(dialect, "word-insert.sql", tableName);
-		this.wordLock = one(dialect, "word-lock.sql", tableName);
+	/**
+	 * The statements of {@code dialect} on {@code tableName}; the ones that first lock
+	 * the key's row with the variants of {@code rowWaits} that bound that wait.
+	 */
+	JdbcKindStatements(JdbcLockDialect dialect, String tableName, JdbcRowLockWaits rowWaits) {
+		this.wordInsert = rowWaits.bounded("kinds/word-insert.sql", one(dialect, "word-insert.sql", tableName));
+		this.wordLock = rowWaits.bounded("kinds/word-lock.sql", one(dialect, "word-lock.sql", tableName));
 		this.state = one(dialect, "state.sql", tableName);
 		this.token = all(dialect, "token.sql", tableName);
 		this.wordTake = one(dialect, "word-take.sql", tableName);
@@ -86,7 +92,7 @@ final class JdbcKindStatements {
 		this.wordJoinHolders = one(dialect, "word-join-holders.sql", tableName);
 		this.wordTakePermits = one(dialect, "word-take-permits.sql", tableName);
 		this.wordJoinPermits = one(dialect, "word-join-permits.sql", tableName);
-		this.wordRelease = one(dialect, "word-release.sql", tableName);
+		this.wordRelease = rowWaits.bounded("kinds/word-release.sql", one(dialect, "word-release.sql", tableName));
 		this.waiterEnqueue = all(dialect, "waiter-enqueue.sql", tableName);
 		this.waiterRefresh = one(dialect, "waiter-refresh.sql", tableName);
 		this.waiterLeave = one(dialect, "waiter-leave.sql", tableName);
@@ -128,11 +134,17 @@ final class JdbcKindStatements {
 
 		private final Map<String, Object> values = new HashMap<>();
 
-		Session(JdbcLockRepository repository, Connection connection, String key, String owner) {
+		/** How long a statement that locks the key's row may wait for it. */
+		private final @Nullable RowWait wait;
+
+		Session(JdbcLockRepository repository, Connection connection, String key, String owner,
+				@Nullable RowWait wait) {
 			this.repository = repository;
 			this.connection = connection;
+			this.wait = wait;
 			this.values.put("key", key);
 			this.values.put("owner", owner);
+			this.values.put("lock_wait", (wait != null) ? wait.text() : "");
 		}
 
 		/** Sets a value for the statements that follow. */
@@ -146,6 +158,16 @@ final class JdbcKindStatements {
 			try (PreparedStatement ps = prepare(statement)) {
 				return this.repository.timed(ps, PreparedStatement::executeUpdate);
 			}
+		}
+
+		/** Runs a statement that locks the key's row, waiting for it as bounded. */
+		int update(Bounded statement) throws SQLException {
+			return update(statement.waiting(this.wait));
+		}
+
+		/** Runs a query that locks the key's row, waiting for it as bounded. */
+		<T> List<T> query(Bounded statement, JdbcLockRepository.RowReader<T> reader) throws SQLException {
+			return query(statement.waiting(this.wait), reader);
 		}
 
 		/** Runs statements that change rows, in order. */

@@ -13,6 +13,7 @@ import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.core.LockKind;
 import io.github.distributelock.jdbc.JdbcKindStatements.KeyState;
 import io.github.distributelock.jdbc.JdbcKindStatements.Session;
+import io.github.distributelock.jdbc.JdbcRowLockWaits.RowWait;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.CannotAcquireLockException;
@@ -53,7 +54,7 @@ final class JdbcLockKinds {
 	 */
 	JdbcLockKinds(JdbcLockRepository repository, Duration waiterLease) {
 		this.repository = repository;
-		this.sql = new JdbcKindStatements(repository.dialect(), repository.tableName());
+		this.sql = new JdbcKindStatements(repository.dialect(), repository.tableName(), repository.rowWaits());
 		this.waiterLeaseMillis = Math.max(1, waiterLease.toMillis());
 	}
 
@@ -258,11 +259,13 @@ final class JdbcLockKinds {
 			return inTransaction(claim, "release", (session) -> release(session, claim.kind()));
 		}
 		String task = "release " + claim.kind().withArticle() + " lock";
+		RowWait wait = this.repository.rowWaits().bound(claim.deadline());
 		return tables(() -> this.repository.onConnectionMarking(task, (connection, marked) -> {
-			Session session = new Session(this.repository, connection, claim.key(), claim.owner());
+			Session session = new Session(this.repository, connection, claim.key(), claim.owner(), wait);
 			boolean released;
 			try {
-				released = release(session, claim.kind());
+				released = this.repository.rowWaits()
+					.around(connection, wait, claim.key(), () -> release(session, claim.kind()));
 			}
 			catch (SQLException ex) {
 				if (WaitedMarks.undefinedColumn(ex)) {
@@ -308,7 +311,7 @@ final class JdbcLockKinds {
 	/** Reads the key as a waiter's poll sees it, in one statement, locking nothing. */
 	KeyState state(Claim claim) {
 		return tables(() -> this.repository.onConnection(this.sql.state.name(), false,
-				(connection) -> new Session(this.repository, connection, claim.key(), claim.owner())
+				(connection) -> new Session(this.repository, connection, claim.key(), claim.owner(), null)
 					.state(this.sql.state)));
 	}
 
@@ -326,9 +329,18 @@ final class JdbcLockKinds {
 		return (remainingMillis != null) ? JdbcLockBackend.leaseDuration(remainingMillis) : null;
 	}
 
+	/**
+	 * Runs an operation in one transaction; one that a caller waits for (an attempt, a
+	 * waiter leaving the queue) waits for the key's row until the caller's deadline at
+	 * most, and is then rolled back.
+	 */
 	private <T> T inTransaction(Claim claim, String operation, SessionWork<T> work) {
-		return tables(() -> this.repository.onConnection(operation + " " + claim.kind().withArticle() + " lock", true,
-				(connection) -> work.run(new Session(this.repository, connection, claim.key(), claim.owner()))));
+		RowWait wait = this.repository.rowWaits().bound(claim.deadline());
+		return tables(() -> this.repository
+			.onConnection(operation + " " + claim.kind().withArticle() + " lock", true, (connection) -> this.repository
+				.rowWaits()
+				.around(connection, wait, claim.key(),
+						() -> work.run(new Session(this.repository, connection, claim.key(), claim.owner(), wait)))));
 	}
 
 	/**

@@ -13,6 +13,9 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Deadline;
+import io.github.distributelock.jdbc.JdbcRowLockWaits.Bounded;
+import io.github.distributelock.jdbc.JdbcRowLockWaits.RowWait;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ByteArrayResource;
@@ -48,7 +51,10 @@ final class JdbcLockRepository {
 
 	private final String tableName;
 
-	private final List<LockStatement> acquire;
+	private final List<Bounded> acquire;
+
+	/** PostgreSQL's attempt that marks the holder's row ({@link WaitedMarks}). */
+	private final @Nullable List<Bounded> acquireMarking;
 
 	/** The attempt's SQL, as store errors name the task that failed. */
 	private final String acquireTask;
@@ -69,6 +75,9 @@ final class JdbcLockRepository {
 	/** Ends a statement that runs past the statement timeout. */
 	private final JdbcStatementTimeouts timeouts;
 
+	/** Ends a wait for another transaction's row at the caller's deadline. */
+	private final JdbcRowLockWaits rowWaits;
+
 	JdbcLockRepository(DataSource dataSource, JdbcLockDialect dialect, String tableName) {
 		this.dataSource = (dataSource instanceof TransactionAwareDataSourceProxy proxy) ? proxy.getTargetDataSource()
 				: dataSource;
@@ -78,19 +87,27 @@ final class JdbcLockRepository {
 		this.dialect = dialect;
 		this.timeouts = new JdbcStatementTimeouts(dialect.statementBound());
 		this.tableName = LockStatement.validTableName(tableName);
-		this.acquire = LockStatement.loadAll(dialect, "acquire.sql", tableName);
-		this.acquireTask = this.acquire.stream().map(LockStatement::sql).collect(Collectors.joining(";\n"));
+		this.rowWaits = new JdbcRowLockWaits(dialect, tableName, this.timeouts);
+		List<LockStatement> acquire = LockStatement.loadAll(dialect, "acquire.sql", tableName);
+		this.acquire = this.rowWaits.boundedAll("acquire.sql", acquire);
+		this.acquireTask = acquire.stream().map(LockStatement::sql).collect(Collectors.joining(";\n"));
 		this.remainingLease = LockStatement.load(dialect, "remaining-lease.sql", tableName);
 		this.renew = LockStatement.load(dialect, "renew.sql", tableName);
 		this.release = LockStatement.load(dialect, "release.sql", tableName);
 		this.releaseNotify = LockStatement.exists(dialect, "release-notify.sql")
 				? LockStatement.load(dialect, "release-notify.sql", tableName) : null;
 		this.waitedMarks = WaitedMarks.of(dialect, tableName);
+		this.acquireMarking = (this.waitedMarks != null)
+				? this.rowWaits.boundedAll("acquire-marking.sql", this.waitedMarks.acquire()) : null;
 		this.now = LockStatement.load(dialect, "now.sql", tableName);
 	}
 
 	JdbcLockDialect dialect() {
 		return this.dialect;
+	}
+
+	JdbcRowLockWaits rowWaits() {
+		return this.rowWaits;
 	}
 
 	/**
@@ -121,15 +138,24 @@ final class JdbcLockRepository {
 
 	/**
 	 * One attempt: insert the row, or take over an expired one (and on a lock table with
-	 * the {@code waited} column, mark a holder's row as waited for).
+	 * the {@code waited} column, mark a holder's row as waited for), waiting for the row
+	 * lock of another transaction until {@code deadline} at most
+	 * ({@link JdbcRowLockWaits}), or as long as the statement timeout lets it if
+	 * {@code null}.
 	 */
-	AcquireResult acquire(String key, String owner, long leaseMillis) {
+	AcquireResult acquire(String key, String owner, long leaseMillis, @Nullable Deadline deadline) {
 		WaitedMarks marks = this.waitedMarks;
+		RowWait wait = this.rowWaits.bound(deadline);
+		List<LockStatement> plain = Bounded.waiting(this.acquire, wait);
+		List<Bounded> marking = this.acquireMarking;
 		Attempt attempt = onOwnConnection(this.acquireTask,
-				(connection) -> (marks != null)
-						? marks.run(() -> committedAttempt(connection, marks.acquire(), key, owner, leaseMillis),
-								() -> committedAttempt(connection, this.acquire, key, owner, leaseMillis))
-						: committedAttempt(connection, this.acquire, key, owner, leaseMillis));
+				(connection) -> this.rowWaits.around(connection, wait, key,
+						() -> (marks != null && marking != null)
+								? marks.run(
+										() -> committedAttempt(connection, Bounded.waiting(marking, wait), key, owner,
+												leaseMillis, wait),
+										() -> committedAttempt(connection, plain, key, owner, leaseMillis, wait))
+								: committedAttempt(connection, plain, key, owner, leaseMillis, wait)));
 		if (attempt != null && attempt.fencingToken() != null) {
 			return AcquireResult.acquired(attempt.fencingToken());
 		}
@@ -147,19 +173,21 @@ final class JdbcLockRepository {
 	 */
 	@Nullable Attempt attempt(Connection connection, String key, String owner, long leaseMillis) throws SQLException {
 		WaitedMarks marks = this.waitedMarks;
-		List<LockStatement> statements = (marks != null && !marks.missing()) ? marks.acquire() : this.acquire;
-		return attempt(connection, statements, key, owner, leaseMillis);
+		List<LockStatement> statements = (marks != null && !marks.missing()) ? marks.acquire()
+				: Bounded.waiting(this.acquire, null);
+		return attempt(connection, statements, key, owner, leaseMillis, null);
 	}
 
 	private @Nullable Attempt committedAttempt(Connection connection, List<LockStatement> statements, String key,
-			String owner, long leaseMillis) throws SQLException {
+			String owner, long leaseMillis, @Nullable RowWait wait) throws SQLException {
 		return committed(connection, statements.size() > 1,
-				() -> attempt(connection, statements, key, owner, leaseMillis));
+				() -> attempt(connection, statements, key, owner, leaseMillis, wait));
 	}
 
 	private @Nullable Attempt attempt(Connection connection, List<LockStatement> statements, String key, String owner,
-			long leaseMillis) throws SQLException {
-		Map<String, Object> values = Map.of("key", key, "owner", owner, "lease_ms", leaseMillis);
+			long leaseMillis, @Nullable RowWait wait) throws SQLException {
+		Map<String, Object> values = Map.of("key", key, "owner", owner, "lease_ms", leaseMillis, "lock_wait",
+				(wait != null) ? wait.text() : "");
 		for (LockStatement statement : statements.subList(0, statements.size() - 1)) {
 			try (PreparedStatement ps = prepare(connection, statement, values)) {
 				this.timeouts.run(ps, PreparedStatement::executeUpdate);

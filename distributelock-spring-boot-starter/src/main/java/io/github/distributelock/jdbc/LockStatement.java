@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -46,8 +47,12 @@ final class LockStatement {
 
 	private final ParsedSql parsedSql;
 
+	/** The statement as written, with its named parameters. */
+	private final String namedSql;
+
 	private LockStatement(String name, String namedSql) {
 		this.name = name;
+		this.namedSql = namedSql;
 		this.parsedSql = NamedParameterUtils.parseSqlStatement(namedSql);
 		this.sql = NamedParameterUtils.substituteNamedParameters(this.parsedSql, null);
 	}
@@ -143,6 +148,14 @@ final class LockStatement {
 	/** The table that records the shard list in each database of a sharded lock table. */
 	static String shardsTableName(String tableName) {
 		return tableName + "_shards";
+	}
+
+	/**
+	 * This statement with its text changed by {@code edit}, under the same name: the
+	 * variants of {@link JdbcRowLockWaits}, made once from fixed texts.
+	 */
+	LockStatement edited(UnaryOperator<String> edit) {
+		return new LockStatement(this.name, edit.apply(this.namedSql));
 	}
 
 	/** The statement's resource, such as {@code postgresql/acquire.sql}, for messages. */

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.DistributeLockException;
 import io.github.distributelock.LockHandle;
+import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.DefaultDistributeLock;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -30,7 +31,9 @@ import static org.awaitility.Awaitility.await;
  * transaction until it hears the client is gone) fails after the statement timeout, as
  * after any store error, instead of hanging as long as that transaction lives: on
  * PostgreSQL, by default, until it ends; on MariaDB and MySQL, 50 s. H2 is bounded by its
- * own lock timeout instead.
+ * own lock timeout instead. A caller with less time left than the statement timeout has
+ * its wait for the row bounded by its deadline instead, on every database but MySQL
+ * ({@link JdbcRowLockWaitDeadlineTests}).
  */
 @ExtendWith(OutputCaptureExtension.class)
 class JdbcLockBackendStatementTimeoutTests {
@@ -46,9 +49,10 @@ class JdbcLockBackendStatementTimeoutTests {
 	void callBlockedByTheRowLockOfAStalledTransactionFailsAfterTheStatementTimeout(JdbcTestDatabase database)
 			throws Exception {
 		String key = "stalled-transaction." + System.nanoTime();
+		JdbcLockBackend backend;
 		try (HikariDataSource stalledPool = database.newDataSource();
 				HikariDataSource pool = database.newDataSource();
-				DefaultDistributeLock lock = new DefaultDistributeLock(backend(pool))) {
+				DefaultDistributeLock lock = new DefaultDistributeLock(backend = backend(pool))) {
 			try (Connection stalled = stalledPool.getConnection()) {
 				stalled.setAutoCommit(false);
 				// The stalled client's attempt: the key's row stays locked until its
@@ -59,10 +63,11 @@ class JdbcLockBackendStatementTimeoutTests {
 				FutureTask<Optional<LockHandle>> call = new FutureTask<>(
 						() -> lock.tryAcquire(key, Duration.ofMillis(500), null));
 				new Thread(call, "caller-blocked-by-a-stalled-transaction").start();
-				if (database.dialect().equals("h2")) {
-					// H2 is not bounded by the statement timeout: it ends the wait at its
-					// own LOCK_TIMEOUT (2 s by default) and answers the attempt as a key
-					// held by another.
+				if (!database.dialect().equals("mysql")) {
+					// The wait for the row is bounded by the caller's deadline, shorter
+					// than the statement timeout (JdbcRowLockWaitDeadlineTests); on H2 by
+					// its own LOCK_TIMEOUT too. The attempt is answered as a key held by
+					// another.
 					assertThat(call.get(HANG_SECONDS, TimeUnit.SECONDS)).isEmpty();
 				}
 				else {
@@ -71,6 +76,19 @@ class JdbcLockBackendStatementTimeoutTests {
 						.havingCause()
 						.isInstanceOf(DistributeLockException.class)
 						.withMessageContaining(key)
+						.havingCause()
+						.isInstanceOf(QueryTimeoutException.class)
+						.withMessageContaining("statement timeout of 1 s (distributelock.jdbc.statement-timeout)");
+				}
+				if (!database.dialect().equals("h2")) {
+					// A statement no caller's deadline bounds (a hold's renewal and
+					// release, or a backend called without a deadline) is ended by the
+					// statement timeout.
+					FutureTask<AcquireResult> attempt = new FutureTask<>(
+							() -> Backends.tryAcquire(backend, key, "no-deadline", Duration.ofSeconds(30)));
+					new Thread(attempt, "attempt-blocked-by-a-stalled-transaction").start();
+					assertThatExceptionOfType(ExecutionException.class)
+						.isThrownBy(() -> attempt.get(HANG_SECONDS, TimeUnit.SECONDS))
 						.havingCause()
 						.isInstanceOf(QueryTimeoutException.class)
 						.withMessageContaining("statement timeout of 1 s (distributelock.jdbc.statement-timeout)");
