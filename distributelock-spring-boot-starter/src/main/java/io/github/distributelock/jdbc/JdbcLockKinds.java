@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Supplier;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.LockBackend.Claim;
@@ -17,7 +16,6 @@ import io.github.distributelock.jdbc.JdbcRowLockWaits.RowWait;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.CannotAcquireLockException;
-import org.springframework.dao.InvalidDataAccessResourceUsageException;
 import org.springframework.jdbc.BadSqlGrammarException;
 
 /**
@@ -46,6 +44,8 @@ final class JdbcLockKinds {
 
 	private final long waiterLeaseMillis;
 
+	private final JdbcKindTables tables;
+
 	/**
 	 * The kinds on the tables of {@code repository}.
 	 * @param repository the lock table
@@ -56,6 +56,7 @@ final class JdbcLockKinds {
 		this.repository = repository;
 		this.sql = new JdbcKindStatements(repository.dialect(), repository.tableName(), repository.rowWaits());
 		this.waiterLeaseMillis = Math.max(1, waiterLease.toMillis());
+		this.tables = new JdbcKindTables(repository.dialect(), repository.tableName());
 	}
 
 	/**
@@ -260,7 +261,7 @@ final class JdbcLockKinds {
 		}
 		String task = "release " + claim.kind().withArticle() + " lock";
 		RowWait wait = this.repository.rowWaits().bound(claim.deadline());
-		return tables(() -> this.repository.onConnectionMarking(task, (connection, marked) -> {
+		return this.tables.explained(() -> this.repository.onConnectionMarking(task, (connection, marked) -> {
 			Session session = new Session(this.repository, connection, claim.key(), claim.owner(), wait);
 			boolean released;
 			try {
@@ -310,7 +311,7 @@ final class JdbcLockKinds {
 
 	/** Reads the key as a waiter's poll sees it, in one statement, locking nothing. */
 	KeyState state(Claim claim) {
-		return tables(() -> this.repository.onConnection(this.sql.state.name(), false,
+		return this.tables.explained(() -> this.repository.onConnection(this.sql.state.name(), false,
 				(connection) -> new Session(this.repository, connection, claim.key(), claim.owner(), null)
 					.state(this.sql.state)));
 	}
@@ -336,46 +337,11 @@ final class JdbcLockKinds {
 	 */
 	private <T> T inTransaction(Claim claim, String operation, SessionWork<T> work) {
 		RowWait wait = this.repository.rowWaits().bound(claim.deadline());
-		return tables(() -> this.repository
+		return this.tables.explained(() -> this.repository
 			.onConnection(operation + " " + claim.kind().withArticle() + " lock", true, (connection) -> this.repository
 				.rowWaits()
 				.around(connection, wait, claim.key(),
 						() -> work.run(new Session(this.repository, connection, claim.key(), claim.owner(), wait)))));
-	}
-
-	/**
-	 * Runs an operation, explaining a statement the database does not understand: the
-	 * tables of the lock kinds are missing, or differ from this version's. The engine's
-	 * message before it names the key and the operation.
-	 */
-	private <T> T tables(Supplier<T> call) {
-		try {
-			return call.get();
-		}
-		catch (BadSqlGrammarException ex) {
-			String table = this.repository.tableName();
-			String tables = "The tables " + table + "_q, " + table + "_h and " + table
-					+ "_p, which fair, read/write and permit locks need beside " + table;
-			String script = "io/github/distributelock/jdbc/" + this.repository.dialect() + "/schema.sql";
-			String cause = " (" + ex.getSQLException().getMessage() + ")";
-			if (!missingTable(ex.getSQLException())) {
-				throw new InvalidDataAccessResourceUsageException(tables + ", do not match what this version "
-						+ "expects: compare them with the script " + script + " and recreate the ones that differ "
-						+ "while no fair, read/write or permit lock is held" + cause, ex);
-			}
-			throw new InvalidDataAccessResourceUsageException(
-					tables + ", may be missing: create them with distributelock.jdbc.initialize-schema=always, "
-							+ "JdbcLockBackend.createSchema() or the script " + script + cause,
-					ex);
-		}
-	}
-
-	/**
-	 * Whether the database says a table does not exist: SQLSTATE {@code 42P01} on
-	 * PostgreSQL, {@code 42S02} on MySQL, MariaDB and H2.
-	 */
-	static boolean missingTable(SQLException ex) {
-		return "42P01".equals(ex.getSQLState()) || "42S02".equals(ex.getSQLState());
 	}
 
 	/**

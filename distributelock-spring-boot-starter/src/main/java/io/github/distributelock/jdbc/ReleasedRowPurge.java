@@ -158,7 +158,7 @@ final class ReleasedRowPurge {
 			return deleteFrom(table);
 		}
 		catch (BadSqlGrammarException ex) {
-			if (!JdbcLockKinds.missingTable(ex.getSQLException())) {
+			if (!JdbcKindTables.missingTable(ex.getSQLException())) {
 				throw ex;
 			}
 			if (logger.isDebugEnabled()) {
