@@ -399,8 +399,7 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 			// An attempt that raced another statement answers without the hint: the row
 			// was not marked as waited for, so its release may not notify; poll.
 			return JdbcRacedAttempts.attempt(claim, () -> {
-				AcquireResult result = this.repository.acquire(claim.key(), claim.owner(), leaseMillis(lease),
-						claim.deadline());
+				AcquireResult result = this.repository.acquire(claim, leaseMillis(lease));
 				return (result.acquired() || hint == null) ? result
 						: AcquireResult.heldByAnother(result.holderLeaseRemaining(), hint);
 			});

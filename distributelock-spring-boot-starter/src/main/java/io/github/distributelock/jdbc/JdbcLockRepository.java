@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 import io.github.distributelock.core.AcquireResult;
-import io.github.distributelock.core.Deadline;
+import io.github.distributelock.core.LockBackend.Claim;
 import io.github.distributelock.jdbc.JdbcRowLockWaits.Bounded;
 import io.github.distributelock.jdbc.JdbcRowLockWaits.RowWait;
 import org.jspecify.annotations.Nullable;
@@ -139,13 +139,15 @@ final class JdbcLockRepository {
 	/**
 	 * One attempt: insert the row, or take over an expired one (and on a lock table with
 	 * the {@code waited} column, mark a holder's row as waited for), waiting for the row
-	 * lock of another transaction until {@code deadline} at most
-	 * ({@link JdbcRowLockWaits}), or as long as the statement timeout lets it if
-	 * {@code null}.
+	 * lock of another transaction until the claim's deadline at most
+	 * ({@link JdbcRowLockWaits}), or as long as the statement timeout lets it if it has
+	 * none.
 	 */
-	AcquireResult acquire(String key, String owner, long leaseMillis, @Nullable Deadline deadline) {
+	AcquireResult acquire(Claim claim, long leaseMillis) {
+		String key = claim.key();
+		String owner = claim.owner();
 		WaitedMarks marks = this.waitedMarks;
-		RowWait wait = this.rowWaits.bound(deadline);
+		RowWait wait = this.rowWaits.bound(claim.deadline());
 		List<LockStatement> plain = Bounded.waiting(this.acquire, wait);
 		List<Bounded> marking = this.acquireMarking;
 		Attempt attempt = onOwnConnection(this.acquireTask,
@@ -180,7 +182,7 @@ final class JdbcLockRepository {
 
 	private @Nullable Attempt committedAttempt(Connection connection, List<LockStatement> statements, String key,
 			String owner, long leaseMillis, @Nullable RowWait wait) throws SQLException {
-		return committed(connection, statements.size() > 1,
+		return JdbcCommits.committed(connection, statements.size() > 1,
 				() -> attempt(connection, statements, key, owner, leaseMillis, wait));
 	}
 
@@ -218,7 +220,8 @@ final class JdbcLockRepository {
 	 * fails): the operations of the other kinds of lock ({@link JdbcLockKinds}).
 	 */
 	<T> T onConnection(String task, boolean oneTransaction, ConnectionWork<T> work) {
-		return onOwnConnection(task, (connection) -> committed(connection, oneTransaction, () -> work.run(connection)));
+		return onOwnConnection(task,
+				(connection) -> JdbcCommits.committed(connection, oneTransaction, () -> work.run(connection)));
 	}
 
 	/**
@@ -229,11 +232,14 @@ final class JdbcLockRepository {
 	 */
 	<T> T onConnectionMarking(String task, MarkingWork<T> work) {
 		WaitedMarks marks = this.waitedMarks;
-		return onOwnConnection(task,
-				(connection) -> (marks != null)
-						? marks.run(() -> committed(connection, true, () -> work.run(connection, true)),
-								() -> committed(connection, true, () -> work.run(connection, false)))
-						: committed(connection, true, () -> work.run(connection, false)));
+		return onOwnConnection(
+				task, (
+						connection) -> (marks != null)
+								? marks.run(
+										() -> JdbcCommits.committed(connection, true, () -> work.run(connection, true)),
+										() -> JdbcCommits.committed(connection, true,
+												() -> work.run(connection, false)))
+								: JdbcCommits.committed(connection, true, () -> work.run(connection, false)));
 	}
 
 	/**
@@ -267,7 +273,7 @@ final class JdbcLockRepository {
 	/** Runs a release that returns a row when it freed the lock, and commits it. */
 	private boolean released(Connection connection, LockStatement statement, Map<String, Object> values)
 			throws SQLException {
-		return committed(connection, false, () -> {
+		return JdbcCommits.committed(connection, false, () -> {
 			try (PreparedStatement ps = prepare(connection, statement, values);
 					ResultSet rs = this.timeouts.run(ps, PreparedStatement::executeQuery)) {
 				return rs.next();
@@ -342,17 +348,18 @@ final class JdbcLockRepository {
 	 */
 	<T> @Nullable T queryAfter(List<LockStatement> statements, Map<String, ?> values, RowReader<T> reader) {
 		LockStatement last = statements.get(statements.size() - 1);
-		return onOwnConnection(last.name(), (connection) -> committed(connection, statements.size() > 1, () -> {
-			for (LockStatement statement : statements.subList(0, statements.size() - 1)) {
-				try (PreparedStatement ps = prepare(connection, statement, values)) {
-					this.timeouts.run(ps, PreparedStatement::executeUpdate);
-				}
-			}
-			try (PreparedStatement ps = prepare(connection, last, values);
-					ResultSet rs = this.timeouts.run(ps, PreparedStatement::executeQuery)) {
-				return rs.next() ? reader.read(rs) : null;
-			}
-		}));
+		return onOwnConnection(last.name(),
+				(connection) -> JdbcCommits.committed(connection, statements.size() > 1, () -> {
+					for (LockStatement statement : statements.subList(0, statements.size() - 1)) {
+						try (PreparedStatement ps = prepare(connection, statement, values)) {
+							this.timeouts.run(ps, PreparedStatement::executeUpdate);
+						}
+					}
+					try (PreparedStatement ps = prepare(connection, last, values);
+							ResultSet rs = this.timeouts.run(ps, PreparedStatement::executeQuery)) {
+						return rs.next() ? reader.read(rs) : null;
+					}
+				}));
 	}
 
 	/** Runs a query, committed at once, and reads its first row. */
@@ -365,7 +372,7 @@ final class JdbcLockRepository {
 	}
 
 	private <T> T execute(LockStatement statement, Map<String, ?> values, JdbcStatementTimeouts.StatementWork<T> work) {
-		return onOwnConnection(statement.name(), (connection) -> committed(connection, false, () -> {
+		return onOwnConnection(statement.name(), (connection) -> JdbcCommits.committed(connection, false, () -> {
 			try (PreparedStatement ps = prepare(connection, statement, values)) {
 				return this.timeouts.run(ps, work);
 			}
@@ -392,40 +399,6 @@ final class JdbcLockRepository {
 			ps.close();
 			throw ex;
 		}
-	}
-
-	/**
-	 * Runs {@code work} and commits it: in one transaction when asked for (and restores
-	 * auto-commit after it), or as the connection's mode has it.
-	 */
-	private static <T> T committed(Connection connection, boolean oneTransaction, Work<T> work) throws SQLException {
-		boolean autoCommit = connection.getAutoCommit();
-		boolean begun = autoCommit && oneTransaction;
-		if (begun) {
-			connection.setAutoCommit(false);
-		}
-		T result;
-		try {
-			result = work.run();
-			if (!autoCommit || begun) {
-				// A pool that hands out connections in manual-commit mode would roll the
-				// statements back when the connection returns to it.
-				connection.commit();
-			}
-		}
-		catch (SQLException | RuntimeException ex) {
-			if (!autoCommit || begun) {
-				rollback(connection, ex);
-			}
-			if (begun) {
-				restoreAutoCommit(connection, ex);
-			}
-			throw ex;
-		}
-		if (begun) {
-			connection.setAutoCommit(true);
-		}
-		return result;
 	}
 
 	/**
@@ -475,24 +448,6 @@ final class JdbcLockRepository {
 
 	}
 
-	private static void rollback(Connection connection, Exception failure) {
-		try {
-			connection.rollback();
-		}
-		catch (SQLException ex) {
-			failure.addSuppressed(ex);
-		}
-	}
-
-	private static void restoreAutoCommit(Connection connection, Exception failure) {
-		try {
-			connection.setAutoCommit(true);
-		}
-		catch (SQLException ex) {
-			failure.addSuppressed(ex);
-		}
-	}
-
 	private static @Nullable Long nullableLong(ResultSet resultSet, String column) throws SQLException {
 		long value = resultSet.getLong(column);
 		return resultSet.wasNull() ? null : value;
@@ -500,13 +455,6 @@ final class JdbcLockRepository {
 
 	/** The row an attempt returns: a token when acquired, else the holder's lease. */
 	record Attempt(@Nullable Long fencingToken, @Nullable Long remainingMillis) {
-	}
-
-	@FunctionalInterface
-	private interface Work<T> {
-
-		T run() throws SQLException;
-
 	}
 
 	@FunctionalInterface

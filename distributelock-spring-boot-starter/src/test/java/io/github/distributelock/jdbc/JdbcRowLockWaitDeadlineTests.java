@@ -136,7 +136,7 @@ class JdbcRowLockWaitDeadlineTests {
 			JdbcLockRepository repository = new JdbcLockRepository(new SingleConnectionDataSource(connection, true),
 					JdbcLockDialect.named("postgresql"), JdbcLockBackend.DEFAULT_TABLE_NAME);
 			JdbcLockKinds kinds = new JdbcLockKinds(repository, JdbcLockKinds.WAITER_LEASE);
-			assertThat(repository.acquire(key, "plain", 30_000, soon()).acquired()).isTrue();
+			assertThat(repository.acquire(new Claim(key, "plain").until(soon()), 30_000).acquired()).isTrue();
 			assertThat(lockTimeout(connection)).isEqualTo("0");
 			Claim reader = new Claim(key + ".rw", "reader", null, LockKind.READ).until(soon());
 			assertThat(kinds.acquire(reader, 30_000).acquired()).isTrue();
