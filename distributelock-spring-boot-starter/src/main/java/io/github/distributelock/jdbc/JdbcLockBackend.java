@@ -283,9 +283,9 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * acquisition attempts again until its wait time ends, a release is retried in the
 	 * background) instead of hanging as long as that transaction lives: without a bound
 	 * that is as long as the database waits for a row lock (on PostgreSQL, by default,
-	 * until the transaction ends; on MariaDB and MySQL, 50 s). A call can still overrun
-	 * its wait time by up to this timeout. The default is
-	 * {@link Defaults#STATEMENT_TIMEOUT}.
+	 * until the transaction ends; on MariaDB and MySQL, 50 s). A caller with less time
+	 * left waits for a row until its deadline only (not on MySQL); another call can
+	 * overrun its wait by up to this timeout. Default {@link Defaults#STATEMENT_TIMEOUT}.
 	 * <p>
 	 * Rounded up to whole seconds, as JDBC's statement timeouts are. On PostgreSQL the
 	 * statement is {@linkplain java.sql.Statement#cancel() cancelled} at the timeout; on
