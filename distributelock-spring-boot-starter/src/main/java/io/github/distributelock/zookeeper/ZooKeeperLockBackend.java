@@ -59,7 +59,8 @@ import org.jspecify.annotations.Nullable;
  * reports the session {@link ConnectionState#LOST lost}, every lock taken through this
  * client is reported lost to the {@link LockLossListener listeners}. A connection that
  * comes back within the session timeout ({@link ConnectionState#RECONNECTED reconnected})
- * keeps its locks, which are no longer suspect.
+ * keeps its locks, which are no longer suspect. An attempt answers by its caller's
+ * deadline while the client is not connected ({@link ZooKeeperAttemptDeadlines}).
  * <p>
  * <b>Note:</b> ZooKeeper removes the nodes of an expired session on its own clock, so
  * another client may take a lock shortly before this client hears that its session was
@@ -92,6 +93,8 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 
 	private final ZooKeeperLossSignals lossSignals = new ZooKeeperLossSignals();
 
+	private final ZooKeeperAttemptDeadlines attemptDeadlines;
+
 	/**
 	 * Creates a backend whose lock nodes live under {@code /locks}.
 	 * @param client the Curator client, started and closed by its owner
@@ -115,7 +118,10 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 		this.kinds = new ZooKeeperKindLocks(this.session, new ZooKeeperKindReleases(this.session, emptyQueues), name());
 		this.multiKey = new ZooKeeperMultiKeyLocks(this.session, this.plain);
 		this.multiKeyReleases = new ZooKeeperMultiKeyReleases(this.session, this.plain);
+		this.attemptDeadlines = new ZooKeeperAttemptDeadlines(this.session,
+				(claim) -> release(claim).toCompletableFuture());
 		client.getConnectionStateListenable().addListener(this.lossSignals);
+		client.getConnectionStateListenable().addListener(this.attemptDeadlines);
 	}
 
 	@Override
@@ -128,7 +134,8 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 		if (neverStarted()) {
 			return CompletableFuture.failedFuture(neverStartedException());
 		}
-		return (ZooKeeperPlainLocks.plain(claim)) ? this.plain.tryAcquire(claim) : this.kinds.tryAcquire(claim);
+		return this.attemptDeadlines.bound(claim,
+				() -> (ZooKeeperPlainLocks.plain(claim)) ? this.plain.tryAcquire(claim) : this.kinds.tryAcquire(claim));
 	}
 
 	/**
@@ -164,8 +171,8 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 		// A queued kind hands off with the holder's delete, which admits the next node:
 		// there is no write to save.
 		return this.kinds.release(holder)
-			.thenCompose(
-					(released) -> this.kinds.tryAcquire(next).thenApply((attempt) -> new HandOver(released, attempt)));
+			.thenCompose((released) -> this.attemptDeadlines.bound(next, () -> this.kinds.tryAcquire(next))
+				.thenApply((attempt) -> new HandOver(released, attempt)));
 	}
 
 	/**
@@ -282,6 +289,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 	@Override
 	public void close() {
 		this.client.getConnectionStateListenable().removeListener(this.lossSignals);
+		this.client.getConnectionStateListenable().removeListener(this.attemptDeadlines);
 		this.session.close();
 	}
 

@@ -1,0 +1,183 @@
+package io.github.distributelock.zookeeper;
+
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import io.github.distributelock.core.AcquireResult;
+import io.github.distributelock.core.Deadline;
+import io.github.distributelock.core.LockBackend.Claim;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Bounds the attempts whose claim has a deadline by it while the client is not connected.
+ * Curator sends a create only once the client is connected, waiting up to its connection
+ * timeout (seconds to tens of seconds) for each try, so an attempt made during an outage
+ * answered that long after its caller's deadline. Here it answers at the deadline with a
+ * connection loss, which the engine treats as any store failure at the deadline; an
+ * attempt whose deadline has passed while the client is not connected is not sent at all.
+ * <p>
+ * A request that lost its connection may still be sent once the client is connected again
+ * on the same session, and its node lives as long as that session: held by nobody, it
+ * would keep every other instance out. So once an abandoned attempt answers late, what it
+ * may have left is released (a plain attempt that took nothing left nothing). Releases
+ * are owner-checked, so this is safe whatever the engine's own give-back release did
+ * meanwhile.
+ * <p>
+ * While the client is connected, an attempt costs an entry in a set and nothing else: the
+ * timer is set only for the attempts in flight when the connection drops, or sent while
+ * it is down.
+ */
+final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
+
+	private static final Log logger = LogFactory.getLog(ZooKeeperAttemptDeadlines.class);
+
+	private final ZooKeeperSession session;
+
+	private final Function<Claim, CompletableFuture<Boolean>> release;
+
+	private final Set<Bounded> inFlight = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * @param release releases what an attempt of the claim took or queued
+	 */
+	ZooKeeperAttemptDeadlines(ZooKeeperSession session, Function<Claim, CompletableFuture<Boolean>> release) {
+		this.session = session;
+		this.release = release;
+	}
+
+	/**
+	 * Runs {@code attempt} of {@code claim}, answering by the claim's deadline (if it has
+	 * one) while the client is not connected.
+	 */
+	CompletableFuture<AcquireResult> bound(Claim claim, Supplier<CompletableFuture<AcquireResult>> attempt) {
+		Deadline deadline = claim.deadline();
+		if (deadline == null) {
+			return attempt.get();
+		}
+		if (deadline.hasPassed() && !this.session.isConnected()) {
+			// It could not be answered in time: not sent, nothing to take back. A client
+			// connected meanwhile only costs the caller an attempt its time was up for.
+			return CompletableFuture.failedFuture(connectionLoss(claim));
+		}
+		Bounded bounded = new Bounded(claim, deadline);
+		// Listed before the look at the connection: a drop after the look finds it.
+		this.inFlight.add(bounded);
+		CompletableFuture<AcquireResult> answer;
+		try {
+			answer = attempt.get();
+		}
+		catch (RuntimeException | Error ex) {
+			this.inFlight.remove(bounded);
+			throw ex;
+		}
+		answer.whenComplete((result, failure) -> {
+			this.inFlight.remove(bounded);
+			if (!bounded.pass(result, failure)) {
+				answeredLate(claim, result, failure);
+			}
+		});
+		if (!this.session.isConnected()) {
+			bounded.arm();
+		}
+		return bounded.outcome;
+	}
+
+	/** Arms the attempts in flight when the connection drops or the session ends. */
+	@Override
+	public void stateChanged(CuratorFramework client, ConnectionState newState) {
+		if (!newState.isConnected()) {
+			this.inFlight.forEach(Bounded::arm);
+		}
+	}
+
+	/**
+	 * Releases what an attempt answered at its deadline may have left: its request went
+	 * on without it.
+	 */
+	private void answeredLate(Claim claim, @Nullable AcquireResult result, @Nullable Throwable failure) {
+		if (failure == null && result != null && !result.acquired() && ZooKeeperPlainLocks.plain(claim)) {
+			// A plain attempt refused: it left nothing.
+			return;
+		}
+		this.release.apply(claim).whenComplete((released, releaseFailure) -> {
+			if (releaseFailure != null) {
+				logger.warn("Could not release lock '" + claim.key() + "' that an attempt answered at its deadline "
+						+ "during a disconnection took or queued for once the client was connected again; it is "
+						+ "held until the client's session ends", releaseFailure);
+			}
+			else if (Boolean.TRUE.equals(released) && logger.isDebugEnabled()) {
+				logger.debug("Released lock '" + claim.key() + "', taken or queued for by an attempt that went on "
+						+ "after it was answered at its deadline during a disconnection");
+			}
+		});
+	}
+
+	private static KeeperException connectionLoss(Claim claim) {
+		return KeeperException.create(KeeperException.Code.CONNECTIONLOSS, claim.key());
+	}
+
+	/**
+	 * One attempt with a deadline in flight.
+	 */
+	private final class Bounded {
+
+		private final Claim claim;
+
+		private final Deadline deadline;
+
+		/** What the engine hears: the attempt's answer, or a connection loss. */
+		final CompletableFuture<AcquireResult> outcome = new CompletableFuture<>();
+
+		/** Whether a timer for the deadline is set. */
+		private final AtomicBoolean armed = new AtomicBoolean();
+
+		Bounded(Claim claim, Deadline deadline) {
+			this.claim = claim;
+			this.deadline = deadline;
+		}
+
+		/**
+		 * Passes the attempt's answer on.
+		 * @return whether it was in time
+		 */
+		boolean pass(@Nullable AcquireResult result, @Nullable Throwable failure) {
+			return (failure != null) ? this.outcome.completeExceptionally(failure) : this.outcome.complete(result);
+		}
+
+		/**
+		 * Sets a timer for the deadline, which ends the attempt then unless the client is
+		 * connected again: a request on a live connection answers within a round trip.
+		 */
+		void arm() {
+			if (this.outcome.isDone() || !this.armed.compareAndSet(false, true)) {
+				return;
+			}
+			CompletableFuture<Void> due = new CompletableFuture<>();
+			// On the session's timer thread, never the client's event thread.
+			due.thenRun(this::due);
+			ZooKeeperAttemptDeadlines.this.session.deadlines().expireAt(due, this.deadline);
+			// Its entry goes as soon as the attempt answers.
+			this.outcome.whenComplete((result, failure) -> due.cancel(false));
+		}
+
+		private void due() {
+			// Before the look: a drop after it arms again.
+			this.armed.set(false);
+			if (!ZooKeeperAttemptDeadlines.this.session.isConnected()) {
+				this.outcome.completeExceptionally(connectionLoss(this.claim));
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,143 @@
+package io.github.distributelock.zookeeper;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.github.distributelock.Closeables;
+import io.github.distributelock.DistributeLockException;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockMode;
+import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.DefaultDistributeLock;
+import io.github.distributelock.core.LockEventListener;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * An attempt made while the client cannot reach the server (stopped, the session still
+ * alive): Curator's create waits for a connection, up to the client's connection timeout,
+ * and the caller's deadline must not wait with it. The caller hears of the connection
+ * loss at its deadline, and once the server is back on the same session nothing of the
+ * abandoned attempt is left in the store: another client takes the key.
+ */
+class ZooKeeperAttemptDeadlineOutageTests {
+
+	/**
+	 * The caller's client's connection timeout: far above {@link #ANSWER}, so that an
+	 * answer that waited for it cannot pass for one that did not.
+	 */
+	private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(30);
+
+	/** Longer than the outage: the caller's session lives through it. */
+	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(30);
+
+	/** The caller's wait time. */
+	private static final Duration WAIT = Duration.ofMillis(800);
+
+	/** How long the caller may take to answer, with room for a loaded machine. */
+	private static final Duration ANSWER = Duration.ofSeconds(6);
+
+	/** How long another client may take to get the key once the server is back. */
+	private static final Duration FREE_AGAIN = Duration.ofSeconds(20);
+
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
+
+	/**
+	 * A caller of each kind, on a key free or held by another client, whose attempt is
+	 * made during the outage.
+	 */
+	@ParameterizedTest(name = "{0}, held by another: {1}")
+	@CsvSource({ "exclusive, false", "exclusive, true", "fair, false", "fair, true", "write, false", "write, true",
+			"read, false", "read, true", "permits, false", "permits, true" })
+	void anAttemptDuringAnOutageAnswersAtItsDeadlineAndLeavesNothingBehind(String kind, boolean held) throws Exception {
+		TestingServer server = this.closeables.add(EmbeddedZooKeeper.startServer());
+		String key = "attempt-deadline.outage." + kind + "." + held;
+		CuratorFramework otherClient = this.closeables
+			.add(EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT));
+		DefaultDistributeLock other = this.closeables
+			.add(new DefaultDistributeLock(this.closeables.add(new ZooKeeperLockBackend(otherClient)),
+					Duration.ofSeconds(30), false, LockEventListener.NONE, null));
+		CuratorFramework callerClient = callerClient(server.getConnectString());
+		DefaultDistributeLock caller = this.closeables
+			.add(new DefaultDistributeLock(this.closeables.add(new ZooKeeperLockBackend(callerClient)),
+					Duration.ofSeconds(30), false, LockEventListener.NONE, null));
+		LockHandle holder = (held)
+				? other.tryAcquire(exclusive(key, kind).withWaitTime(Duration.ofSeconds(10))).orElseThrow() : null;
+		long session = callerClient.getZookeeperClient().getZooKeeper().getSessionId();
+		server.stop();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !callerClient.getZookeeperClient().isConnected());
+
+		CompletableFuture<Optional<LockHandle>> call = caller.tryAcquireAsync(request(key, kind).withWaitTime(WAIT));
+
+		assertThat(call).as("the answer at the deadline, without waiting for the connection")
+			.failsWithin(ANSWER)
+			.withThrowableOfType(ExecutionException.class)
+			.havingCause()
+			.isInstanceOf(DistributeLockException.class)
+			.withMessageContaining(key)
+			.havingCause()
+			.isInstanceOf(KeeperException.ConnectionLossException.class);
+		server.restart();
+		await().atMost(Duration.ofSeconds(20)).until(() -> callerClient.getZookeeperClient().isConnected());
+		assertThat(callerClient.getZookeeperClient().getZooKeeper().getSessionId()).as("the caller's session")
+			.isEqualTo(session);
+		if (holder != null) {
+			holder.close();
+		}
+		Optional<LockHandle> taken = await().atMost(FREE_AGAIN.multipliedBy(2))
+			.ignoreExceptions()
+			.until(() -> other.tryAcquire(exclusive(key, kind).withWaitTime(FREE_AGAIN)), Optional::isPresent);
+		taken.get().close();
+		assertThat(caller.heldLocks()).as("the locks the caller's instance holds").isEmpty();
+	}
+
+	/** A request of {@code kind}. */
+	private static LockRequest request(String key, String kind) {
+		return switch (kind) {
+			case "exclusive" -> LockRequest.of(key);
+			case "fair" -> LockRequest.of(key).withFair(true);
+			case "write" -> LockRequest.of(key).withMode(LockMode.WRITE);
+			case "read" -> LockRequest.of(key).withMode(LockMode.READ);
+			default -> LockRequest.of(key).withPermits(1);
+		};
+	}
+
+	/**
+	 * A request of the family of {@code kind} that no other claim of the key shares, so
+	 * that anything the caller left in the store keeps it out.
+	 */
+	private static LockRequest exclusive(String key, String kind) {
+		return ("read".equals(kind)) ? LockRequest.of(key).withMode(LockMode.WRITE) : request(key, kind);
+	}
+
+	/**
+	 * A started client, connected, with a connection timeout of
+	 * {@link #CONNECTION_TIMEOUT}, that retries a request once.
+	 */
+	private CuratorFramework callerClient(String connectString) throws Exception {
+		CuratorFramework client = CuratorFrameworkFactory.builder()
+			.connectString(connectString)
+			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
+			.connectionTimeoutMs((int) CONNECTION_TIMEOUT.toMillis())
+			.retryPolicy(new ExponentialBackoffRetry(100, 1))
+			.build();
+		client.start();
+		this.closeables.add(client);
+		assertThat(client.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
+		return client;
+	}
+
+}
