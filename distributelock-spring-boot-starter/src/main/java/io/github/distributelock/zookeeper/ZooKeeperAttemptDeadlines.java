@@ -25,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  * answered that long after its caller's deadline. Here it answers at the deadline with a
  * connection loss, which the engine treats as any store failure at the deadline; an
  * attempt whose deadline has passed while the client is not connected is not sent at all.
+ * A client that has never been connected is starting up: its attempts wait for its first
+ * connection, as before.
  * <p>
  * A request that lost its connection may still be sent once the client is connected again
  * on the same session, and its node lives as long as that session: held by nobody, it
@@ -33,8 +35,8 @@ import org.jspecify.annotations.Nullable;
  * are owner-checked, so this is safe whatever the engine's own give-back release did
  * meanwhile.
  * <p>
- * While the client is connected, an attempt costs an entry in a set and nothing else: the
- * timer is set only for the attempts in flight when the connection drops, or sent while
+ * While the client is connected, an attempt costs an entry in a set and one more future:
+ * a timer is set only for the attempts in flight when the connection drops, or sent while
  * it is down.
  */
 final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
@@ -48,11 +50,22 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 	private final Set<Bounded> inFlight = ConcurrentHashMap.newKeySet();
 
 	/**
+	 * Whether the client has been connected: until then it is starting, and its first
+	 * connection is part of the first round trip, which a call with no wait time at
+	 * startup waited for, and must still.
+	 */
+	private volatile boolean connectedOnce;
+
+	/**
+	 * @param session the client's session
 	 * @param release releases what an attempt of the claim took or queued
 	 */
 	ZooKeeperAttemptDeadlines(ZooKeeperSession session, Function<Claim, CompletableFuture<Boolean>> release) {
 		this.session = session;
 		this.release = release;
+		// Connected before this backend listened to the client: its first connection is
+		// made.
+		this.connectedOnce = session.isConnected() || session.sessionId() != 0;
 	}
 
 	/**
@@ -61,10 +74,10 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 	 */
 	CompletableFuture<AcquireResult> bound(Claim claim, Supplier<CompletableFuture<AcquireResult>> attempt) {
 		Deadline deadline = claim.deadline();
-		if (deadline == null) {
+		if (deadline == null || startingUp()) {
 			return attempt.get();
 		}
-		if (deadline.hasPassed() && !this.session.isConnected()) {
+		if (!this.session.isConnected() && deadline.hasPassed()) {
 			// It could not be answered in time: not sent, nothing to take back. A client
 			// connected meanwhile only costs the caller an attempt its time was up for.
 			return CompletableFuture.failedFuture(connectionLoss(claim));
@@ -95,9 +108,28 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 	/** Arms the attempts in flight when the connection drops or the session ends. */
 	@Override
 	public void stateChanged(CuratorFramework client, ConnectionState newState) {
-		if (!newState.isConnected()) {
+		if (newState.isConnected()) {
+			this.connectedOnce = true;
+		}
+		else {
 			this.inFlight.forEach(Bounded::arm);
 		}
+	}
+
+	/**
+	 * Whether the client has never been connected yet. Not told by a session id: the
+	 * handle has one as soon as the server answers, before the client calls itself
+	 * connected, and an attempt with no wait time sent then was refused.
+	 */
+	private boolean startingUp() {
+		if (this.connectedOnce) {
+			return false;
+		}
+		if (this.session.isConnected()) {
+			this.connectedOnce = true;
+			return false;
+		}
+		return true;
 	}
 
 	/**

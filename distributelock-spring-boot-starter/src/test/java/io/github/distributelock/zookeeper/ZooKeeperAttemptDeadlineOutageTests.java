@@ -18,6 +18,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -104,6 +105,30 @@ class ZooKeeperAttemptDeadlineOutageTests {
 		assertThat(caller.heldLocks()).as("the locks the caller's instance holds").isEmpty();
 	}
 
+	/**
+	 * A call with no wait time made while the client connects for the first time, as at
+	 * an application's start: the connection is part of its first round trip, and the
+	 * call gets the lock once the server answers, as before deadlines bounded attempts.
+	 */
+	@Test
+	void aCallBeforeTheClientsFirstConnectionWaitsForIt() throws Exception {
+		TestingServer server = this.closeables.add(EmbeddedZooKeeper.startServer());
+		server.stop();
+		CuratorFramework client = startedClient(server.getConnectString());
+		DefaultDistributeLock caller = this.closeables
+			.add(new DefaultDistributeLock(this.closeables.add(new ZooKeeperLockBackend(client)),
+					Duration.ofSeconds(30), false, LockEventListener.NONE, null));
+
+		CompletableFuture<Optional<LockHandle>> call = caller
+			.tryAcquireAsync(LockRequest.of("attempt-deadline.first-connection").withWaitTime(Duration.ZERO));
+		server.restart();
+
+		assertThat(call).as("the call, once the client is connected")
+			.succeedsWithin(Duration.ofSeconds(20))
+			.satisfies((handle) -> assertThat(handle).isPresent());
+		call.get().get().close();
+	}
+
 	/** A request of {@code kind}. */
 	private static LockRequest request(String key, String kind) {
 		return switch (kind) {
@@ -128,6 +153,16 @@ class ZooKeeperAttemptDeadlineOutageTests {
 	 * {@link #CONNECTION_TIMEOUT}, that retries a request once.
 	 */
 	private CuratorFramework callerClient(String connectString) throws Exception {
+		CuratorFramework client = startedClient(connectString);
+		assertThat(client.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
+		return client;
+	}
+
+	/**
+	 * A started client, not waiting for a connection, with a connection timeout of
+	 * {@link #CONNECTION_TIMEOUT}, that retries a request once.
+	 */
+	private CuratorFramework startedClient(String connectString) {
 		CuratorFramework client = CuratorFrameworkFactory.builder()
 			.connectString(connectString)
 			.sessionTimeoutMs((int) SESSION_TIMEOUT.toMillis())
@@ -135,9 +170,7 @@ class ZooKeeperAttemptDeadlineOutageTests {
 			.retryPolicy(new ExponentialBackoffRetry(100, 1))
 			.build();
 		client.start();
-		this.closeables.add(client);
-		assertThat(client.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
-		return client;
+		return this.closeables.add(client);
 	}
 
 }
