@@ -64,9 +64,10 @@ class ZooKeeperKindOutageTests {
 	/**
 	 * The wait time of a queued caller whose deadline passes during an outage: shorter
 	 * than the engine's wait slice of a queued claim (3 s), so its wait ends at the
-	 * deadline and not with an attempt (which, made during the outage, waits for
-	 * Curator's connection timeout, the documented bound of one call), and as long as
-	 * that allows, to stop the server before the deadline on a loaded machine.
+	 * deadline and not with an attempt (which, made during the outage, fails at the
+	 * deadline with the connection loss: the caller would hear of a store failure, not of
+	 * a busy key), and as long as that allows, to stop the server before the deadline on
+	 * a loaded machine.
 	 */
 	private static final Duration SHORT_WAIT = Duration.ofMillis(2_900);
 
