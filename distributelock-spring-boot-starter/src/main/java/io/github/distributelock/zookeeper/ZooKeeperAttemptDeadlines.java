@@ -63,9 +63,9 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 	ZooKeeperAttemptDeadlines(ZooKeeperSession session, Function<Claim, CompletableFuture<Boolean>> release) {
 		this.session = session;
 		this.release = release;
-		// Connected before this backend listened to the client: its first connection is
-		// made.
-		this.connectedOnce = session.isConnected() || session.sessionId() != 0;
+		// Connected before this backend listened to the client. Not told by a session id,
+		// as below; a backend made during an outage waits as at startup until connected.
+		this.connectedOnce = session.isConnected();
 	}
 
 	/**
