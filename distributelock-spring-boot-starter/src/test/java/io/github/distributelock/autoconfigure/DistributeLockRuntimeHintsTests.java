@@ -52,9 +52,10 @@ class DistributeLockRuntimeHintsTests {
 		// MySQL also trims the counter table its fencing tokens come from; MariaDB and
 		// MySQL find the rows their purge deletes with a read that locks nothing;
 		// PostgreSQL also has releases that notify the waiters of other instances, every
-		// time or when a refused attempt marked the row (its waited column).
+		// time or when a refused attempt marked the row (its waited column), and attempts
+		// that bound their wait for a row by the caller's deadline.
 		Set<String> postgresOnly = Set.of("release-notify.sql", "acquire-marking.sql", "release-notify-waited.sql",
-				"waited-column.sql", "waited-column-add.sql");
+				"waited-column.sql", "waited-column-add.sql", "acquire-bounded.sql", "acquire-marking-bounded.sql");
 		assertThat(statementsByDialect.get("mysql")).contains("purge-counter.sql", "purge-candidates.sql");
 		assertThat(statementsByDialect.get("mariadb")).contains("purge-candidates.sql");
 		assertThat(statementsByDialect.get("postgresql")).containsAll(postgresOnly);
