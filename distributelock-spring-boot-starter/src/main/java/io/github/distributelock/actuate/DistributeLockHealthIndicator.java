@@ -22,7 +22,6 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * answering, one INFO when it answers again; the stack trace of each failed probe is
  * logged at DEBUG by {@link LockStoreMonitor}.
  *
- * @author distributelock
  * @since 1.0.0
  */
 public class DistributeLockHealthIndicator implements HealthIndicator {
