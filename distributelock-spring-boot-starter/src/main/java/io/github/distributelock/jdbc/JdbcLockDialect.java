@@ -1,6 +1,8 @@
 package io.github.distributelock.jdbc;
 
+import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,6 +13,9 @@ import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
+import io.github.distributelock.jdbc.JdbcRowLockWaits.Bounded;
+import io.github.distributelock.jdbc.JdbcRowLockWaits.RowWait;
+import io.github.distributelock.jdbc.JdbcRowLockWaits.SqlWork;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -83,6 +88,33 @@ abstract class JdbcLockDialect {
 	 */
 	StatementBound statementBound() {
 		return StatementBound.QUERY_TIMEOUT;
+	}
+
+	/**
+	 * The longest wait for a row lock, in whole seconds, that this database's statements
+	 * can bound by a caller's deadline ({@link JdbcRowLockWaits}); a caller with more
+	 * time left runs the plain statement, bounded by the statement timeout alone. By
+	 * default any wait.
+	 */
+	long longestRowWaitSeconds() {
+		return Long.MAX_VALUE;
+	}
+
+	/**
+	 * {@code plain}, the statement of {@code file}, with the variants that bound its wait
+	 * for a row lock: by default none.
+	 */
+	Bounded rowWaitBounded(String file, LockStatement plain, String tableName) {
+		return Bounded.plain(plain);
+	}
+
+	/**
+	 * Runs {@code work}, whose waits for a row lock are to end after {@code wait}, on
+	 * {@code connection}: by default as it is, the statements bounding themselves.
+	 * @param key the lock's key, for the log
+	 */
+	<T> T aroundRowWait(Connection connection, RowWait wait, String key, SqlWork<T> work) throws SQLException {
+		return work.run();
 	}
 
 	static String supportedNames() {

@@ -1,45 +1,32 @@
 package io.github.distributelock.jdbc;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.github.distributelock.core.Deadline;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Bounds a lock operation's wait for the row lock of another transaction (one whose
  * client stalled, say) by the deadline of the caller that waits for it, inside the
- * statement that waits, at no round trip more: PostgreSQL's variant sets a
- * transaction-local {@code lock_timeout} in the statement's own {@code VALUES}
- * ({@code *-bounded.sql}); MariaDB's runs as
+ * statement that waits, at no round trip more. How is the dialect's to say
+ * ({@link JdbcLockDialect#rowWaitBounded}, {@link JdbcLockDialect#aroundRowWait}):
+ * PostgreSQL's variant sets a transaction-local {@code lock_timeout} in the statement's
+ * own {@code VALUES} ({@code *-bounded.sql}); MariaDB's runs as
  * {@code SET STATEMENT innodb_lock_wait_timeout=n FOR ...}; H2, which runs in the
- * process, sets the session's {@code LOCK_TIMEOUT} around the operation and restores it.
- * The statement timeout would also end a statement that is slow but waits for nothing,
- * refusing a free key to a caller on a distant database; this bound ends only the wait
- * for a row.
+ * process, sets the session's {@code LOCK_TIMEOUT} around the operation and restores it;
+ * MySQL does not bound it. The statement timeout would also end a statement that is slow
+ * but waits for nothing, refusing a free key to a caller on a distant database; this
+ * bound ends only the wait for a row.
  * <p>
- * MariaDB counts the wait in whole seconds and takes it as a literal: its variants are a
- * fixed set made once, one per second up to {@link #LONGEST_SECONDS}, chosen by the time
- * left rounded up; no time is ever formatted into a statement. A caller with as much time
- * left as the statement timeout, or with no deadline (a hold's renewal and release), runs
- * the plain statement.
- * <p>
- * <b>Note:</b> MySQL is not bounded so, and waits as long as the statement timeout lets
- * it: it sets {@code innodb_lock_wait_timeout} for a whole session only (8.0.12 refuses
- * the hint {@code SET_VAR(innodb_lock_wait_timeout=n)}: "cannot be set using SET_VAR
- * hint"), and a {@code SET} before and after each operation would cost two round trips,
- * on the application's pooled connection.
+ * A dialect that counts the wait in whole seconds bounds it up to
+ * {@link JdbcLockDialect#longestRowWaitSeconds()}; a caller with as much time left as
+ * that or as the statement timeout, or with no deadline (a hold's renewal and release),
+ * runs the plain statement.
  */
 final class JdbcRowLockWaits {
-
-	private static final Log logger = LogFactory.getLog(JdbcRowLockWaits.class);
 
 	/**
 	 * The shortest wait for a row: a caller with no time left (a {@code tryLock} without
@@ -50,12 +37,6 @@ final class JdbcRowLockWaits {
 	 * all to PostgreSQL's {@code lock_timeout} and H2's {@code LOCK_TIMEOUT}.
 	 */
 	static final Duration SHORTEST_WAIT = Duration.ofMillis(100);
-
-	/**
-	 * The longest bounded wait of MariaDB: a caller with more time left runs the plain
-	 * statement, bounded by the statement timeout (10 s by default).
-	 */
-	static final int LONGEST_SECONDS = 30;
 
 	private static final long SECOND_NANOS = Duration.ofSeconds(1).toNanos();
 
@@ -74,10 +55,11 @@ final class JdbcRowLockWaits {
 	/**
 	 * How long an operation of a caller that waits until {@code deadline} may wait for a
 	 * row, or {@code null} for as long as the statement timeout lets it: when no caller
-	 * waits for it, or the caller has at least that long left.
+	 * waits for it, the caller has at least that long left, or the dialect cannot bound
+	 * so long a wait.
 	 */
 	@Nullable RowWait bound(@Nullable Deadline deadline) {
-		if (deadline == null || "mysql".equals(this.dialect.name())) {
+		if (deadline == null) {
 			return null;
 		}
 		long left = deadline.remainingNanos();
@@ -87,11 +69,11 @@ final class JdbcRowLockWaits {
 		}
 		long nanos = Math.max(left, SHORTEST_WAIT.toNanos());
 		long seconds = (nanos + SECOND_NANOS - 1) / SECOND_NANOS;
-		if (seconds > LONGEST_SECONDS && "mariadb".equals(this.dialect.name())) {
+		if (seconds > this.dialect.longestRowWaitSeconds()) {
 			return null;
 		}
 		long millis = (nanos + 999_999) / 1_000_000;
-		return new RowWait(millis, (int) Math.min(seconds, LONGEST_SECONDS));
+		return new RowWait(millis, (int) Math.min(seconds, Integer.MAX_VALUE));
 	}
 
 	/**
@@ -100,14 +82,7 @@ final class JdbcRowLockWaits {
 	 * @param plain the statement as the file has it
 	 */
 	Bounded bounded(String file, LockStatement plain) {
-		return switch (this.dialect.name()) {
-			case "postgresql" -> new Bounded(plain,
-					LockStatement.load(this.dialect, file.replaceFirst("\\.sql$", "-bounded.sql"), this.tableName),
-					List.of());
-			case "mariadb" -> new Bounded(plain, null,
-					variants(plain, (sql, n) -> "SET STATEMENT innodb_lock_wait_timeout=" + n + " FOR " + sql));
-			default -> new Bounded(plain, null, List.of());
-		};
+		return this.dialect.rowWaitBounded(file, plain, this.tableName);
 	}
 
 	/**
@@ -119,70 +94,20 @@ final class JdbcRowLockWaits {
 	}
 
 	/**
-	 * Runs {@code work} on {@code connection} with H2's {@code LOCK_TIMEOUT} set to
-	 * {@code wait} when that is shorter, restored after it; on the other databases the
-	 * statements bound themselves, and {@code work} just runs.
+	 * Runs {@code work} on {@code connection} with its waits for a row bounded by
+	 * {@code wait}, as the dialect bounds them around an operation (H2); with no bound,
+	 * or where the statements bound themselves, {@code work} just runs.
 	 */
 	<T> T around(Connection connection, @Nullable RowWait wait, String key, SqlWork<T> work) throws SQLException {
-		if (wait == null || !"h2".equals(this.dialect.name())) {
-			return work.run();
-		}
-		int previous;
-		try (PreparedStatement read = connection.prepareStatement("SELECT LOCK_TIMEOUT()");
-				ResultSet rs = read.executeQuery()) {
-			previous = rs.next() ? rs.getInt(1) : 0;
-		}
-		if (previous > 0 && previous <= wait.millis()) {
-			return work.run();
-		}
-		setLockTimeout(connection, (int) Math.min(wait.millis(), Integer.MAX_VALUE));
-		try {
-			return work.run();
-		}
-		finally {
-			try {
-				setLockTimeout(connection, previous);
-			}
-			catch (SQLException ex) {
-				// The connection goes back to the pool with the short timeout: closed
-				// instead, so that no other statement of the application gets it.
-				logger.warn("Could not restore H2's LOCK_TIMEOUT after an operation on lock '" + key
-						+ "'; closing its connection", ex);
-				abort(connection, key);
-			}
-		}
-	}
-
-	private static void abort(Connection connection, String key) {
-		try {
-			connection.abort(Runnable::run);
-		}
-		catch (SQLException ex) {
-			logger.warn("Could not close the connection of an operation on lock '" + key + "'", ex);
-		}
-	}
-
-	private static void setLockTimeout(Connection connection, int millis) throws SQLException {
-		try (PreparedStatement set = connection.prepareStatement("SET LOCK_TIMEOUT ?")) {
-			set.setInt(1, millis);
-			set.execute();
-		}
-	}
-
-	private static List<LockStatement> variants(LockStatement plain, Variant variant) {
-		List<LockStatement> variants = new ArrayList<>(LONGEST_SECONDS);
-		for (int seconds = 1; seconds <= LONGEST_SECONDS; seconds++) {
-			int n = seconds;
-			variants.add(plain.edited((sql) -> variant.text(sql, n)));
-		}
-		return List.copyOf(variants);
+		return (wait != null) ? this.dialect.aroundRowWait(connection, wait, key, work) : work.run();
 	}
 
 	/**
 	 * How long one operation may wait for a row.
 	 *
 	 * @param millis in milliseconds, at least {@link #SHORTEST_WAIT}
-	 * @param seconds in whole seconds, rounded up, at most {@link #LONGEST_SECONDS}
+	 * @param seconds in whole seconds, rounded up, at most the dialect's
+	 * {@link JdbcLockDialect#longestRowWaitSeconds()}
 	 */
 	record RowWait(long millis, int seconds) {
 
@@ -210,6 +135,26 @@ final class JdbcRowLockWaits {
 			this.bySeconds = bySeconds;
 		}
 
+		/** A statement with no variant: nothing bounds it, or something around it. */
+		static Bounded plain(LockStatement plain) {
+			return new Bounded(plain, null, List.of());
+		}
+
+		/**
+		 * A statement whose variant takes the wait as its parameter {@code :lock_wait}.
+		 */
+		static Bounded byParameter(LockStatement plain, LockStatement bounded) {
+			return new Bounded(plain, bounded, List.of());
+		}
+
+		/**
+		 * A statement with one variant per whole second of wait: the one at index n - 1
+		 * waits n seconds at most.
+		 */
+		static Bounded bySeconds(LockStatement plain, List<LockStatement> variants) {
+			return new Bounded(plain, null, List.copyOf(variants));
+		}
+
 		/**
 		 * The statement to run: the plain one with no bound, else the variant for
 		 * {@code wait} (the plain one on H2, bounded around it).
@@ -231,13 +176,6 @@ final class JdbcRowLockWaits {
 			}
 			return statements.stream().map((statement) -> statement.waiting(wait)).toList();
 		}
-
-	}
-
-	@FunctionalInterface
-	private interface Variant {
-
-		String text(String sql, int seconds);
 
 	}
 

@@ -46,4 +46,16 @@ final class MySqlLockDialect extends JdbcLockDialect {
 		return null;
 	}
 
+	/**
+	 * None: MySQL sets {@code innodb_lock_wait_timeout} for a whole session only (8.0.12
+	 * refuses the hint {@code SET_VAR(innodb_lock_wait_timeout=n)}: "cannot be set using
+	 * SET_VAR hint"), and a {@code SET} before and after each operation would cost two
+	 * round trips, on the application's pooled connection; a statement waits for a row as
+	 * long as the statement timeout lets it.
+	 */
+	@Override
+	long longestRowWaitSeconds() {
+		return 0;
+	}
+
 }

@@ -1,5 +1,6 @@
 package io.github.distributelock.jdbc;
 
+import io.github.distributelock.jdbc.JdbcRowLockWaits.Bounded;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;
@@ -45,6 +46,16 @@ final class PostgresLockDialect extends JdbcLockDialect {
 	@Override
 	@Nullable String unstorable(String text) {
 		return (text.indexOf('\u0000') >= 0) ? "PostgreSQL cannot store the NUL character (U+0000) in text" : null;
+	}
+
+	/**
+	 * Its variant {@code *-bounded.sql} sets a transaction-local {@code lock_timeout} in
+	 * the statement's own {@code VALUES}, from the parameter {@code :lock_wait}.
+	 */
+	@Override
+	Bounded rowWaitBounded(String file, LockStatement plain, String tableName) {
+		return Bounded.byParameter(plain,
+				LockStatement.load(this, file.replaceFirst("\\.sql$", "-bounded.sql"), tableName));
 	}
 
 	/**
