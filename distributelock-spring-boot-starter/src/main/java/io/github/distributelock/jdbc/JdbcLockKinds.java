@@ -27,7 +27,9 @@ import org.springframework.jdbc.BadSqlGrammarException;
  * lease among them. So plain holders and the other kinds exclude each other without any
  * change to the plain statements; and the queue, the readers and writer, and the permit
  * slots of a key (the tables named after the lock table with {@code _q}, {@code _h} and
- * {@code _p}) only change under its row lock, one operation after the other.
+ * {@code _p}) only change under its row lock, one operation after the other; but for a
+ * fair waiter's leave of the queue on PostgreSQL and H2, which needs no row lock (see
+ * {@link #release(Claim, String)}).
  */
 final class JdbcLockKinds {
 
@@ -289,6 +291,15 @@ final class JdbcLockKinds {
 			// Frees the key's row: the notification needs no lease to compare.
 			session.with("held_until", null);
 			boolean released = session.update(this.sql.wordRelease) == 1;
+			// A waiter that does not hold the key gets here without the key's row lock
+			// on PostgreSQL and H2 (their UPDATE locks no row it does not change), and
+			// needs none: the delete takes out this owner's queue row alone, which no
+			// operation of another owner writes; every decision on the queue is one
+			// statement (state.sql) under the row lock, which sees the row or not, so the
+			// leave counts as after or before that operation; and the queue only orders
+			// attempts, the key's row, which this leave never writes, excludes holders
+			// (JdbcFairWaiterLeavingTests). Without the row lock, the leave is not held
+			// up by a transaction stalled on the key's row.
 			session.update(this.sql.waiterLeave);
 			return released;
 		}
