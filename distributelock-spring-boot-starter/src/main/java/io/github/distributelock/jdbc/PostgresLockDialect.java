@@ -49,6 +49,15 @@ final class PostgresLockDialect extends JdbcLockDialect {
 	}
 
 	/**
+	 * {@code lock_timeout} holds at most 2^31 - 1 ms (about 24.8 days), and refuses the
+	 * whole statement past it: a caller with more time left runs the plain statement.
+	 */
+	@Override
+	long longestRowWaitSeconds() {
+		return Integer.MAX_VALUE / 1000;
+	}
+
+	/**
 	 * Its variant {@code *-bounded.sql} sets a transaction-local {@code lock_timeout} in
 	 * the statement's own {@code VALUES}, from the parameter {@code :lock_wait}.
 	 */

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +15,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
+import io.github.distributelock.core.Backends;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend.Claim;
@@ -145,6 +147,31 @@ class JdbcRowLockWaitDeadlineTests {
 			assertThat(kinds.acquire(writer, 30_000).acquired()).isFalse();
 			assertThat(kinds.release(writer, null)).isFalse();
 			assertThat(lockTimeout(connection)).isEqualTo("0");
+		}
+	}
+
+	/**
+	 * PostgreSQL's {@code lock_timeout} holds at most 2^31 - 1 ms (about 24.8 days): a
+	 * caller with more time left than that, under a statement timeout that does not bound
+	 * it first (0, or longer), runs the plain statement, as a caller with more time left
+	 * than the statement timeout does.
+	 */
+	@Test
+	void postgresCallersWithMoreTimeLeftThanALockTimeoutHoldsTakeAFreeKey() throws Exception {
+		String key = "row-lock-wait-long." + System.nanoTime();
+		Deadline months = Deadline.after(Duration.ofDays(60));
+		try (HikariDataSource pool = databases.get("postgresql").newDataSource();
+				JdbcLockBackend backend = new JdbcLockBackend(pool)) {
+			for (Duration timeout : List.of(Duration.ZERO, Duration.ofDays(365))) {
+				backend.setStatementTimeout(timeout);
+				for (LockKind kind : List.of(LockKind.EXCLUSIVE, LockKind.FAIR, LockKind.READ)) {
+					Claim claim = new Claim(key + "." + kind.tag(), "owner", null, kind).until(months);
+					assertThat(Backends.join(backend.tryAcquire(claim, Duration.ofSeconds(30))).acquired())
+						.as("a %s attempt under a statement timeout of %s", kind.tag(), timeout)
+						.isTrue();
+					assertThat(Backends.join(backend.release(claim.until(months)))).isTrue();
+				}
+			}
 		}
 	}
 
