@@ -251,8 +251,11 @@ final class MultiKeyBatches {
 		LockTracker tracker = (this.events == LockEventListener.NONE) ? LockTracker.NONE
 				: this.events.acquiring(part.key(), (name != null) ? name : LockNames.fromKey(part.key()),
 						this.parts.store().name(), LockKind.EXCLUSIVE);
+		// The caller's deadline, as a single key's claim has: a store may bound its
+		// attempt by it.
+		LockBackend.Claim bounded = claim.until(deadline);
 		Acquisition.Request wanted = new Acquisition.Request(
-				(callerExecutor != null) ? claim.on(callerExecutor) : claim, taken.leaseTime(), deadline,
+				(callerExecutor != null) ? bounded.on(callerExecutor) : bounded, taken.leaseTime(), deadline,
 				reentrancyOwner, taken.minimumHold(), taken.skipsWhenBusy(), taken.owner() != null);
 		return new BatchMembers.Member(slot, wanted, tracker);
 	}

@@ -44,7 +44,8 @@ public interface MultiKeyLockBackend extends LockBackend {
 	 * the tokens of a key keep growing across single and multi-key acquisitions), or none
 	 * is, and the result names a claim whose key is held and what an attempt of that
 	 * claim alone would have said.
-	 * @param claims the claims, as {@link #batches(List)} accepted them
+	 * @param claims the claims, as {@link #batches(List)} accepted them, each with the
+	 * caller's {@link Claim#deadline() deadline}, the same for all
 	 * @param leases the lease of each claim, in the order of {@code claims}
 	 * @return all acquired with their tokens, or the held claim with its result
 	 */
