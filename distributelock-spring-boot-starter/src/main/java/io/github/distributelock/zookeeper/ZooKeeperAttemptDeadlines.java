@@ -1,15 +1,18 @@
 package io.github.distributelock.zookeeper;
 
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.distributelock.core.AcquireResult;
 import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend.Claim;
+import io.github.distributelock.core.MultiKeyAcquireResult;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
@@ -28,12 +31,22 @@ import org.jspecify.annotations.Nullable;
  * A client that has never been connected is starting up: its attempts wait for its first
  * connection, as before.
  * <p>
+ * The transaction of a multi-key attempt goes on ZooKeeper's own handle, which fails a
+ * request queued while it is disconnected at its next try to connect (one to two seconds
+ * apart). Told of that before its deadline, the engine gave the keys back first, and that
+ * release waited for the connection, up to the connection timeout for each of its tries.
+ * So a connection loss that comes while the client is not connected, before the deadline,
+ * is passed on only once the client is connected again, when the give-back takes a round
+ * trip; at the deadline it is answered as any attempt then. (A request on the wire when
+ * the connection drops is failed before the client calls itself disconnected, and is
+ * passed on at once.)
+ * <p>
  * A request that lost its connection may still be sent once the client is connected again
  * on the same session, and its node lives as long as that session: held by nobody, it
  * would keep every other instance out. So once an abandoned attempt answers late, what it
- * may have left is released (a plain attempt that took nothing left nothing). Releases
- * are owner-checked, so this is safe whatever the engine's own give-back release did
- * meanwhile.
+ * may have left is released (a plain attempt, or a transaction, that took nothing left
+ * nothing). Releases are owner-checked, so this is safe whatever the engine's own
+ * give-back release did meanwhile.
  * <p>
  * While the client is connected, an attempt costs an entry in a set and one more future:
  * a timer is set only for the attempts in flight when the connection drops, or sent while
@@ -47,7 +60,9 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 
 	private final Function<Claim, CompletableFuture<Boolean>> release;
 
-	private final Set<Bounded> inFlight = ConcurrentHashMap.newKeySet();
+	private final Function<List<Claim>, CompletableFuture<List<Boolean>>> releaseAll;
+
+	private final Set<Bounded<?>> inFlight = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Whether the client has been connected: until then it is starting, and its first
@@ -59,10 +74,13 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 	/**
 	 * @param session the client's session
 	 * @param release releases what an attempt of the claim took or queued
+	 * @param releaseAll releases what a multi-key attempt of the claims took
 	 */
-	ZooKeeperAttemptDeadlines(ZooKeeperSession session, Function<Claim, CompletableFuture<Boolean>> release) {
+	ZooKeeperAttemptDeadlines(ZooKeeperSession session, Function<Claim, CompletableFuture<Boolean>> release,
+			Function<List<Claim>, CompletableFuture<List<Boolean>>> releaseAll) {
 		this.session = session;
 		this.release = release;
+		this.releaseAll = releaseAll;
 		// Connected before this backend listened to the client. Not told by a session id,
 		// as below; a backend made during an outage waits as at startup until connected.
 		this.connectedOnce = session.isConnected();
@@ -73,19 +91,35 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 	 * one) while the client is not connected.
 	 */
 	CompletableFuture<AcquireResult> bound(Claim claim, Supplier<CompletableFuture<AcquireResult>> attempt) {
-		Deadline deadline = claim.deadline();
+		return bound(claim.deadline(), List.of(claim), attempt,
+				(result, failure) -> answeredLate(claim, result, failure));
+	}
+
+	/**
+	 * Runs {@code attempt} of every claim in one transaction, answering by the claims'
+	 * deadline (the caller's, the same for each) while the client is not connected.
+	 */
+	CompletableFuture<MultiKeyAcquireResult> boundAll(List<Claim> claims,
+			Supplier<CompletableFuture<MultiKeyAcquireResult>> attempt) {
+		return bound(claims.get(0).deadline(), claims, attempt,
+				(result, failure) -> answeredLate(claims, result, failure));
+	}
+
+	private <T> CompletableFuture<T> bound(@Nullable Deadline deadline, List<Claim> claims,
+			Supplier<CompletableFuture<T>> attempt, BiConsumer<@Nullable T, @Nullable Throwable> late) {
 		if (deadline == null || startingUp()) {
 			return attempt.get();
 		}
 		if (!this.session.isConnected() && deadline.hasPassed()) {
 			// It could not be answered in time: not sent, nothing to take back. A client
 			// connected meanwhile only costs the caller an attempt its time was up for.
-			return CompletableFuture.failedFuture(connectionLoss(claim));
+			return CompletableFuture.failedFuture(connectionLoss(claims));
 		}
-		Bounded bounded = new Bounded(claim, deadline);
+		Bounded<T> bounded = new Bounded<>(claims, deadline);
 		// Listed before the look at the connection: a drop after the look finds it.
 		this.inFlight.add(bounded);
-		CompletableFuture<AcquireResult> answer;
+		bounded.outcome.whenComplete((result, failure) -> this.inFlight.remove(bounded));
+		CompletableFuture<T> answer;
 		try {
 			answer = attempt.get();
 		}
@@ -94,9 +128,8 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 			throw ex;
 		}
 		answer.whenComplete((result, failure) -> {
-			this.inFlight.remove(bounded);
-			if (!bounded.pass(result, failure)) {
-				answeredLate(claim, result, failure);
+			if (!bounded.answer(result, failure)) {
+				late.accept(result, failure);
 			}
 		});
 		if (!this.session.isConnected()) {
@@ -105,11 +138,15 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 		return bounded.outcome;
 	}
 
-	/** Arms the attempts in flight when the connection drops or the session ends. */
+	/**
+	 * Arms the attempts in flight when the connection drops or the session ends, and
+	 * passes on the connection losses held while it was down.
+	 */
 	@Override
 	public void stateChanged(CuratorFramework client, ConnectionState newState) {
 		if (newState.isConnected()) {
 			this.connectedOnce = true;
+			this.inFlight.forEach(Bounded::passHeld);
 		}
 		else {
 			this.inFlight.forEach(Bounded::arm);
@@ -141,49 +178,105 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 			// A plain attempt refused: it left nothing.
 			return;
 		}
-		this.release.apply(claim).whenComplete((released, releaseFailure) -> {
-			if (releaseFailure != null) {
-				logger.warn("Could not release lock '" + claim.key() + "' that an attempt answered at its deadline "
-						+ "during a disconnection took or queued for once the client was connected again; it is "
-						+ "held until the client's session ends", releaseFailure);
-			}
-			else if (Boolean.TRUE.equals(released) && logger.isDebugEnabled()) {
-				logger.debug("Released lock '" + claim.key() + "', taken or queued for by an attempt that went on "
-						+ "after it was answered at its deadline during a disconnection");
-			}
-		});
-	}
-
-	private static KeeperException connectionLoss(Claim claim) {
-		return KeeperException.create(KeeperException.Code.CONNECTIONLOSS, claim.key());
+		this.release.apply(claim)
+			.whenComplete((released, releaseFailure) -> logRelease(claim.key(), releaseFailure,
+					Boolean.TRUE.equals(released)));
 	}
 
 	/**
-	 * One attempt with a deadline in flight.
+	 * Releases what a multi-key attempt answered at its deadline may have left: its
+	 * transaction went on without it.
 	 */
-	private final class Bounded {
+	private void answeredLate(List<Claim> claims, @Nullable MultiKeyAcquireResult result, @Nullable Throwable failure) {
+		if (failure == null && result != null && !result.acquired()) {
+			// A transaction refused: it created nothing.
+			return;
+		}
+		this.releaseAll.apply(claims)
+			.whenComplete((released, releaseFailure) -> logRelease(keys(claims), releaseFailure,
+					released != null && released.contains(Boolean.TRUE)));
+	}
 
-		private final Claim claim;
+	private static void logRelease(String key, @Nullable Throwable releaseFailure, boolean released) {
+		if (releaseFailure != null) {
+			logger.warn("Could not release lock '" + key + "' that an attempt answered at its deadline "
+					+ "during a disconnection took or queued for once the client was connected again; it is "
+					+ "held until the client's session ends", releaseFailure);
+		}
+		else if (released && logger.isDebugEnabled()) {
+			logger.debug("Released lock '" + key + "', taken or queued for by an attempt that went on "
+					+ "after it was answered at its deadline during a disconnection");
+		}
+	}
+
+	private static KeeperException connectionLoss(List<Claim> claims) {
+		return KeeperException.create(KeeperException.Code.CONNECTIONLOSS, keys(claims));
+	}
+
+	/** The keys joined by commas, as a multi-key request names them. */
+	private static String keys(List<Claim> claims) {
+		return (claims.size() == 1) ? claims.get(0).key() : String.join(",", claims.stream().map(Claim::key).toList());
+	}
+
+	/**
+	 * One attempt with a deadline in flight, of one claim or of several in one
+	 * transaction.
+	 */
+	private final class Bounded<T> {
+
+		private final List<Claim> claims;
 
 		private final Deadline deadline;
 
 		/** What the engine hears: the attempt's answer, or a connection loss. */
-		final CompletableFuture<AcquireResult> outcome = new CompletableFuture<>();
+		final CompletableFuture<T> outcome = new CompletableFuture<>();
 
 		/** Whether a timer for the deadline is set. */
 		private final AtomicBoolean armed = new AtomicBoolean();
 
-		Bounded(Claim claim, Deadline deadline) {
-			this.claim = claim;
+		/** A connection loss held until the client is connected again. */
+		private volatile @Nullable Throwable held;
+
+		Bounded(List<Claim> claims, Deadline deadline) {
+			this.claims = claims;
 			this.deadline = deadline;
 		}
 
 		/**
-		 * Passes the attempt's answer on.
+		 * Passes the attempt's answer on, or holds a connection loss that came while the
+		 * client is not connected.
 		 * @return whether it was in time
 		 */
-		boolean pass(@Nullable AcquireResult result, @Nullable Throwable failure) {
+		boolean answer(@Nullable T result, @Nullable Throwable failure) {
+			if (failure != null && holdsUntilConnected(failure)) {
+				return true;
+			}
 			return (failure != null) ? this.outcome.completeExceptionally(failure) : this.outcome.complete(result);
+		}
+
+		private boolean holdsUntilConnected(Throwable failure) {
+			ZooKeeperSession session = ZooKeeperAttemptDeadlines.this.session;
+			if (this.outcome.isDone() || this.deadline.hasPassed() || session.isConnected()
+					|| !(ZooKeeperSession.unwrap(failure) instanceof KeeperException.ConnectionLossException)) {
+				return false;
+			}
+			this.held = failure;
+			arm();
+			if (session.isConnected()) {
+				// Connected again before it was held: the state change did not find it.
+				passHeld();
+			}
+			return true;
+		}
+
+		/** Passes a connection loss held while the client was not connected. */
+		void passHeld() {
+			Throwable failure = this.held;
+			if (failure != null && !this.outcome.isDone()) {
+				// On the session's timer thread, never Curator's, as the engine goes on
+				// from this answer.
+				ZooKeeperAttemptDeadlines.this.session.runOnTimer(() -> this.outcome.completeExceptionally(failure));
+			}
 		}
 
 		/**
@@ -206,7 +299,10 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 			// Before the look: a drop after it arms again.
 			this.armed.set(false);
 			if (!ZooKeeperAttemptDeadlines.this.session.isConnected()) {
-				this.outcome.completeExceptionally(connectionLoss(this.claim));
+				this.outcome.completeExceptionally(connectionLoss(this.claims));
+			}
+			else {
+				passHeld();
 			}
 		}
 

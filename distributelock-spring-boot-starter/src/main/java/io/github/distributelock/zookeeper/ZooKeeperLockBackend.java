@@ -59,8 +59,9 @@ import org.jspecify.annotations.Nullable;
  * reports the session {@link ConnectionState#LOST lost}, every lock taken through this
  * client is reported lost to the {@link LockLossListener listeners}. A connection that
  * comes back within the session timeout ({@link ConnectionState#RECONNECTED reconnected})
- * keeps its locks, which are no longer suspect. An attempt answers by its caller's
- * deadline while the client is not connected ({@link ZooKeeperAttemptDeadlines}).
+ * keeps its locks, which are no longer suspect. An attempt, of one key or of several,
+ * answers by its caller's deadline while the client is not connected
+ * ({@link ZooKeeperAttemptDeadlines}).
  * <p>
  * <b>Note:</b> ZooKeeper removes the nodes of an expired session on its own clock, so
  * another client may take a lock shortly before this client hears that its session was
@@ -119,7 +120,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 		this.multiKey = new ZooKeeperMultiKeyLocks(this.session, this.plain);
 		this.multiKeyReleases = new ZooKeeperMultiKeyReleases(this.session, this.plain);
 		this.attemptDeadlines = new ZooKeeperAttemptDeadlines(this.session,
-				(claim) -> release(claim).toCompletableFuture());
+				(claim) -> release(claim).toCompletableFuture(), this.multiKeyReleases::releaseAll);
 		client.getConnectionStateListenable().addListener(this.lossSignals);
 		client.getConnectionStateListenable().addListener(this.attemptDeadlines);
 	}
@@ -206,7 +207,7 @@ public class ZooKeeperLockBackend implements SessionLockBackend, HandOverLockBac
 		if (neverStarted()) {
 			return CompletableFuture.failedFuture(neverStartedException());
 		}
-		return this.multiKey.tryAcquireAll(claims);
+		return this.attemptDeadlines.boundAll(claims, () -> this.multiKey.tryAcquireAll(claims));
 	}
 
 	/**

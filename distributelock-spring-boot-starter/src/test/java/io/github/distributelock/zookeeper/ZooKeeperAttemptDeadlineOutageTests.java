@@ -50,6 +50,12 @@ class ZooKeeperAttemptDeadlineOutageTests {
 	/** How long the caller may take to answer, with room for a loaded machine. */
 	private static final Duration ANSWER = Duration.ofSeconds(6);
 
+	/**
+	 * How long past its deadline a call may answer: one round trip, with room for a
+	 * loaded machine, and far below the connection timeout.
+	 */
+	private static final Duration ROUND_TRIP = Duration.ofSeconds(2);
+
 	/** How long another client may take to get the key once the server is back. */
 	private static final Duration FREE_AGAIN = Duration.ofSeconds(20);
 
@@ -101,6 +107,67 @@ class ZooKeeperAttemptDeadlineOutageTests {
 		Optional<LockHandle> taken = await().atMost(FREE_AGAIN.multipliedBy(2))
 			.ignoreExceptions()
 			.until(() -> other.tryAcquire(exclusive(key, kind).withWaitTime(FREE_AGAIN)), Optional::isPresent);
+		taken.get().close();
+		assertThat(caller.heldLocks()).as("the locks the caller's instance holds").isEmpty();
+	}
+
+	/**
+	 * A multi-key call whose keys are free, or one of which another client held before
+	 * the outage, made during the outage: its attempt of every key is bounded by the
+	 * caller's deadline as a single key's is, and nothing of it is left once the server
+	 * is back on the same session. ZooKeeper's client fails a request queued while it is
+	 * disconnected at its next try to connect (one to two seconds apart): a wait of 800
+	 * ms may end before that, and one of 3 s ends after it, when the engine gives the
+	 * keys back before it attempts again.
+	 */
+	@ParameterizedTest(name = "held by another: {0}, wait: {1} ms")
+	@CsvSource({ "false, 800", "true, 800", "false, 3000", "true, 3000" })
+	void aMultiKeyAttemptDuringAnOutageAnswersAtItsDeadlineAndLeavesNothingBehind(boolean held, long waitMillis)
+			throws Exception {
+		Duration wait = Duration.ofMillis(waitMillis);
+		TestingServer server = this.closeables.add(EmbeddedZooKeeper.startServer());
+		String prefix = "attempt-deadline.outage.multi-key." + held + "." + waitMillis;
+		LockRequest[] keys = { LockRequest.of(prefix + ".a"), LockRequest.of(prefix + ".b"),
+				LockRequest.of(prefix + ".c") };
+		CuratorFramework otherClient = this.closeables
+			.add(EmbeddedZooKeeper.newClient(server.getConnectString(), SESSION_TIMEOUT));
+		DefaultDistributeLock other = this.closeables
+			.add(new DefaultDistributeLock(this.closeables.add(new ZooKeeperLockBackend(otherClient)),
+					Duration.ofSeconds(30), false, LockEventListener.NONE, null));
+		CuratorFramework callerClient = callerClient(server.getConnectString());
+		DefaultDistributeLock caller = this.closeables
+			.add(new DefaultDistributeLock(this.closeables.add(new ZooKeeperLockBackend(callerClient)),
+					Duration.ofSeconds(30), false, LockEventListener.NONE, null));
+		LockHandle holder = (held) ? other.tryAcquire(keys[1].withWaitTime(Duration.ofSeconds(10))).orElseThrow()
+				: null;
+		long session = callerClient.getZookeeperClient().getZooKeeper().getSessionId();
+		server.stop();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !callerClient.getZookeeperClient().isConnected());
+
+		long start = System.nanoTime();
+		CompletableFuture<Optional<LockHandle>> call = caller.tryAcquireAsync(LockRequest.all(keys).withWaitTime(wait));
+		CompletableFuture<Duration> answeredAfter = call
+			.handle((taken, failure) -> Duration.ofNanos(System.nanoTime() - start));
+
+		assertThat(call).as("the answer at the deadline, without waiting for the connection")
+			.failsWithin(ANSWER)
+			.withThrowableOfType(ExecutionException.class)
+			.havingCause()
+			.isInstanceOf(DistributeLockException.class)
+			.withMessageContaining(prefix + ".a")
+			.havingCause()
+			.isInstanceOf(KeeperException.ConnectionLossException.class);
+		assertThat(answeredAfter.join()).as("the time the call took to answer").isLessThan(wait.plus(ROUND_TRIP));
+		server.restart();
+		await().atMost(Duration.ofSeconds(20)).until(() -> callerClient.getZookeeperClient().isConnected());
+		assertThat(callerClient.getZookeeperClient().getZooKeeper().getSessionId()).as("the caller's session")
+			.isEqualTo(session);
+		if (holder != null) {
+			holder.close();
+		}
+		Optional<LockHandle> taken = await().atMost(FREE_AGAIN.multipliedBy(2))
+			.ignoreExceptions()
+			.until(() -> other.tryAcquire(LockRequest.all(keys).withWaitTime(FREE_AGAIN)), Optional::isPresent);
 		taken.get().close();
 		assertThat(caller.heldLocks()).as("the locks the caller's instance holds").isEmpty();
 	}
