@@ -2,11 +2,14 @@
 -- whose VALUES first sets lock_timeout (:lock_wait, such as 300ms) for this statement's transaction
 -- alone, so that its wait for a row locked by another transaction (ON CONFLICT waits for it) ends
 -- with SQLSTATE 55P03 when the caller's time is up, and is answered as a lock held by another.
--- The scalar subquery runs before the insert and its conflict check; is_local = true ends the
--- setting with the transaction, here the statement's own.
+-- VALUES is computed before the insert and its conflict check, and set_config is volatile, so the
+-- CASE sets it on every execution before any row wait. A CASE rather than a scalar subquery: with
+-- no subplan to run, the bound costs about half (2.5 against 5 us per statement, measured in a
+-- loop of attempts and releases on one connection). is_local = true ends the setting with the
+-- transaction, here the statement's own.
 WITH attempt AS (
 	INSERT INTO ${table} AS held (lock_key, owner, fencing_token, expires_at, acquired_at)
-	VALUES ((SELECT CAST(:key AS VARCHAR) WHERE set_config('lock_timeout', CAST(:lock_wait AS TEXT), true) IS NOT NULL),
+	VALUES (CASE WHEN set_config('lock_timeout', CAST(:lock_wait AS TEXT), true) IS NOT NULL THEN CAST(:key AS VARCHAR) END,
 		:owner, nextval('${sequence}'),
 		CURRENT_TIMESTAMP + CAST(:lease_ms AS BIGINT) * INTERVAL '1 millisecond', CURRENT_TIMESTAMP)
 	ON CONFLICT (lock_key) DO UPDATE

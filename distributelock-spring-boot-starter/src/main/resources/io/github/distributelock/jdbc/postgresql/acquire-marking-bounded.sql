@@ -1,7 +1,7 @@
 -- acquire-marking.sql for a caller with less time left than the statement timeout: see
 -- acquire-bounded.sql.
 INSERT INTO ${table} AS held (lock_key, owner, fencing_token, expires_at, acquired_at, waited)
-VALUES ((SELECT CAST(:key AS VARCHAR) WHERE set_config('lock_timeout', CAST(:lock_wait AS TEXT), true) IS NOT NULL),
+VALUES (CASE WHEN set_config('lock_timeout', CAST(:lock_wait AS TEXT), true) IS NOT NULL THEN CAST(:key AS VARCHAR) END,
 	:owner, nextval('${sequence}'),
 	CURRENT_TIMESTAMP + CAST(:lease_ms AS BIGINT) * INTERVAL '1 millisecond', CURRENT_TIMESTAMP, FALSE)
 ON CONFLICT (lock_key) DO UPDATE

@@ -4,6 +4,6 @@
 -- above all) ends with SQLSTATE 55P03 when the caller's time is up; the operation is then rolled
 -- back and leaves nothing. The setting ends with the transaction (is_local = true).
 INSERT INTO ${table} (lock_key, owner, fencing_token, expires_at, acquired_at)
-VALUES ((SELECT CAST(:key AS VARCHAR) WHERE set_config('lock_timeout', CAST(:lock_wait AS TEXT), true) IS NOT NULL),
+VALUES (CASE WHEN set_config('lock_timeout', CAST(:lock_wait AS TEXT), true) IS NOT NULL THEN CAST(:key AS VARCHAR) END,
 	'', 0, statement_timestamp(), statement_timestamp())
 ON CONFLICT (lock_key) DO NOTHING
