@@ -183,14 +183,16 @@ final class RedisKindScripts {
 								this.keys.fenceKey(lockKey)),
 						List.of(word(claim), claim.owner(), channel, Long.toString(claim.fencingToken())));
 			// Every permit given back lets one more in; readers only let a writer in
-			// once the last has left. Other holders take tokens of the key too, so a
-			// copy sent again is told from a loss only while nobody came after this
-			// holder.
-			case READ, PERMITS ->
-				new Call(SHARED_RELEASE, List.of(lockKey, this.keys.holdersKey(lockKey), this.keys.fenceKey(lockKey)),
+			// once the last has left. Other holders take tokens of the key too, so the
+			// counter cannot tell a copy sent again from a loss: the script remembers
+			// the key's last releases.
+			case READ,
+					PERMITS ->
+				new Call(SHARED_RELEASE,
+						List.of(lockKey, this.keys.holdersKey(lockKey), this.keys.releasesKey(lockKey)),
 						List.of(word(claim), claim.owner(), channel,
 								(claim.kind().type() == LockKind.Type.PERMITS) ? "1" : "0",
-								Long.toString(claim.fencingToken())));
+								Long.toString(claim.fencingToken()), this.fenceIdleMillis));
 		};
 	}
 

@@ -287,7 +287,10 @@ public class RedisLockBackend
 	 * the answer, and a copy whose first run deleted the lock finds it gone. The script
 	 * then tells whether nobody took the key since this hold's fencing token, and a lock
 	 * so found while a connection of the client dropped counts as released: the lock
-	 * ended, whether by this release or by its lease just before it.
+	 * ended, whether by this release or by its lease just before it. A reader or a permit
+	 * holder shares the counter with the key's other holders, so its release finds its
+	 * own earlier run among the key's recent releases instead, which only a release of
+	 * this hold writes: that counts as released whether a connection dropped or not.
 	 */
 	@Override
 	public CompletionStage<Boolean> release(Claim claim) {

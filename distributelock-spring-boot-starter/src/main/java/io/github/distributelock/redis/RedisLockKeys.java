@@ -6,8 +6,9 @@ import io.lettuce.core.cluster.SlotHash;
 
 /**
  * The names of what one lock uses in Redis: the lock key itself, its fencing counter, the
- * queue and the shared holders of the other kinds, and its release channel. Every key
- * shares the lock key's hash slot so one script can touch them all on Redis Cluster.
+ * queue, the shared holders and their recent releases of the other kinds, and its release
+ * channel. Every key shares the lock key's hash slot so one script can touch them all on
+ * Redis Cluster.
  */
 final class RedisLockKeys {
 
@@ -43,6 +44,14 @@ final class RedisLockKeys {
 	/** The readers or permit holders: a sorted set of owners by lease deadline. */
 	String holdersKey(String lockKey) {
 		return sideKey(lockKey, "holders");
+	}
+
+	/**
+	 * The last releases of readers and permit holders: a list of their fencing tokens and
+	 * owners, newest first.
+	 */
+	String releasesKey(String lockKey) {
+		return sideKey(lockKey, "releases");
 	}
 
 	/**

@@ -91,8 +91,10 @@ class RedisLockKindsContractTests extends AbstractLockKindsContractTests {
 			.orElseThrow()) {
 			assertThat(store.opsForValue().get(lockKey)).isEqualTo("\0dl:write\0owner-2");
 		}
+		String[] releasedReaders = new String[2];
 		try (LockHandle read = lock.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ).withOwner("owner-3"))
 			.orElseThrow()) {
+			releasedReaders[0] = read.fencingToken() + "\0owner-3";
 			// A holder alone keeps its owner in the word, with its lease, as a plain
 			// lock.
 			assertThat(store.opsForValue().get(lockKey)).isEqualTo("\0dl:read\0owner-3");
@@ -101,6 +103,7 @@ class RedisLockKindsContractTests extends AbstractLockKindsContractTests {
 			try (LockHandle second = newLock()
 				.tryAcquire(LockRequest.of(key()).withMode(LockMode.READ).withOwner("owner-5"))
 				.orElseThrow()) {
+				releasedReaders[1] = second.fencingToken() + "\0owner-5";
 				// From the second holder on, each has a lease of its own beside the word.
 				assertThat(store.opsForValue().get(lockKey)).isEqualTo("\0dl:read");
 				assertThat(store.opsForZSet().score("{" + lockKey + "}:holders", "owner-3"))
@@ -111,6 +114,10 @@ class RedisLockKindsContractTests extends AbstractLockKindsContractTests {
 			}
 			assertThat(store.opsForZSet().range("{" + lockKey + "}:holders", 0, -1)).containsExactly("owner-3");
 		}
+		// Each reader's release is remembered by its token and owner, so that a copy of
+		// it that Lettuce sends again finds it.
+		assertThat(store.opsForList().range("{" + lockKey + "}:releases", 0, -1))
+			.containsExactlyInAnyOrder(releasedReaders);
 		try (LockHandle permit = lock.tryAcquire(LockRequest.of(key()).withPermits(2).withOwner("owner-4"))
 			.orElseThrow()) {
 			assertThat(store.opsForValue().get(lockKey)).isEqualTo("\0dl:permits:2\0owner-4");
@@ -121,7 +128,10 @@ class RedisLockKindsContractTests extends AbstractLockKindsContractTests {
 					.containsExactlyInAnyOrder("owner-4", "owner-6");
 			}
 		}
-		assertThat(store.keys("*" + key() + "*")).containsExactly("{" + lockKey + "}:fence");
+		assertThat(store.keys("*" + key() + "*")).containsExactlyInAnyOrder("{" + lockKey + "}:fence",
+				"{" + lockKey + "}:releases");
+		assertThat(store.getExpire("{" + lockKey + "}:releases")).isBetween(1L,
+				RedisLockBackend.DEFAULT_FENCE_IDLE_TIMEOUT.toSeconds());
 	}
 
 	@Test
