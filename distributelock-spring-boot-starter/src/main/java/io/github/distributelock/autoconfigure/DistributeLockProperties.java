@@ -178,7 +178,8 @@ public class DistributeLockProperties {
 		private String keyPrefix = RedisLockBackend.DEFAULT_KEY_PREFIX;
 
 		/**
-		 * How long the fencing counter of a key is kept after its last acquisition; at
+		 * How long the fencing counter of a key is kept after its last acquisition (and
+		 * the last releases of its readers and permit holders after the last of them); at
 		 * least 1ms, at most 100000000000d (what Redis can count).
 		 */
 		private Duration fenceIdleTimeout = RedisLockBackend.DEFAULT_FENCE_IDLE_TIMEOUT;

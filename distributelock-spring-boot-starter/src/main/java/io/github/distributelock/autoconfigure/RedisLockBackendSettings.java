@@ -53,7 +53,8 @@ public final class RedisLockBackendSettings {
 	}
 
 	/**
-	 * How long the fencing counter of a key is kept after its last acquisition.
+	 * How long the fencing counter of a key is kept after its last acquisition (and the
+	 * last releases of its readers and permit holders after the last of them).
 	 * @return the idle timeout of the fencing counters
 	 */
 	public Duration getFenceIdleTimeout() {
