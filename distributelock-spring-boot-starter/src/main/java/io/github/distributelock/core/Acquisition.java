@@ -244,7 +244,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		}
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
 		CompletableFuture<HandOverLockBackend.HandOver> handedOver = this.parts.store()
-			.handOver(holder, this.request.claim(), lease, holderLeaseEndNanos);
+			.handOver(holder, this.request.claim(), lease, holderLeaseEndNanos, retrying());
 		StoreQueuePlace place = this.place;
 		CompletableFuture<HandOverLockBackend.HandOver> answer = (place != null)
 				? handedOver
@@ -252,7 +252,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 				: handedOver;
 		answer.whenCompleteAsync((handOver, failure) -> {
 			if (failure != null) {
-				giveBackAfterFailure(failure, attemptStart);
+				afterFailedAttempt(failure, attemptStart);
 			}
 			else if (handOver.next().acquired()) {
 				acquired(handOver.next(), attemptStart, lossReports);
@@ -284,7 +284,8 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		long lossReports = this.parts.losses().reports();
 		this.queued = this.request.claim().kind().queued();
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
-		CompletableFuture<AcquireResult> answer = this.parts.store().tryAcquire(this.request.claim(), lease);
+		CompletableFuture<AcquireResult> answer = this.parts.store()
+			.tryAcquire(this.request.claim(), lease, retrying());
 		if (this.queued) {
 			answer = answer.whenComplete((attempt, failure) -> {
 				if (attempt != null && !attempt.acquired() && !attempt.queued()) {
@@ -420,22 +421,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 				.whenCompleteAsync((released, releaseFailure) -> abandon(), this.executor);
 			return;
 		}
-		this.parts.store()
-			.release(this.request.claim(), lease.endNanos())
-			.whenCompleteAsync((released, releaseFailure) -> {
-				if (releaseFailure != null && releaseFailure != failure) {
-					failure.addSuppressed(StoreCalls.unwrap(releaseFailure));
-				}
-				if (this.result.isDone()) {
-					abandon();
-				}
-				else if (this.request.deadline().hasPassed() || this.lifecycle.isClosed()) {
-					failed(failure);
-				}
-				else {
-					backOff(failure);
-				}
-			}, this.executor);
+		afterGiveBack(this.parts.store().release(this.request.claim(), lease.endNanos()), failure);
 	}
 
 	/**

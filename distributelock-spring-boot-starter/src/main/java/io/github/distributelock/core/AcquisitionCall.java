@@ -6,8 +6,10 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.distributelock.DistributeLockException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -29,6 +31,9 @@ abstract class AcquisitionCall<T, A> {
 
 	private static final long LONGEST_FAILURE_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+	private static final TimeoutException GIVE_BACK_UNANSWERED = new TimeoutException(
+			"the give-back of a failed attempt was not answered by the deadline");
+
 	final HeldLock.Parts parts;
 
 	final Lifecycle lifecycle;
@@ -48,6 +53,9 @@ abstract class AcquisitionCall<T, A> {
 	private volatile @Nullable CompletableFuture<?> pendingWait;
 
 	private long failurePauseNanos = FIRST_FAILURE_PAUSE_NANOS;
+
+	/** The store failure the call tries again after, if any: what the caller hears of. */
+	private volatile @Nullable Throwable lastFailure;
 
 	/**
 	 * Counts the attempt {@link #attemptAgain()} runs and the one due after it, if any.
@@ -111,7 +119,7 @@ abstract class AcquisitionCall<T, A> {
 			}
 			this.executor.execute(() -> {
 				if (failure != null) {
-					giveBackAfterFailure(failure, attemptStart);
+					afterFailedAttempt(failure, attemptStart);
 				}
 				else if (acquiredIn(attempt)) {
 					acquired(attempt, attemptStart, lossReports);
@@ -121,6 +129,74 @@ abstract class AcquisitionCall<T, A> {
 				}
 			});
 		});
+	}
+
+	/**
+	 * Goes on from an attempt whose answer failed; one that was not sent
+	 * ({@link AttemptNotSent}) took nothing, so there is nothing to give back.
+	 */
+	final void afterFailedAttempt(Throwable failure, long attemptStart) {
+		if (StoreCalls.unwrap(failure) instanceof AttemptNotSent notSent) {
+			notSent(notSent);
+		}
+		else {
+			giveBackAfterFailure(failure, attemptStart);
+		}
+	}
+
+	/**
+	 * Ends a call whose attempt was not sent at its deadline, as a failed attempt at the
+	 * deadline does: the caller hears of the last store failure, and the key stays gated
+	 * here until the releases that had to go first have been answered, which are retried
+	 * in the background from then on if they failed.
+	 */
+	private void notSent(AttemptNotSent notSent) {
+		Throwable last = this.lastFailure;
+		this.result.completeExceptionally(this.lifecycle.isClosed() ? this.lifecycle.shuttingDown(key(), last)
+				: (last != null) ? this.parts.store().failure(key(), "acquire", last)
+						: new DistributeLockException("Could not acquire " + describe() + " in "
+								+ this.parts.store().name() + ": " + notSent.getMessage(), key(),
+								this.parts.store().name(), null));
+		notSent.releasesAnswered().whenCompleteAsync((answered, failure) -> abandon(), this.executor);
+	}
+
+	/**
+	 * Goes on once the give-back of an attempt that failed has been answered: tries
+	 * again, or fails with {@code failure} at the deadline. A give-back the store has not
+	 * answered by the deadline (a ZooKeeper release waits for the reconnection, a JDBC
+	 * one for a pooled connection) goes on without the caller, who hears of
+	 * {@code failure} then; the key stays gated here until it has been answered, and it
+	 * is retried in the background if it failed.
+	 */
+	final void afterGiveBack(CompletableFuture<?> giveBack, Throwable failure) {
+		CompletableFuture<?> inTime = giveBack.copy();
+		this.parts.store().expire(inTime, deadline(), GIVE_BACK_UNANSWERED, this.executor);
+		inTime.whenCompleteAsync((released, releaseFailure) -> {
+			if (releaseFailure == GIVE_BACK_UNANSWERED) {
+				this.result
+					.completeExceptionally(this.lifecycle.isClosed() ? this.lifecycle.shuttingDown(key(), failure)
+							: this.parts.store().failure(key(), "acquire", failure));
+				giveBack.whenCompleteAsync((answered, answerFailure) -> abandon(), this.executor);
+				return;
+			}
+			if (releaseFailure != null && StoreCalls.unwrap(releaseFailure) != failure) {
+				failure.addSuppressed(StoreCalls.unwrap(releaseFailure));
+			}
+			if (this.result.isDone()) {
+				abandon();
+			}
+			else if (deadline().hasPassed() || this.lifecycle.isClosed()) {
+				failed(failure);
+			}
+			else {
+				backOff(failure);
+			}
+		}, this.executor);
+	}
+
+	/** Whether the call tries again after a store failure. */
+	final boolean retrying() {
+		return this.lastFailure != null;
 	}
 
 	/**
@@ -189,6 +265,7 @@ abstract class AcquisitionCall<T, A> {
 
 	/** Tries again after a store failure, once a pause that grows has passed. */
 	final void backOff(Throwable failure) {
+		this.lastFailure = failure;
 		long pause = Math.min(this.failurePauseNanos, deadline().remainingNanos());
 		this.failurePauseNanos = Math.min(this.failurePauseNanos * 2, LONGEST_FAILURE_PAUSE_NANOS);
 		if (logger.isDebugEnabled()) {

@@ -98,7 +98,8 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 		long attemptStart = System.nanoTime();
 		long lossReports = this.parts.losses().reports();
 		List<Duration> leases = this.members.storeLeases(this.parts.watchdog());
-		goOn(this.parts.store().tryAcquireAll(this.key, this.members.claims(), leases), attemptStart, lossReports);
+		goOn(this.parts.store().tryAcquireAll(this.key, this.members.claims(), leases, retrying()), attemptStart,
+				lossReports);
 	}
 
 	@Override
@@ -204,21 +205,8 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 			giveBack(this.members.claims().stream().map((claim) -> claim.on(null)).toList(), attemptStart);
 			return;
 		}
-		MultiKeyRelease.giveBack(this.parts.store(), this.members.claims(), leaseEnds(attemptStart))
-			.whenCompleteAsync((released, releaseFailure) -> {
-				if (releaseFailure != null && releaseFailure != failure) {
-					failure.addSuppressed(StoreCalls.unwrap(releaseFailure));
-				}
-				if (this.result.isDone()) {
-					abandon();
-				}
-				else if (this.deadline.hasPassed() || this.lifecycle.isClosed()) {
-					failed(failure);
-				}
-				else {
-					backOff(failure);
-				}
-			}, this.executor);
+		afterGiveBack(MultiKeyRelease.giveBack(this.parts.store(), this.members.claims(), leaseEnds(attemptStart)),
+				failure);
 	}
 
 	/** Gives back what an attempt took, or may have taken, then lets go of the keys. */

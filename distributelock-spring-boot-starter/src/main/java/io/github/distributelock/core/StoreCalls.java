@@ -54,9 +54,15 @@ final class StoreCalls {
 		return new CallerRuns(this.scheduler);
 	}
 
-	CompletableFuture<AcquireResult> tryAcquire(LockBackend.Claim claim, Duration lease) {
+	/**
+	 * One attempt, after the releases still to be sent for its key and owner.
+	 * @param retrying whether the call tries again after a store failure, which it then
+	 * hears of at its deadline even if that has passed already (see
+	 * {@link #afterPendingReleases})
+	 */
+	CompletableFuture<AcquireResult> tryAcquire(LockBackend.Claim claim, Duration lease, boolean retrying) {
 		if (this.retries.anyPending()) {
-			return afterPendingReleases(claim, List.of(claim), () -> acquireOnce(claim, lease),
+			return afterPendingReleases(claim, List.of(claim), retrying, () -> acquireOnce(claim, lease),
 					AcquireResult::acquired);
 		}
 		return acquireOnce(claim, lease);
@@ -73,9 +79,16 @@ final class StoreCalls {
 	 * value a caller chose again, sent after the attempt, would end the lock it took. The
 	 * attempt takes those releases over and sends them first; one that failed again is
 	 * put back unless the attempt took the key, which that release would only end.
+	 * <p>
+	 * The wait for them ends at the caller's deadline: a release may hang for much longer
+	 * than a round trip (a ZooKeeper release waits for the reconnection, a JDBC one for a
+	 * pooled connection), and the caller would hang with it. The attempt is then not sent
+	 * and fails with {@link AttemptNotSent}; the releases are put back once answered. A
+	 * first attempt whose deadline has passed before it starts (a wait of zero) still
+	 * waits for them: its one attempt must follow them.
 	 */
 	private <T> CompletableFuture<T> afterPendingReleases(LockBackend.Claim first, List<LockBackend.Claim> claims,
-			Supplier<CompletableFuture<T>> attempt, Predicate<T> took) {
+			boolean retrying, Supplier<CompletableFuture<T>> attempt, Predicate<T> took) {
 		List<CompletableFuture<List<ReleaseRetries.TakenOver>>> takenOver = new ArrayList<>(1);
 		for (LockBackend.Claim claim : claims) {
 			CompletableFuture<List<ReleaseRetries.TakenOver>> sent = this.retries.takeOver(claim.key(), claim.owner());
@@ -86,12 +99,32 @@ final class StoreCalls {
 		if (takenOver.isEmpty()) {
 			return attempt.get();
 		}
-		return CompletableFuture.allOf(takenOver.toArray(CompletableFuture[]::new))
-			.thenComposeAsync((sent) -> attempt.get().whenComplete((result, failure) -> {
-				if (failure != null || !took.test(result)) {
-					takenOver.forEach((releases) -> releases.join().forEach(this.retries::putBack));
+		Runnable putBack = () -> takenOver.forEach((releases) -> releases.join().forEach(this.retries::putBack));
+		CompletableFuture<Void> answered = CompletableFuture.allOf(takenOver.toArray(CompletableFuture[]::new));
+		Deadline deadline = first.deadline();
+		CompletableFuture<Void> inTime = answered;
+		if (deadline != null && !answered.isDone() && (retrying || !deadline.hasPassed())) {
+			inTime = answered.copy();
+			CompletableFuture<Void> putBackOnceAnswered = new CompletableFuture<>();
+			AttemptNotSent notSent = new AttemptNotSent(putBackOnceAnswered);
+			inTime.whenComplete((sent, failure) -> {
+				if (failure == notSent) {
+					answered.thenRun(putBack).whenComplete((done, ex) -> {
+						if (ex != null) {
+							AcquisitionCall.logger.warn("Could not retry the releases of lock '" + first.key() + "' in "
+									+ name() + " that its attempt at the deadline took over", ex);
+						}
+						putBackOnceAnswered.complete(null);
+					});
 				}
-			}), CallerRuns.continuation(first.callerExecutor()));
+			});
+			expire(inTime, deadline, notSent, first.callerExecutor());
+		}
+		return inTime.thenComposeAsync((sent) -> attempt.get().whenComplete((result, failure) -> {
+			if (failure != null || !took.test(result)) {
+				putBack.run();
+			}
+		}), CallerRuns.continuation(first.callerExecutor()));
 	}
 
 	/**
@@ -122,11 +155,12 @@ final class StoreCalls {
 	/**
 	 * One attempt at every claim in one call, failures named with the keys joined by
 	 * commas, as the multi-key request names them.
+	 * @param retrying as for {@link #tryAcquire}
 	 */
 	CompletableFuture<MultiKeyAcquireResult> tryAcquireAll(String keys, List<LockBackend.Claim> claims,
-			List<Duration> leases) {
+			List<Duration> leases, boolean retrying) {
 		if (this.retries.anyPending()) {
-			return afterPendingReleases(claims.get(0), claims, () -> acquireAllOnce(keys, claims, leases),
+			return afterPendingReleases(claims.get(0), claims, retrying, () -> acquireAllOnce(keys, claims, leases),
 					MultiKeyAcquireResult::acquired);
 		}
 		return acquireAllOnce(keys, claims, leases);
@@ -315,10 +349,11 @@ final class StoreCalls {
 	 * after a failed {@link #release release}, and the stage completes exceptionally at
 	 * once. The holder's release and the next claim's give-back are both owner-checked,
 	 * so they are safe whether or not the store applied the hand-over.
+	 * @param retrying as for {@link #tryAcquire}, of the next claim's call
 	 */
 	CompletableFuture<HandOverLockBackend.HandOver> handOver(LockBackend.Claim holder, LockBackend.Claim next,
-			Duration lease, @Nullable Long holderLeaseEndNanos) {
-		return (this.retries.anyPending() ? afterPendingReleases(next, List.of(next),
+			Duration lease, @Nullable Long holderLeaseEndNanos, boolean retrying) {
+		return (this.retries.anyPending() ? afterPendingReleases(next, List.of(next), retrying,
 				() -> handOverOnce(holder, next, lease), (answer) -> answer.next().acquired())
 				: handOverOnce(holder, next, lease))
 			.whenComplete((handedOver, failure) -> {
