@@ -244,7 +244,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		}
 		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
 		CompletableFuture<HandOverLockBackend.HandOver> handedOver = this.parts.store()
-			.handOver(holder, this.request.claim(), lease, holderLeaseEndNanos, retrying());
+			.handOver(holder, this.request.claim(), lease, holderLeaseEndNanos);
 		StoreQueuePlace place = this.place;
 		CompletableFuture<HandOverLockBackend.HandOver> answer = (place != null)
 				? handedOver

@@ -62,8 +62,8 @@ final class StoreCalls {
 	 */
 	CompletableFuture<AcquireResult> tryAcquire(LockBackend.Claim claim, Duration lease, boolean retrying) {
 		if (this.retries.anyPending()) {
-			return afterPendingReleases(claim, List.of(claim), retrying, () -> acquireOnce(claim, lease),
-					AcquireResult::acquired);
+			return afterPendingReleases(claim, List.of(claim), releasesBound(claim, retrying),
+					() -> acquireOnce(claim, lease), AcquireResult::acquired);
 		}
 		return acquireOnce(claim, lease);
 	}
@@ -80,15 +80,15 @@ final class StoreCalls {
 	 * attempt takes those releases over and sends them first; one that failed again is
 	 * put back unless the attempt took the key, which that release would only end.
 	 * <p>
-	 * The wait for them ends at the caller's deadline: a release may hang for much longer
+	 * The wait for them ends at {@code releasesBy}: a release may hang for much longer
 	 * than a round trip (a ZooKeeper release waits for the reconnection, a JDBC one for a
 	 * pooled connection), and the caller would hang with it. The attempt is then not sent
-	 * and fails with {@link AttemptNotSent}; the releases are put back once answered. A
-	 * first attempt whose deadline has passed before it starts (a wait of zero) still
-	 * waits for them: its one attempt must follow them.
+	 * and fails with {@link AttemptNotSent}; the releases are put back once answered.
+	 * @param releasesBy when to stop waiting for the releases, or {@code null} to wait
+	 * until they are answered
 	 */
 	private <T> CompletableFuture<T> afterPendingReleases(LockBackend.Claim first, List<LockBackend.Claim> claims,
-			boolean retrying, Supplier<CompletableFuture<T>> attempt, Predicate<T> took) {
+			@Nullable Deadline releasesBy, Supplier<CompletableFuture<T>> attempt, Predicate<T> took) {
 		List<CompletableFuture<List<ReleaseRetries.TakenOver>>> takenOver = new ArrayList<>(1);
 		for (LockBackend.Claim claim : claims) {
 			CompletableFuture<List<ReleaseRetries.TakenOver>> sent = this.retries.takeOver(claim.key(), claim.owner());
@@ -101,9 +101,8 @@ final class StoreCalls {
 		}
 		Runnable putBack = () -> takenOver.forEach((releases) -> releases.join().forEach(this.retries::putBack));
 		CompletableFuture<Void> answered = CompletableFuture.allOf(takenOver.toArray(CompletableFuture[]::new));
-		Deadline deadline = first.deadline();
 		CompletableFuture<Void> inTime = answered;
-		if (deadline != null && !answered.isDone() && (retrying || !deadline.hasPassed())) {
+		if (releasesBy != null && !answered.isDone()) {
 			inTime = answered.copy();
 			CompletableFuture<Void> putBackOnceAnswered = new CompletableFuture<>();
 			AttemptNotSent notSent = new AttemptNotSent(putBackOnceAnswered);
@@ -118,13 +117,23 @@ final class StoreCalls {
 					});
 				}
 			});
-			expire(inTime, deadline, notSent, first.callerExecutor());
+			expire(inTime, releasesBy, notSent, first.callerExecutor());
 		}
 		return inTime.thenComposeAsync((sent) -> attempt.get().whenComplete((result, failure) -> {
 			if (failure != null || !took.test(result)) {
 				putBack.run();
 			}
 		}), CallerRuns.continuation(first.callerExecutor()));
+	}
+
+	/**
+	 * Until when an attempt of {@code claim} waits for the releases it must send first:
+	 * its caller's deadline, but for a first attempt whose deadline has passed before it
+	 * starts (a wait of zero), whose one attempt must still follow them.
+	 */
+	private static @Nullable Deadline releasesBound(LockBackend.Claim claim, boolean retrying) {
+		Deadline deadline = claim.deadline();
+		return (deadline != null && (retrying || !deadline.hasPassed())) ? deadline : null;
 	}
 
 	/**
@@ -160,8 +169,8 @@ final class StoreCalls {
 	CompletableFuture<MultiKeyAcquireResult> tryAcquireAll(String keys, List<LockBackend.Claim> claims,
 			List<Duration> leases, boolean retrying) {
 		if (this.retries.anyPending()) {
-			return afterPendingReleases(claims.get(0), claims, retrying, () -> acquireAllOnce(keys, claims, leases),
-					MultiKeyAcquireResult::acquired);
+			return afterPendingReleases(claims.get(0), claims, releasesBound(claims.get(0), retrying),
+					() -> acquireAllOnce(keys, claims, leases), MultiKeyAcquireResult::acquired);
 		}
 		return acquireAllOnce(keys, claims, leases);
 	}
@@ -349,11 +358,14 @@ final class StoreCalls {
 	 * after a failed {@link #release release}, and the stage completes exceptionally at
 	 * once. The holder's release and the next claim's give-back are both owner-checked,
 	 * so they are safe whether or not the store applied the hand-over.
-	 * @param retrying as for {@link #tryAcquire}, of the next claim's call
+	 * <p>
+	 * The wait for the releases the next claim must send first is not bounded by its
+	 * caller's deadline, as its attempt's is: the hand-over is also the holder's release,
+	 * which would fail for a deadline not its own.
 	 */
 	CompletableFuture<HandOverLockBackend.HandOver> handOver(LockBackend.Claim holder, LockBackend.Claim next,
-			Duration lease, @Nullable Long holderLeaseEndNanos, boolean retrying) {
-		return (this.retries.anyPending() ? afterPendingReleases(next, List.of(next), retrying,
+			Duration lease, @Nullable Long holderLeaseEndNanos) {
+		return (this.retries.anyPending() ? afterPendingReleases(next, List.of(next), null,
 				() -> handOverOnce(holder, next, lease), (answer) -> answer.next().acquired())
 				: handOverOnce(holder, next, lease))
 			.whenComplete((handedOver, failure) -> {

@@ -4,12 +4,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.DistributeLockException;
@@ -92,6 +94,27 @@ class GiveBackPastTheDeadlineTests {
 		assertReleasedOnceTheStoreAnswers("hang.async.retry");
 	}
 
+	@Test
+	void aMultiKeyCallWhoseGiveBackHangsFailsByItsDeadline() throws Exception {
+		this.backend.failReleases.set(0);
+		LockRequest both = LockRequest.all(LockRequest.of("hang.all.a"), LockRequest.of("hang.all.b"))
+			.withWaitTime(WAIT);
+		Throwable thrown = assertTimeoutPreemptively(WAIT_BOUND,
+				() -> catchThrowable(() -> this.lock.tryAcquire(both)));
+		assertFailedWithTheStoreError(thrown);
+		assertReleasedOnceTheStoreAnswers("hang.all.a", "hang.all.b");
+	}
+
+	@Test
+	void aMultiKeyCallWhoseRetriedGiveBacksHangFailsByItsDeadlineWithoutAttemptingAgain() throws Exception {
+		this.backend.failReleases.set(1);
+		LockRequest both = LockRequest.all(LockRequest.of("hang.all.retry.a"), LockRequest.of("hang.all.retry.b"))
+			.withWaitTime(WAIT);
+		CompletableFuture<Optional<LockHandle>> call = this.lock.tryAcquireAsync(both);
+		assertFailedWithTheStoreError(failureWithin(call));
+		assertReleasedOnceTheStoreAnswers("hang.all.retry.a", "hang.all.retry.b");
+	}
+
 	/** A failed hanging release is retried in the background once the store answers. */
 	@Test
 	void aRetriedGiveBackThatFailsAfterTheDeadlineIsRetriedInTheBackground() throws Exception {
@@ -127,13 +150,20 @@ class GiveBackPastTheDeadlineTests {
 		assertThat(this.backend.attemptsBeforeAReleaseAnswered).hasValue(0);
 	}
 
-	private void assertReleasedOnceTheStoreAnswers(String key) throws Exception {
-		assertThat(this.memory.isLocked(key)).as("the attempt the store applied is held until the release").isTrue();
+	private void assertReleasedOnceTheStoreAnswers(String... keys) throws Exception {
+		for (String key : keys) {
+			assertThat(this.memory.isLocked(key)).as("the attempt the store applied is held until the release")
+				.isTrue();
+		}
 		this.backend.hang.complete(null);
-		await().atMost(BOUND).until(() -> !this.memory.isLocked(key));
+		for (String key : keys) {
+			await().atMost(BOUND).until(() -> !this.memory.isLocked(key));
+		}
 		assertThat(this.backend.attempts).as("attempts sent").hasValue(1);
 		assertThat(this.backend.attemptsBeforeAReleaseAnswered).hasValue(0);
-		assertNothingLeftLocally(key);
+		for (String key : keys) {
+			assertNothingLeftLocally(key);
+		}
 	}
 
 	private void assertNothingLeftLocally(String key) throws Exception {
@@ -156,7 +186,9 @@ class GiveBackPastTheDeadlineTests {
 	 * {@link #hang} completes, as a store in an outage does. Counts attempts sent while a
 	 * release sent before is unanswered.
 	 */
-	static final class HangingReleases extends ForwardingLockBackend {
+	static final class HangingReleases extends ForwardingLockBackend implements MultiKeyLockBackend {
+
+		private final MemoryLockBackend memory;
 
 		final AtomicInteger failAttempts = new AtomicInteger(1);
 
@@ -172,8 +204,9 @@ class GiveBackPastTheDeadlineTests {
 
 		final AtomicInteger attemptsBeforeAReleaseAnswered = new AtomicInteger();
 
-		HangingReleases(LockBackend delegate) {
-			super(delegate);
+		HangingReleases(MemoryLockBackend memory) {
+			super(memory);
+			this.memory = memory;
 		}
 
 		@Override
@@ -183,11 +216,25 @@ class GiveBackPastTheDeadlineTests {
 
 		@Override
 		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+			return attempt(() -> this.delegate.tryAcquire(claim, lease));
+		}
+
+		@Override
+		public boolean batches(List<Claim> claims) {
+			return this.memory.batches(claims);
+		}
+
+		@Override
+		public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
+			return attempt(() -> this.memory.tryAcquireAll(claims, leases));
+		}
+
+		private <T> CompletionStage<T> attempt(Supplier<CompletionStage<T>> attempt) {
 			if (this.releasesUnanswered.get() > 0) {
 				this.attemptsBeforeAReleaseAnswered.incrementAndGet();
 			}
 			this.attempts.incrementAndGet();
-			CompletionStage<AcquireResult> applied = this.delegate.tryAcquire(claim, lease);
+			CompletionStage<T> applied = attempt.get();
 			if (this.failAttempts.getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
 				return applied.thenCompose((result) -> failed());
 			}
@@ -196,17 +243,26 @@ class GiveBackPastTheDeadlineTests {
 
 		@Override
 		public CompletionStage<Boolean> release(Claim claim) {
+			return release(() -> this.delegate.release(claim));
+		}
+
+		@Override
+		public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
+			return release(() -> this.memory.releaseAll(claims));
+		}
+
+		private <T> CompletionStage<T> release(Supplier<CompletionStage<T>> release) {
 			if (this.failReleases.getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
 				return failed();
 			}
 			this.releasesUnanswered.incrementAndGet();
-			CompletableFuture<Boolean> answer = (this.hang.isDone() && !this.hangThenFail)
-					? this.delegate.release(claim).toCompletableFuture() : this.hang.thenCompose((answered) -> {
+			CompletableFuture<T> answer = (this.hang.isDone() && !this.hangThenFail)
+					? release.get().toCompletableFuture() : this.hang.thenCompose((answered) -> {
 						if (this.hangThenFail) {
 							this.hangThenFail = false;
 							return failed();
 						}
-						return this.delegate.release(claim);
+						return release.get();
 					});
 			return answer.whenComplete((released, failure) -> this.releasesUnanswered.decrementAndGet());
 		}
