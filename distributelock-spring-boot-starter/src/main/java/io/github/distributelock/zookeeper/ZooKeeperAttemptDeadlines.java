@@ -31,16 +31,6 @@ import org.jspecify.annotations.Nullable;
  * A client that has never been connected is starting up: its attempts wait for its first
  * connection, as before.
  * <p>
- * The transaction of a multi-key attempt goes on ZooKeeper's own handle, which fails a
- * request queued while it is disconnected at its next try to connect (one to two seconds
- * apart). Told of that before its deadline, the engine gave the keys back first, and that
- * release waited for the connection, up to the connection timeout for each of its tries.
- * So a connection loss that comes while the client is not connected, before the deadline,
- * is passed on only once the client is connected again, when the give-back takes a round
- * trip; at the deadline it is answered as any attempt then. (A request on the wire when
- * the connection drops is failed before the client calls itself disconnected, and is
- * passed on at once.)
- * <p>
  * A request that lost its connection may still be sent once the client is connected again
  * on the same session, and its node lives as long as that session: held by nobody, it
  * would keep every other instance out. So once an abandoned attempt answers late, what it
@@ -138,15 +128,11 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 		return bounded.outcome;
 	}
 
-	/**
-	 * Arms the attempts in flight when the connection drops or the session ends, and
-	 * passes on the connection losses held while it was down.
-	 */
+	/** Arms the attempts in flight when the connection drops or the session ends. */
 	@Override
 	public void stateChanged(CuratorFramework client, ConnectionState newState) {
 		if (newState.isConnected()) {
 			this.connectedOnce = true;
-			this.inFlight.forEach(Bounded::passHeld);
 		}
 		else {
 			this.inFlight.forEach(Bounded::arm);
@@ -234,49 +220,17 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 		/** Whether a timer for the deadline is set. */
 		private final AtomicBoolean armed = new AtomicBoolean();
 
-		/** A connection loss held until the client is connected again. */
-		private volatile @Nullable Throwable held;
-
 		Bounded(List<Claim> claims, Deadline deadline) {
 			this.claims = claims;
 			this.deadline = deadline;
 		}
 
 		/**
-		 * Passes the attempt's answer on, or holds a connection loss that came while the
-		 * client is not connected.
+		 * Passes the attempt's answer on.
 		 * @return whether it was in time
 		 */
 		boolean answer(@Nullable T result, @Nullable Throwable failure) {
-			if (failure != null && holdsUntilConnected(failure)) {
-				return true;
-			}
 			return (failure != null) ? this.outcome.completeExceptionally(failure) : this.outcome.complete(result);
-		}
-
-		private boolean holdsUntilConnected(Throwable failure) {
-			ZooKeeperSession session = ZooKeeperAttemptDeadlines.this.session;
-			if (this.outcome.isDone() || this.deadline.hasPassed() || session.isConnected()
-					|| !(ZooKeeperSession.unwrap(failure) instanceof KeeperException.ConnectionLossException)) {
-				return false;
-			}
-			this.held = failure;
-			arm();
-			if (session.isConnected()) {
-				// Connected again before it was held: the state change did not find it.
-				passHeld();
-			}
-			return true;
-		}
-
-		/** Passes a connection loss held while the client was not connected. */
-		void passHeld() {
-			Throwable failure = this.held;
-			if (failure != null && !this.outcome.isDone()) {
-				// On the session's timer thread, never Curator's, as the engine goes on
-				// from this answer.
-				ZooKeeperAttemptDeadlines.this.session.runOnTimer(() -> this.outcome.completeExceptionally(failure));
-			}
 		}
 
 		/**
@@ -300,9 +254,6 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 			this.armed.set(false);
 			if (!ZooKeeperAttemptDeadlines.this.session.isConnected()) {
 				this.outcome.completeExceptionally(connectionLoss(this.claims));
-			}
-			else {
-				passHeld();
 			}
 		}
 

@@ -79,19 +79,6 @@ final class ZooKeeperSession {
 	}
 
 	/**
-	 * Runs {@code task} on the timer's thread, never one of the client's: at once if the
-	 * session is closed, as nothing else would run it then.
-	 */
-	void runOnTimer(Runnable task) {
-		try {
-			this.timeouts.execute(task);
-		}
-		catch (RejectedExecutionException ex) {
-			task.run();
-		}
-	}
-
-	/**
 	 * The handle of the client's current session, or {@code null} with {@code result}
 	 * failed when the client has none.
 	 */
