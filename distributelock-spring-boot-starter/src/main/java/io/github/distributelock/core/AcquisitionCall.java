@@ -1,6 +1,7 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -152,8 +153,8 @@ abstract class AcquisitionCall<T, A> {
 	 */
 	private void notSent(AttemptNotSent notSent) {
 		Throwable last = this.lastFailure;
-		this.result.completeExceptionally(this.lifecycle.isClosed() ? this.lifecycle.shuttingDown(key(), last)
-				: (last != null) ? this.parts.store().failure(key(), "acquire", last)
+		this.result.completeExceptionally(
+				(last != null || this.lifecycle.isClosed()) ? endedBy(last)
 						: new DistributeLockException("Could not acquire " + describe() + " in "
 								+ this.parts.store().name() + ": " + notSent.getMessage(), key(),
 								this.parts.store().name(), null));
@@ -173,9 +174,7 @@ abstract class AcquisitionCall<T, A> {
 		this.parts.store().expire(inTime, deadline(), GIVE_BACK_UNANSWERED, this.executor);
 		inTime.whenCompleteAsync((released, releaseFailure) -> {
 			if (releaseFailure == GIVE_BACK_UNANSWERED) {
-				this.result
-					.completeExceptionally(this.lifecycle.isClosed() ? this.lifecycle.shuttingDown(key(), failure)
-							: this.parts.store().failure(key(), "acquire", failure));
+				this.result.completeExceptionally(endedBy(failure));
 				giveBack.whenCompleteAsync((answered, answerFailure) -> abandon(), this.executor);
 				return;
 			}
@@ -192,6 +191,15 @@ abstract class AcquisitionCall<T, A> {
 				backOff(failure);
 			}
 		}, this.executor);
+	}
+
+	/**
+	 * What the caller hears of a call ended at its deadline by {@code failure}: the
+	 * shutdown, if the lock is closing, else the store failure named with the key.
+	 */
+	private Throwable endedBy(@Nullable Throwable failure) {
+		return this.lifecycle.isClosed() ? this.lifecycle.shuttingDown(key(), failure)
+				: this.parts.store().failure(key(), "acquire", Objects.requireNonNull(failure));
 	}
 
 	/** Whether the call tries again after a store failure. */
