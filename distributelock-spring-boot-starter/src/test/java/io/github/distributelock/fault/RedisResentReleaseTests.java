@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -18,13 +17,8 @@ import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.HandOverLockBackend.HandOver;
 import io.github.distributelock.core.LockBackend.Claim;
-import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.LockKind;
-import io.github.distributelock.core.LockTracker;
-import io.github.distributelock.redis.EmbeddedRedisExtension;
-import io.github.distributelock.redis.RedisLockBackend;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.RedisCallback;
@@ -41,26 +35,7 @@ import static org.awaitility.Awaitility.await;
  * {@link LockLostException} with {@code throw-on-lost}). A lock that was lost indeed
  * still is, with or without a dropped connection.
  */
-class RedisResentReleaseTests {
-
-	private static final Duration LEASE = Duration.ofSeconds(30);
-
-	@RegisterExtension
-	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
-
-	private final List<String> lossReports = new CopyOnWriteArrayList<>();
-
-	private final LockEventListener events = (key, name, backend) -> new LockTracker() {
-
-		@Override
-		public void lost(String reason) {
-			RedisResentReleaseTests.this.lossReports.add(key + ": " + reason);
-		}
-
-	};
-
-	@RegisterExtension
-	final ProxiedRedis store = new ProxiedRedis(redis);
+class RedisResentReleaseTests extends AbstractRedisResentCallTests {
 
 	@Test
 	void aReleaseSentAgainIsNotReportedLost() throws Exception {
@@ -361,18 +336,6 @@ class RedisResentReleaseTests {
 		return LockRequest.all(LockRequest.of(key + ".a"), LockRequest.of(key + ".b"));
 	}
 
-	private DefaultDistributeLock throwingOnLost(RedisLockBackend backend) {
-		return new DefaultDistributeLock(backend, LEASE, true, this.events, null);
-	}
-
-	/**
-	 * Loads the scripts of a request's kind into the server before the traffic is
-	 * delayed.
-	 */
-	private static void warm(DefaultDistributeLock lock, LockRequest request) throws Exception {
-		lock.tryAcquire(request).orElseThrow().close();
-	}
-
 	/**
 	 * Waits for a key another owner holds until the wait time passes, so that the
 	 * backend's subscriber connection is open.
@@ -420,12 +383,6 @@ class RedisResentReleaseTests {
 
 	private static byte[] bytes(String text) {
 		return text.getBytes(StandardCharsets.UTF_8);
-	}
-
-	private static AtomicBoolean onLost(LockHandle handle) {
-		AtomicBoolean told = new AtomicBoolean();
-		handle.onLost((lost) -> told.set(true));
-		return told;
 	}
 
 	private static Claim unique(String key) {

@@ -1,9 +1,7 @@
 package io.github.distributelock.fault;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
 
@@ -13,13 +11,8 @@ import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
 import io.github.distributelock.core.DefaultDistributeLock;
 import io.github.distributelock.core.LockBackend.Claim;
-import io.github.distributelock.core.LockEventListener;
 import io.github.distributelock.core.LockKind;
-import io.github.distributelock.core.LockTracker;
-import io.github.distributelock.redis.EmbeddedRedisExtension;
-import io.github.distributelock.redis.RedisLockBackend;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.github.distributelock.core.Backends.join;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,26 +26,7 @@ import static org.awaitility.Awaitility.await;
  * lost. A hold the store lost before its release (deleted, or its lease ran out) still
  * is, although its release was sent again.
  */
-class RedisResentSharedReleaseTests {
-
-	private static final Duration LEASE = Duration.ofSeconds(30);
-
-	@RegisterExtension
-	static final EmbeddedRedisExtension redis = new EmbeddedRedisExtension();
-
-	private final List<String> lossReports = new CopyOnWriteArrayList<>();
-
-	private final LockEventListener events = (key, name, backend) -> new LockTracker() {
-
-		@Override
-		public void lost(String reason) {
-			RedisResentSharedReleaseTests.this.lossReports.add(key + ": " + reason);
-		}
-
-	};
-
-	@RegisterExtension
-	final ProxiedRedis store = new ProxiedRedis(redis);
+class RedisResentSharedReleaseTests extends AbstractRedisResentCallTests {
 
 	@Test
 	void aReadReleaseSentAgainAfterAnotherReaderTookTheKeyIsNotReportedLost() throws Exception {
@@ -155,24 +129,6 @@ class RedisResentSharedReleaseTests {
 		finally {
 			lock.close();
 		}
-	}
-
-	private DefaultDistributeLock throwingOnLost(RedisLockBackend backend) {
-		return new DefaultDistributeLock(backend, LEASE, true, this.events, null);
-	}
-
-	/**
-	 * Loads the scripts of a request's kind into the server before the traffic is
-	 * delayed.
-	 */
-	private static void warm(DefaultDistributeLock lock, LockRequest request) throws Exception {
-		lock.tryAcquire(request).orElseThrow().close();
-	}
-
-	private static AtomicBoolean onLost(LockHandle handle) {
-		AtomicBoolean told = new AtomicBoolean();
-		handle.onLost((lost) -> told.set(true));
-		return told;
 	}
 
 	private static Claim unique(String key, LockKind kind) {
