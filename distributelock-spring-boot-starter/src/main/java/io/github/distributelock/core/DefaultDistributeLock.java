@@ -181,14 +181,25 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		}
 		catch (InterruptedException ex) {
 			// Nothing is left in the store: what the attempt in flight takes is given
-			// back before the caller hears of the interrupt.
+			// back, and the caller hears of the interrupt once it has been, or at its
+			// deadline at the latest. A store that does not answer (a ZooKeeper release
+			// waiting for the reconnection, a JDBC one for a pooled connection) kept it
+			// for as long: the give-back goes on without it, retried in the background if
+			// it fails, and the key stays gated here until it has been answered. The
+			// caller's thread runs none of it: await() handed its tasks on.
 			acquisition.fail(new CancellationException("interrupted"));
-			awaitQuietly(callerRuns, acquisition.settled());
+			Deadline deadline = acquisition.deadline();
+			deadline.awaitUninterruptibly(acquisition.settled());
 			HeldLock takenAnyway = acquisition.result().exceptionally((failure) -> null).getNow(null);
 			if (takenAnyway != null) {
-				// The attempt in flight took it as the interrupt came.
-				CallerRuns releasing = this.store.callerRuns();
-				awaitQuietly(releasing, takenAnyway.releaseAll(releasing.forRelease()));
+				// The attempt in flight took it as the interrupt came; released on the
+				// store's threads, which go on if the caller leaves at its deadline.
+				deadline.awaitUninterruptibly(takenAnyway.releaseAll(null).whenComplete((released, failure) -> {
+					if (failure != null) {
+						logger.debug("Gave back lock '" + key + "' of an interrupted acquisition with a failure",
+								failure);
+					}
+				}));
 			}
 			Thread.interrupted();
 			InterruptedException interrupted = new InterruptedException(
@@ -483,15 +494,6 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		catch (RuntimeException ex) {
 			logger.warn("Could not release lock '" + lock.key + "' at shutdown", ex);
 			return CompletableFuture.failedFuture(ex);
-		}
-	}
-
-	private static void awaitQuietly(CallerRuns callerRuns, CompletableFuture<?> settled) {
-		try {
-			callerRuns.awaitUninterruptibly(settled);
-		}
-		catch (ExecutionException ex) {
-			logger.debug("An interrupted acquisition ended with a failure", ex);
 		}
 	}
 

@@ -13,8 +13,6 @@ import java.util.function.Supplier;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockMode;
 import io.github.distributelock.LockRequest;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,8 +25,6 @@ import org.jspecify.annotations.Nullable;
  * {@link MultiKeyLocks}.
  */
 final class MultiKeyBatches {
-
-	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
 
 	private static final Executor SAME_THREAD = Runnable::run;
 
@@ -95,15 +91,13 @@ final class MultiKeyBatches {
 			return Optional.of(entered.handle(request, taken));
 		}
 		catch (InterruptedException ex) {
-			// Nothing is left in the store: what the attempt in flight takes is given
-			// back before the caller hears of the interrupt.
+			// Nothing is left in the store, and the caller waits for that until its
+			// deadline at most, as for one key (DefaultDistributeLock.tryAcquire).
 			acquisition.fail(new CancellationException("interrupted"));
-			awaitQuietly(callerRuns, acquisition.settled());
+			deadline.awaitUninterruptibly(acquisition.settled());
 			List<HeldLock> takenAnyway = acquisition.result().exceptionally((failure) -> null).getNow(null);
 			if (takenAnyway != null) {
-				CallerRuns releasing = this.parts.store().callerRuns();
-				awaitQuietly(releasing,
-						MultiKeyRelease.releaseTogether(this.parts.store(), takenAnyway, releasing.forRelease()));
+				deadline.awaitUninterruptibly(MultiKeyRelease.releaseTogether(this.parts.store(), takenAnyway, null));
 			}
 			entered.giveBackReentered();
 			Thread.interrupted();
@@ -258,15 +252,6 @@ final class MultiKeyBatches {
 				(callerExecutor != null) ? bounded.on(callerExecutor) : bounded, taken.leaseTime(), deadline,
 				reentrancyOwner, taken.minimumHold(), taken.skipsWhenBusy(), taken.owner() != null);
 		return new BatchMembers.Member(slot, wanted, tracker);
-	}
-
-	private static void awaitQuietly(CallerRuns callerRuns, CompletableFuture<?> settled) {
-		try {
-			callerRuns.awaitUninterruptibly(settled);
-		}
-		catch (ExecutionException ex) {
-			logger.debug("An interrupted multi-key acquisition ended with a failure", ex);
-		}
 	}
 
 	/**

@@ -1,0 +1,202 @@
+package io.github.distributelock.core;
+
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import io.github.distributelock.Closeables;
+import io.github.distributelock.LockHandle;
+import io.github.distributelock.LockRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * A blocking caller interrupted while its attempt is in flight returns by its deadline
+ * even when the store answers neither the attempt nor the give-back release (a ZooKeeper
+ * release waiting for the reconnection, a JDBC one for a pooled connection, a Redis
+ * command timeout): the give-back goes on without it, the key stays gated in this JVM
+ * until the store has answered, and nothing is left in the store then.
+ */
+class InterruptedCallerHangingStoreTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(1);
+
+	/** The wait, plus room for a loaded machine. */
+	private static final Duration WAIT_BOUND = WAIT.plusSeconds(2);
+
+	private static final Duration BOUND = Duration.ofSeconds(10);
+
+	@RegisterExtension
+	final Closeables closeables = new Closeables();
+
+	private final MemoryLockBackend memory = new MemoryLockBackend();
+
+	private final HangingStore backend = new HangingStore(this.memory);
+
+	private final DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(this.backend));
+
+	@AfterEach
+	void letTheStoreAnswer() {
+		this.backend.attemptsAnswered.complete(null);
+		this.backend.releasesAnswered.complete(null);
+	}
+
+	@Test
+	void anInterruptedCallerWhoseGiveBackHangsReturnsByItsDeadline() throws Exception {
+		Outcome outcome = interruptedInItsAttempt(LockRequest.of("interrupt.giveback").withWaitTime(WAIT));
+		// The attempt in flight took the key as the interrupt came: its give-back hangs.
+		this.backend.attemptsAnswered.complete(null);
+		outcome.assertInterruptedWithin(WAIT_BOUND, "interrupt.giveback");
+		assertGatedUntilTheStoreAnswers("interrupt.giveback");
+	}
+
+	@Test
+	void anInterruptedCallerWhoseAttemptHangsReturnsByItsDeadline() throws Exception {
+		Outcome outcome = interruptedInItsAttempt(LockRequest.of("interrupt.attempt").withWaitTime(WAIT));
+		outcome.assertInterruptedWithin(WAIT_BOUND, "interrupt.attempt");
+		this.backend.attemptsAnswered.complete(null);
+		assertGatedUntilTheStoreAnswers("interrupt.attempt");
+	}
+
+	@Test
+	void anInterruptedMultiKeyCallerWhoseGiveBackHangsReturnsByItsDeadline() throws Exception {
+		LockRequest both = LockRequest.all(LockRequest.of("interrupt.all.a"), LockRequest.of("interrupt.all.b"))
+			.withWaitTime(WAIT);
+		Outcome outcome = interruptedInItsAttempt(both);
+		this.backend.attemptsAnswered.complete(null);
+		outcome.assertInterruptedWithin(WAIT_BOUND, "interrupt.all.a");
+		assertGatedUntilTheStoreAnswers("interrupt.all.a", "interrupt.all.b");
+	}
+
+	@Test
+	void anInterruptedMultiKeyCallerWhoseAttemptHangsReturnsByItsDeadline() throws Exception {
+		LockRequest both = LockRequest
+			.all(LockRequest.of("interrupt.all.attempt.a"), LockRequest.of("interrupt.all.attempt.b"))
+			.withWaitTime(WAIT);
+		Outcome outcome = interruptedInItsAttempt(both);
+		outcome.assertInterruptedWithin(WAIT_BOUND, "interrupt.all.attempt.a");
+		this.backend.attemptsAnswered.complete(null);
+		assertGatedUntilTheStoreAnswers("interrupt.all.attempt.a", "interrupt.all.attempt.b");
+	}
+
+	/** Starts a blocking call and interrupts it once its attempt is in flight. */
+	private Outcome interruptedInItsAttempt(LockRequest request) throws InterruptedException {
+		Outcome outcome = new Outcome();
+		Thread caller = new Thread(() -> {
+			Throwable thrown = catchThrowable(() -> this.lock.tryAcquire(request));
+			outcome.ended.complete(List.of(thrown, Thread.currentThread().isInterrupted()));
+		}, "interrupted-caller");
+		caller.setDaemon(true);
+		caller.start();
+		assertThat(this.backend.attemptSent.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		caller.interrupt();
+		return outcome;
+	}
+
+	private void assertGatedUntilTheStoreAnswers(String... keys) throws Exception {
+		for (String key : keys) {
+			await().atMost(BOUND).until(() -> this.memory.isLocked(key));
+		}
+		assertThat(localLocks().size()).as("keys gated in this JVM until the store answers the give-back")
+			.isEqualTo(keys.length);
+		this.backend.releasesAnswered.complete(null);
+		for (String key : keys) {
+			await().atMost(BOUND).until(() -> !this.memory.isLocked(key));
+		}
+		await().atMost(BOUND).until(() -> localLocks().size() == 0);
+		for (String key : keys) {
+			assertThat(this.lock.tryAcquire(key, Duration.ZERO, null)).as("the key is free")
+				.hasValueSatisfying(LockHandle::close);
+		}
+	}
+
+	private LocalLocks localLocks() throws ReflectiveOperationException {
+		// The table is private to the facade; its size shows the keys still gated.
+		Field locks = DefaultDistributeLock.class.getDeclaredField("locks");
+		locks.setAccessible(true);
+		return (LocalLocks) locks.get(this.lock);
+	}
+
+	private static final class Outcome {
+
+		/** What the call threw, and whether the caller's interrupt flag was set after. */
+		final CompletableFuture<List<Object>> ended = new CompletableFuture<>();
+
+		void assertInterruptedWithin(Duration bound, String key) {
+			List<Object> outcome = assertTimeoutPreemptively(bound, () -> this.ended.get());
+			assertThat(outcome.get(0)).as("not a store failure").isInstanceOf(InterruptedException.class);
+			assertThat(((Throwable) outcome.get(0)).getMessage()).contains(key);
+			assertThat(outcome.get(1)).as("the interrupt flag, cleared").isEqualTo(false);
+		}
+
+	}
+
+	/**
+	 * Applies an attempt only once {@link #attemptsAnswered} completes, and answers a
+	 * release only once {@link #releasesAnswered} completes, as a store in an outage
+	 * does.
+	 */
+	static final class HangingStore extends ForwardingLockBackend implements MultiKeyLockBackend {
+
+		private final MemoryLockBackend memory;
+
+		final CountDownLatch attemptSent = new CountDownLatch(1);
+
+		final CompletableFuture<Void> attemptsAnswered = new CompletableFuture<>();
+
+		final CompletableFuture<Void> releasesAnswered = new CompletableFuture<>();
+
+		HangingStore(MemoryLockBackend memory) {
+			super(memory);
+			this.memory = memory;
+		}
+
+		@Override
+		public String name() {
+			return "hanging";
+		}
+
+		@Override
+		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+			return attempt(() -> this.delegate.tryAcquire(claim, lease));
+		}
+
+		@Override
+		public boolean batches(List<Claim> claims) {
+			return this.memory.batches(claims);
+		}
+
+		@Override
+		public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
+			return attempt(() -> this.memory.tryAcquireAll(claims, leases));
+		}
+
+		private <T> CompletionStage<T> attempt(Supplier<CompletionStage<T>> attempt) {
+			this.attemptSent.countDown();
+			return this.attemptsAnswered.thenCompose((answered) -> attempt.get());
+		}
+
+		@Override
+		public CompletionStage<Boolean> release(Claim claim) {
+			return this.releasesAnswered.thenCompose((answered) -> this.delegate.release(claim));
+		}
+
+		@Override
+		public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
+			return this.releasesAnswered.thenCompose((answered) -> this.memory.releaseAll(claims));
+		}
+
+	}
+
+}
