@@ -261,7 +261,12 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 				awaitRelease(handOver.next());
 			}
 		}, this.executor);
-		return handedOver.thenApply(HandOverLockBackend.HandOver::released);
+		// Not sent, as the releases the next claim must send first were not answered by
+		// its deadline: the holder's lock is released as any.
+		return handedOver.thenApply(HandOverLockBackend.HandOver::released)
+			.exceptionallyCompose((failure) -> (StoreCalls.unwrap(failure) instanceof AttemptNotSent)
+					? this.parts.store().release(holder, holderLeaseEndNanos)
+					: CompletableFuture.failedFuture(failure));
 	}
 
 	@Override

@@ -357,19 +357,19 @@ final class StoreCalls {
 	 * holder's release is retried in the background until {@code holderLeaseEndNanos}, as
 	 * after a failed {@link #release release}, and the stage completes exceptionally at
 	 * once. The holder's release and the next claim's give-back are both owner-checked,
-	 * so they are safe whether or not the store applied the hand-over.
-	 * <p>
-	 * The wait for the releases the next claim must send first is not bounded by its
-	 * caller's deadline, as its attempt's is: the hand-over is also the holder's release,
-	 * which would fail for a deadline not its own.
+	 * so they are safe whether or not the store applied the hand-over. The wait for the
+	 * releases the next claim must send first ends at its caller's deadline, as its
+	 * attempt's does: the hand-over is then not sent and fails with
+	 * {@link AttemptNotSent}, and the holder's release is its caller's to send.
 	 */
 	CompletableFuture<HandOverLockBackend.HandOver> handOver(LockBackend.Claim holder, LockBackend.Claim next,
 			Duration lease, @Nullable Long holderLeaseEndNanos) {
-		return (this.retries.anyPending() ? afterPendingReleases(next, List.of(next), null,
-				() -> handOverOnce(holder, next, lease), (answer) -> answer.next().acquired())
+		return (this.retries.anyPending()
+				? afterPendingReleases(next, List.of(next), releasesBound(next, true),
+						() -> handOverOnce(holder, next, lease), (answer) -> answer.next().acquired())
 				: handOverOnce(holder, next, lease))
 			.whenComplete((handedOver, failure) -> {
-				if (failure != null) {
+				if (failure != null && !(unwrap(failure) instanceof AttemptNotSent)) {
 					this.retries.retry(holder.on(null), holderLeaseEndNanos, failure);
 				}
 			});
