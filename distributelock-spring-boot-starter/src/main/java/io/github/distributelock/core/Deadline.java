@@ -78,8 +78,9 @@ public final class Deadline {
 
 	/**
 	 * Waits for {@code work} until this deadline, whatever the interrupt flag, which is
-	 * set again at the end if it was set at any point: for releases at shutdown, which
-	 * must be waited for, but not for ever.
+	 * set again at the end if it was set at any point: for releases at shutdown, and the
+	 * give-back of an interrupted caller's attempt, which must be waited for, but not for
+	 * ever.
 	 * @return whether {@code work} completed, normally or not
 	 */
 	boolean awaitUninterruptibly(CompletableFuture<?> work) {
