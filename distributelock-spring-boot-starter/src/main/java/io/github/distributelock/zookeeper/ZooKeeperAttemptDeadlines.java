@@ -1,5 +1,6 @@
 package io.github.distributelock.zookeeper;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -31,6 +32,13 @@ import org.jspecify.annotations.Nullable;
  * A client that has never been connected is starting up: its attempts wait for its first
  * connection, as before.
  * <p>
+ * A server that is hung but connected (it keeps the connection open and never answers)
+ * leaves the client calling itself connected until it has heard nothing for two thirds of
+ * the session timeout (40 s with a session of a minute): an attempt not answered by its
+ * deadline plus the client's connection timeout, the longest the client is configured to
+ * wait for the server to be reachable, answers then with an operation timeout, whatever
+ * the client believes of its connection.
+ * <p>
  * A request that lost its connection may still be sent once the client is connected again
  * on the same session, and its node lives as long as that session: held by nobody, it
  * would keep every other instance out. So once an abandoned attempt answers late, what it
@@ -38,9 +46,11 @@ import org.jspecify.annotations.Nullable;
  * nothing). Releases are owner-checked, so this is safe whatever the engine's own
  * give-back release did meanwhile.
  * <p>
- * While the client is connected, an attempt costs an entry in a set and one more future:
- * a timer is set only for the attempts in flight when the connection drops, or sent while
- * it is down.
+ * While the client is connected, an attempt costs an entry in a set, one more future and
+ * an entry in the session's list of deadlines, which sets a timer only when it comes
+ * before every other (the connection timeout after the deadline: rarely); a timer for the
+ * deadline itself is set only for the attempts in flight when the connection drops, or
+ * sent while it is down.
  */
 final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 
@@ -125,6 +135,7 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 		if (!this.session.isConnected()) {
 			bounded.arm();
 		}
+		bounded.bindUnanswered();
 		return bounded.outcome;
 	}
 
@@ -199,6 +210,10 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 		return KeeperException.create(KeeperException.Code.CONNECTIONLOSS, keys(claims));
 	}
 
+	private static KeeperException unanswered(List<Claim> claims) {
+		return KeeperException.create(KeeperException.Code.OPERATIONTIMEOUT, keys(claims));
+	}
+
 	/** The keys joined by commas, as a multi-key request names them. */
 	private static String keys(List<Claim> claims) {
 		return (claims.size() == 1) ? claims.get(0).key() : String.join(",", claims.stream().map(Claim::key).toList());
@@ -246,6 +261,31 @@ final class ZooKeeperAttemptDeadlines implements ConnectionStateListener {
 			due.thenRun(this::due);
 			ZooKeeperAttemptDeadlines.this.session.deadlines().expireAt(due, this.deadline);
 			// Its entry goes as soon as the attempt answers.
+			this.outcome.whenComplete((result, failure) -> due.cancel(false));
+		}
+
+		/**
+		 * Sets a deadline the client's connection timeout after the claim's (counted from
+		 * now if that has passed), which ends the attempt then whether the client calls
+		 * itself connected or not: a hung server answers nothing, and the client hears of
+		 * it only after two thirds of its session timeout.
+		 */
+		void bindUnanswered() {
+			if (this.outcome.isDone()) {
+				return;
+			}
+			Duration connectionTimeout = Duration.ofMillis(
+					ZooKeeperAttemptDeadlines.this.session.client().getZookeeperClient().getConnectionTimeoutMs());
+			Deadline unansweredAt = Deadline.after(this.deadline.remaining().plus(connectionTimeout));
+			CompletableFuture<Void> due = new CompletableFuture<>();
+			// On the session's timer thread, never the client's event thread. Not when
+			// the backend closes, which ends every wait early.
+			due.thenRun(() -> {
+				if (unansweredAt.hasPassed()) {
+					this.outcome.completeExceptionally(unanswered(this.claims));
+				}
+			});
+			ZooKeeperAttemptDeadlines.this.session.deadlines().expireAt(due, unansweredAt);
 			this.outcome.whenComplete((result, failure) -> due.cancel(false));
 		}
 

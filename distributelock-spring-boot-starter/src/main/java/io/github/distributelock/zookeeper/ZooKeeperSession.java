@@ -143,7 +143,11 @@ final class ZooKeeperSession {
 	/**
 	 * Runs {@code operation} again when it failed because the connection dropped, once
 	 * the client is connected again (within its connection timeout), as Curator's own
-	 * retries would: each run reads and writes on one handle, so one session.
+	 * retries would: each run reads and writes on one handle, so one session. A client
+	 * not connected at the first run is waited for in the same way first: ZooKeeper's
+	 * client would queue the request until its try to connect fails, which takes the
+	 * whole session timeout against a server that accepts the connection and never
+	 * answers, before the connection timeout of the retry.
 	 */
 	<T> CompletableFuture<T> retriedOnReconnection(Supplier<CompletableFuture<T>> operation) {
 		return retriedOnReconnection(operation, RECONNECTION_RETRIES, null);
@@ -162,10 +166,19 @@ final class ZooKeeperSession {
 
 	private <T> CompletableFuture<T> retriedOnReconnection(Supplier<CompletableFuture<T>> operation, int retries,
 			@Nullable Runnable awaitingReconnection) {
+		if (!isConnected()) {
+			return connected(awaitingReconnection)
+				.thenCompose((connected) -> runRetriedOnReconnection(operation, retries, awaitingReconnection));
+		}
+		return runRetriedOnReconnection(operation, retries, awaitingReconnection);
+	}
+
+	private <T> CompletableFuture<T> runRetriedOnReconnection(Supplier<CompletableFuture<T>> operation, int retries,
+			@Nullable Runnable awaitingReconnection) {
 		return operation.get().exceptionallyCompose((failure) -> {
 			if (retries > 0 && unwrap(failure) instanceof KeeperException.ConnectionLossException) {
 				return connected(awaitingReconnection)
-					.thenCompose((connected) -> retriedOnReconnection(operation, retries - 1, awaitingReconnection));
+					.thenCompose((connected) -> runRetriedOnReconnection(operation, retries - 1, awaitingReconnection));
 			}
 			return CompletableFuture.failedFuture(failure);
 		});
