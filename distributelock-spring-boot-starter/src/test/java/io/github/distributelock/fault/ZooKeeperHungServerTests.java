@@ -68,6 +68,14 @@ class ZooKeeperHungServerTests {
 	@RegisterExtension
 	final Closeables closeables = new Closeables();
 
+	/**
+	 * A caller whose attempt goes into the hung server, on a free key or one another
+	 * client holds: a round trip that never ends cannot bound it, so the bound is its
+	 * wait plus the client's connection timeout, the longest the client is configured to
+	 * wait for the server to be reachable, far below the client's read timeout here. Once
+	 * the server answers, what the abandoned attempt took is given back and the same lock
+	 * takes the key.
+	 */
 	@ParameterizedTest(name = "held by another: {0}")
 	@ValueSource(booleans = { false, true })
 	void callerBehindAHungServerFailsByItsDeadlineAndTheKeyIsTakenOnceItAnswers(boolean held) throws Exception {
@@ -112,6 +120,13 @@ class ZooKeeperHungServerTests {
 		assertThat(caller.heldLocks()).isEmpty();
 	}
 
+	/**
+	 * A holder behind the hung server hears of its loss when Curator declares the session
+	 * lost: a read timeout after the last answer, then a session timeout; closing the
+	 * lost handle fails within the connection timeout, told with the key; the server
+	 * expires the session and its node, and once it answers again the same lock takes the
+	 * key and leaves nothing behind.
+	 */
 	@Test
 	void holderBehindAHungServerHearsOfItsLossAndTakesTheKeyAgainOnceItAnswers() throws Exception {
 		TcpProxy proxy = this.closeables.add(TcpProxy.start(zooKeeper.port()));
@@ -140,6 +155,9 @@ class ZooKeeperHungServerTests {
 					+ releaseMillis + " ms with " + releaseFailure);
 			assertThat(lossMillis).isLessThanOrEqualTo(READ_TIMEOUT.plus(SESSION_TIMEOUT).plus(SLACK).toMillis());
 			assertThat(releaseMillis).isLessThanOrEqualTo(CONNECTION_TIMEOUT.plus(SLACK).toMillis());
+			if (releaseFailure != null) {
+				assertThat(releaseFailure).hasMessageContaining(key).hasMessageContaining("zookeeper");
+			}
 			await().atMost(SESSION_TIMEOUT.multipliedBy(2)).until(() -> !isLocked(key));
 		}
 		finally {
