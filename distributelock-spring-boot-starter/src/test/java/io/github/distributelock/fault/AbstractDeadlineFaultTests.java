@@ -80,6 +80,15 @@ abstract class AbstractDeadlineFaultTests {
 		return ROUND_TRIP;
 	}
 
+	/**
+	 * Waits until the caller on {@code callerPort}, cut off from the store while it waits
+	 * for a busy key, has found out: two more attempts, which fail while the store is
+	 * away.
+	 */
+	protected void awaitCallerCutOff(int callerPort, CountingLockBackend caller, int attemptsBefore, Duration wait) {
+		await().atMost(wait).until(() -> caller.acquireAttempts.get() >= attemptsBefore + 2);
+	}
+
 	@AfterEach
 	void closeAll() throws Exception {
 		this.closeables.close();
@@ -182,7 +191,7 @@ abstract class AbstractDeadlineFaultTests {
 		long cut = System.nanoTime();
 		// Freed while the caller cannot hear of it: its wait or its next attempts fail.
 		held.close();
-		await().atMost(wait).until(() -> callerBackend.acquireAttempts.get() >= attemptsBefore + 2);
+		awaitCallerCutOff(proxy.port(), callerBackend, attemptsBefore, wait);
 		proxy.restore();
 		long restored = System.nanoTime();
 		try (LockHandle handle = acquired.get(wait.toMillis(), TimeUnit.MILLISECONDS).orElseThrow()) {

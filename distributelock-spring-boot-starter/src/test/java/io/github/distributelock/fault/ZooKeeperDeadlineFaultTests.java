@@ -1,8 +1,11 @@
 package io.github.distributelock.fault;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import io.github.distributelock.core.CountingLockBackend;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.zookeeper.EmbeddedZooKeeper;
 import io.github.distributelock.zookeeper.ZooKeeperLockBackend;
@@ -14,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A caller's deadline on a slow or vanishing ZooKeeper server.
@@ -27,6 +31,8 @@ class ZooKeeperDeadlineFaultTests extends AbstractDeadlineFaultTests {
 	private static final int BASE_RETRY_SLEEP_MILLIS = 100;
 
 	private static TestingServer server;
+
+	private final Map<Integer, CuratorFramework> clients = new ConcurrentHashMap<>();
 
 	@BeforeAll
 	static void startZooKeeper() throws Exception {
@@ -51,8 +57,24 @@ class ZooKeeperDeadlineFaultTests extends AbstractDeadlineFaultTests {
 			.build();
 		client.start();
 		closeAfter(client);
+		this.clients.put(port, client);
 		assertThat(client.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
 		return new ZooKeeperLockBackend(client);
+	}
+
+	/**
+	 * A caller whose watch of the holder's node was already in place when the connection
+	 * dropped keeps it: ZooKeeper sets it again once the client is back in its session,
+	 * and fires it then for a node deleted meanwhile. Such a caller makes no attempt
+	 * while the store is away, so its client's loss of the connection is what shows it is
+	 * cut off.
+	 */
+	@Override
+	protected void awaitCallerCutOff(int callerPort, CountingLockBackend caller, int attemptsBefore, Duration wait) {
+		CuratorFramework client = this.clients.get(callerPort);
+		await().atMost(wait)
+			.until(() -> caller.acquireAttempts.get() >= attemptsBefore + 2
+					|| !client.getZookeeperClient().isConnected());
 	}
 
 	@Override
