@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -186,9 +185,7 @@ class GiveBackPastTheDeadlineTests {
 	 * {@link #hang} completes, as a store in an outage does. Counts attempts sent while a
 	 * release sent before is unanswered.
 	 */
-	static final class HangingReleases extends ForwardingLockBackend implements MultiKeyLockBackend {
-
-		private final MemoryLockBackend memory;
+	static final class HangingReleases extends ForwardingMultiKeyLockBackend {
 
 		final AtomicInteger failAttempts = new AtomicInteger(1);
 
@@ -206,7 +203,6 @@ class GiveBackPastTheDeadlineTests {
 
 		HangingReleases(MemoryLockBackend memory) {
 			super(memory);
-			this.memory = memory;
 		}
 
 		@Override
@@ -215,21 +211,7 @@ class GiveBackPastTheDeadlineTests {
 		}
 
 		@Override
-		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
-			return attempt(() -> this.delegate.tryAcquire(claim, lease));
-		}
-
-		@Override
-		public boolean batches(List<Claim> claims) {
-			return this.memory.batches(claims);
-		}
-
-		@Override
-		public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
-			return attempt(() -> this.memory.tryAcquireAll(claims, leases));
-		}
-
-		private <T> CompletionStage<T> attempt(Supplier<CompletionStage<T>> attempt) {
+		protected <T> CompletionStage<T> sendAttempt(Supplier<CompletionStage<T>> attempt) {
 			if (this.releasesUnanswered.get() > 0) {
 				this.attemptsBeforeAReleaseAnswered.incrementAndGet();
 			}
@@ -242,16 +224,7 @@ class GiveBackPastTheDeadlineTests {
 		}
 
 		@Override
-		public CompletionStage<Boolean> release(Claim claim) {
-			return release(() -> this.delegate.release(claim));
-		}
-
-		@Override
-		public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
-			return release(() -> this.memory.releaseAll(claims));
-		}
-
-		private <T> CompletionStage<T> release(Supplier<CompletionStage<T>> release) {
+		protected <T> CompletionStage<T> sendRelease(Supplier<CompletionStage<T>> release) {
 			if (this.failReleases.getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
 				return failed();
 			}

@@ -147,9 +147,7 @@ class InterruptedCallerHangingStoreTests {
 	 * release only once {@link #releasesAnswered} completes, as a store in an outage
 	 * does.
 	 */
-	static final class HangingStore extends ForwardingLockBackend implements MultiKeyLockBackend {
-
-		private final MemoryLockBackend memory;
+	static final class HangingStore extends ForwardingMultiKeyLockBackend {
 
 		final CountDownLatch attemptSent = new CountDownLatch(1);
 
@@ -159,7 +157,6 @@ class InterruptedCallerHangingStoreTests {
 
 		HangingStore(MemoryLockBackend memory) {
 			super(memory);
-			this.memory = memory;
 		}
 
 		@Override
@@ -168,33 +165,14 @@ class InterruptedCallerHangingStoreTests {
 		}
 
 		@Override
-		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
-			return attempt(() -> this.delegate.tryAcquire(claim, lease));
-		}
-
-		@Override
-		public boolean batches(List<Claim> claims) {
-			return this.memory.batches(claims);
-		}
-
-		@Override
-		public CompletionStage<MultiKeyAcquireResult> tryAcquireAll(List<Claim> claims, List<Duration> leases) {
-			return attempt(() -> this.memory.tryAcquireAll(claims, leases));
-		}
-
-		private <T> CompletionStage<T> attempt(Supplier<CompletionStage<T>> attempt) {
+		protected <T> CompletionStage<T> sendAttempt(Supplier<CompletionStage<T>> attempt) {
 			this.attemptSent.countDown();
 			return this.attemptsAnswered.thenCompose((answered) -> attempt.get());
 		}
 
 		@Override
-		public CompletionStage<Boolean> release(Claim claim) {
-			return this.releasesAnswered.thenCompose((answered) -> this.delegate.release(claim));
-		}
-
-		@Override
-		public CompletionStage<List<Boolean>> releaseAll(List<Claim> claims) {
-			return this.releasesAnswered.thenCompose((answered) -> this.memory.releaseAll(claims));
+		protected <T> CompletionStage<T> sendRelease(Supplier<CompletionStage<T>> release) {
+			return this.releasesAnswered.thenCompose((answered) -> release.get());
 		}
 
 	}
