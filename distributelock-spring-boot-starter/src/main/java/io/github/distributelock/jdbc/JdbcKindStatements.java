@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -79,6 +80,13 @@ final class JdbcKindStatements {
 	final @Nullable LockStatement releaseNotifyWaited;
 
 	/**
+	 * Runs the transaction of an operation at {@code READ COMMITTED} (MariaDB and MySQL,
+	 * whose default {@code REPEATABLE READ} locks gaps that neighbouring keys insert
+	 * into), else {@code null}.
+	 */
+	private final @Nullable LockStatement readCommitted;
+
+	/**
 	 * The statements of {@code dialect} on {@code tableName}; the ones that first lock
 	 * the key's row with the variants of {@code rowWaits} that bound that wait.
 	 */
@@ -108,6 +116,20 @@ final class JdbcKindStatements {
 		this.permitsShrink = one(dialect, "permits-shrink.sql", tableName);
 		this.releaseNotify = optional(dialect, "release-notify.sql", tableName);
 		this.releaseNotifyWaited = optional(dialect, "release-notify-waited.sql", tableName);
+		this.readCommitted = optional(dialect, "read-committed.sql", tableName);
+	}
+
+	/**
+	 * Begins the transaction of an operation on {@code connection}, before its first
+	 * statement: at {@code READ COMMITTED} where the dialect asks for it (for that
+	 * transaction only, so the pooled connection keeps its isolation).
+	 */
+	void begin(Connection connection) throws SQLException {
+		if (this.readCommitted != null) {
+			try (Statement statement = connection.createStatement()) {
+				statement.execute(this.readCommitted.sql());
+			}
+		}
 	}
 
 	private static @Nullable LockStatement optional(JdbcLockDialect dialect, String file, String tableName) {

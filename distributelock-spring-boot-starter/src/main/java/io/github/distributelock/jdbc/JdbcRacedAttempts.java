@@ -30,7 +30,9 @@ final class JdbcRacedAttempts {
 	 * key's first insert cannot repeat, a deadlock rarely does twice. Three were too few
 	 * on a loaded CI machine: on a MariaDB whose tables held the rows of many earlier
 	 * tests, read, write and permit attempts on keys of their own lost three deadlocks in
-	 * a row twice in 960 attempts, and were refused free keys.
+	 * a row twice in 960 attempts, and were refused free keys. Those deadlocks were over
+	 * the gap locks of {@code REPEATABLE READ}, which the operations of those kinds no
+	 * longer take ({@link JdbcKindStatements#begin}).
 	 */
 	static final int ATTEMPTS = 5;
 

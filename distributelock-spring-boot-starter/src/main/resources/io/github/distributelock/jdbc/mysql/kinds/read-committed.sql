@@ -1,0 +1,11 @@
+-- The first statement of every operation of a fair, read/write or permit lock: the transaction
+-- that follows runs at READ COMMITTED, and the session's own isolation is left as it was (the
+-- level applies to the next transaction only). At the default REPEATABLE READ, InnoDB locked the
+-- gaps of an index beside the rows a statement read or deleted (the MAX over a key's holders or
+-- permit slots in word-take-holders.sql and its kin, the delete of a permit slot by owner), gaps
+-- that the first row of the neighbouring key is inserted into: an attempt on a free key waited
+-- for an operation on the key before it, and the attempts of neighbouring keys, each waiting so
+-- for the other, deadlocked and were refused. Under the key's row lock (word-lock.sql) every
+-- statement of an operation sees what the operations of the key before it committed, as on
+-- PostgreSQL, where the same statements run at its default READ COMMITTED; gaps need no lock.
+SET TRANSACTION ISOLATION LEVEL READ COMMITTED
