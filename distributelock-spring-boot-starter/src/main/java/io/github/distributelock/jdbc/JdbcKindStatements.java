@@ -13,6 +13,8 @@ import java.util.Map;
 import io.github.distributelock.core.LockKind;
 import io.github.distributelock.jdbc.JdbcRowLockWaits.Bounded;
 import io.github.distributelock.jdbc.JdbcRowLockWaits.RowWait;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * runs them: in order, on the one connection (and transaction) of that operation.
  */
 final class JdbcKindStatements {
+
+	private static final Log logger = LogFactory.getLog(JdbcKindStatements.class);
 
 	final Bounded wordInsert;
 
@@ -87,6 +91,12 @@ final class JdbcKindStatements {
 	private final @Nullable LockStatement readCommitted;
 
 	/**
+	 * Whether the database refused a write at {@code READ COMMITTED}: its binary log is
+	 * statement-based, which InnoDB does not write at that level.
+	 */
+	private volatile boolean readCommittedRefused;
+
+	/**
 	 * The statements of {@code dialect} on {@code tableName}; the ones that first lock
 	 * the key's row with the variants of {@code rowWaits} that bound that wait.
 	 */
@@ -125,11 +135,41 @@ final class JdbcKindStatements {
 	 * transaction only, so the pooled connection keeps its isolation).
 	 */
 	void begin(Connection connection) throws SQLException {
-		if (this.readCommitted != null) {
+		if (this.readCommitted != null && !this.readCommittedRefused) {
 			try (Statement statement = connection.createStatement()) {
 				statement.execute(this.readCommitted.sql());
 			}
 		}
+	}
+
+	/**
+	 * Whether {@code failure} is the database's refusal to write at
+	 * {@code READ COMMITTED} (error 1665, {@code binlog_format=STATEMENT}): the
+	 * operations then run at the session's own isolation, where neighbouring keys may
+	 * deadlock again, rather than fail, and the operation that failed, which changed
+	 * nothing, is made again.
+	 */
+	boolean refusedReadCommitted(RuntimeException failure, String key) {
+		if (this.readCommitted == null || !statementBasedBinaryLog(failure)) {
+			return false;
+		}
+		if (!this.readCommittedRefused) {
+			this.readCommittedRefused = true;
+			logger.warn("The database refused a write of lock '" + key + "' at READ COMMITTED, as its binary log is "
+					+ "statement-based (binlog_format=STATEMENT): the fair, read/write and permit locks run at the "
+					+ "session's isolation instead, where attempts on neighbouring keys may deadlock. Set "
+					+ "binlog_format to ROW or MIXED. " + failure.getMessage());
+		}
+		return true;
+	}
+
+	private static boolean statementBasedBinaryLog(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SQLException sql && sql.getErrorCode() == 1665) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static @Nullable LockStatement optional(JdbcLockDialect dialect, String file, String tableName) {

@@ -348,6 +348,18 @@ final class JdbcLockKinds {
 	 * most, and is then rolled back.
 	 */
 	private <T> T inTransaction(Claim claim, String operation, SessionWork<T> work) {
+		try {
+			return inTransactionOnce(claim, operation, work);
+		}
+		catch (RuntimeException ex) {
+			if (!this.sql.refusedReadCommitted(ex, claim.key())) {
+				throw ex;
+			}
+			return inTransactionOnce(claim, operation, work);
+		}
+	}
+
+	private <T> T inTransactionOnce(Claim claim, String operation, SessionWork<T> work) {
 		RowWait wait = this.repository.rowWaits().bound(claim.deadline());
 		return this.tables.explained(() -> this.repository
 			.onConnection(operation + " " + claim.kind().withArticle() + " lock", true, (connection) -> {
