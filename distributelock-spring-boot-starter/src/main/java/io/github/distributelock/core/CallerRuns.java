@@ -3,6 +3,7 @@ package io.github.distributelock.core;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -108,6 +109,36 @@ final class CallerRuns implements Executor {
 		return (callerExecutor instanceof CallerRuns callerRuns && callerRuns.endsWaitsOnly) ? null : callerExecutor;
 	}
 
+	/**
+	 * {@code claim} as the store gets it: without the executor of a caller that no longer
+	 * waits (an interrupt, its deadline, its call returned), so that a blocking store
+	 * runs the statement on its own threads. That executor hands its tasks to the lock
+	 * service's scheduler, whose two threads also run the watchdog: a statement waiting
+	 * there for a pooled connection, a row lock or a slow database held back the renewals
+	 * of every other lock, which could then be lost (the queue exit of a fair waiter
+	 * interrupted or ended at its deadline, the give-back of its attempt).
+	 * @param claim a claim about to reach the store
+	 * @return the claim, or the same claim with no caller's executor
+	 */
+	static LockBackend.Claim forStore(LockBackend.Claim claim) {
+		return (claim.callerExecutor() instanceof CallerRuns callerRuns && callerRuns.abandoned) ? claim.on(null)
+				: claim;
+	}
+
+	/**
+	 * {@code claims} as the store gets them: see {@link #forStore(LockBackend.Claim)}.
+	 * @param claims claims about to reach the store
+	 * @return the claims, or the same claims with no caller's executor
+	 */
+	static List<LockBackend.Claim> forStore(List<LockBackend.Claim> claims) {
+		for (LockBackend.Claim claim : claims) {
+			if (forStore(claim) != claim) {
+				return claims.stream().map(CallerRuns::forStore).toList();
+			}
+		}
+		return claims;
+	}
+
 	private static boolean isVirtual(Thread thread) {
 		if (IS_VIRTUAL == null) {
 			return false;
@@ -189,14 +220,20 @@ final class CallerRuns implements Executor {
 
 	/**
 	 * Runs tasks on the calling thread until {@code result} completes, and returns it.
+	 * @param interrupted ends the call when the thread is interrupted, before the tasks
+	 * queued for it are handed on: a store's poll for a wait among them then finds the
+	 * wait ended and sends nothing, instead of running its statement on the fallback
+	 * executor, the scheduler that also runs the watchdog
 	 * @throws InterruptedException if the thread is interrupted first; later tasks then
 	 * run on the fallback executor
 	 */
-	<T> T await(CompletableFuture<T> result) throws InterruptedException, ExecutionException {
+	<T> T await(CompletableFuture<T> result, Runnable interrupted) throws InterruptedException, ExecutionException {
 		this.caller = Thread.currentThread();
 		result.whenComplete((value, failure) -> wakeCaller());
 		while (!result.isDone()) {
 			if (Thread.interrupted()) {
+				this.abandoned = true;
+				interrupted.run();
 				abandon();
 				throw new InterruptedException();
 			}

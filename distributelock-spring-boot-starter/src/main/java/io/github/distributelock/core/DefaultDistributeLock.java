@@ -177,7 +177,10 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			throw ex;
 		}
 		try {
-			return Optional.ofNullable(callerRuns.await(acquisition.result())).map(HeldLock::newHandle);
+			return Optional
+				.ofNullable(callerRuns.await(acquisition.result(),
+						() -> acquisition.fail(new CancellationException("interrupted"))))
+				.map(HeldLock::newHandle);
 		}
 		catch (InterruptedException ex) {
 			// Nothing is left in the store: what the attempt in flight takes is given
@@ -186,8 +189,8 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			// waiting for the reconnection, a JDBC one for a pooled connection) kept it
 			// for as long: the give-back goes on without it, retried in the background if
 			// it fails, and the key stays gated here until it has been answered. The
-			// caller's thread runs none of it: await() handed its tasks on.
-			acquisition.fail(new CancellationException("interrupted"));
+			// caller's thread runs none of it: await() ended the call and handed its
+			// tasks on.
 			Deadline deadline = acquisition.deadline();
 			deadline.awaitUninterruptibly(acquisition.settled());
 			HeldLock takenAnyway = acquisition.result().exceptionally((failure) -> null).getNow(null);

@@ -83,7 +83,8 @@ final class MultiKeyBatches {
 				new BatchMembers(entered.members), deadline, callerRuns)
 			.start();
 		try {
-			List<HeldLock> taken = callerRuns.await(acquisition.result());
+			List<HeldLock> taken = callerRuns.await(acquisition.result(),
+					() -> acquisition.fail(new CancellationException("interrupted")));
 			if (taken == null) {
 				entered.giveBackReentered();
 				return Optional.empty();
@@ -92,8 +93,8 @@ final class MultiKeyBatches {
 		}
 		catch (InterruptedException ex) {
 			// Nothing is left in the store, and the caller waits for that until its
-			// deadline at most, as for one key (DefaultDistributeLock.tryAcquire).
-			acquisition.fail(new CancellationException("interrupted"));
+			// deadline at most, as for one key (DefaultDistributeLock.tryAcquire);
+			// await() ended the call.
 			deadline.awaitUninterruptibly(acquisition.settled());
 			List<HeldLock> takenAnyway = acquisition.result().exceptionally((failure) -> null).getNow(null);
 			if (takenAnyway != null) {

@@ -69,7 +69,7 @@ final class StoreCalls {
 	}
 
 	private CompletableFuture<AcquireResult> acquireOnce(LockBackend.Claim claim, Duration lease) {
-		return call(claim.key(), "acquire", () -> this.backend.tryAcquire(claim, storable(lease)));
+		return call(claim.key(), "acquire", () -> this.backend.tryAcquire(CallerRuns.forStore(claim), storable(lease)));
 	}
 
 	/**
@@ -177,8 +177,8 @@ final class StoreCalls {
 
 	private CompletableFuture<MultiKeyAcquireResult> acquireAllOnce(String keys, List<LockBackend.Claim> claims,
 			List<Duration> leases) {
-		return call(keys, "acquire",
-				() -> ((MultiKeyLockBackend) this.backend).tryAcquireAll(claims, storable(leases)));
+		return call(keys, "acquire", () -> ((MultiKeyLockBackend) this.backend)
+			.tryAcquireAll(CallerRuns.forStore(claims), storable(leases)));
 	}
 
 	/**
@@ -193,7 +193,7 @@ final class StoreCalls {
 			List<CompletableFuture<Boolean>> answers) {
 		CompletableFuture<List<Boolean>> batch;
 		try {
-			batch = ((MultiKeyLockBackend) this.backend).releaseAll(claims).toCompletableFuture();
+			batch = ((MultiKeyLockBackend) this.backend).releaseAll(CallerRuns.forStore(claims)).toCompletableFuture();
 		}
 		catch (RuntimeException | Error ex) {
 			batch = CompletableFuture.failedFuture(ex);
@@ -227,7 +227,7 @@ final class StoreCalls {
 	CompletableFuture<Void> awaitRelease(LockBackend.Claim claim, AcquireResult lastAttempt, Deadline deadline) {
 		CompletableFuture<Void> stage;
 		try {
-			stage = this.backend.awaitRelease(claim, lastAttempt, deadline).toCompletableFuture();
+			stage = this.backend.awaitRelease(CallerRuns.forStore(claim), lastAttempt, deadline).toCompletableFuture();
 		}
 		catch (RuntimeException | Error ex) {
 			return CompletableFuture.failedFuture(failure(claim.key(), "wait for", ex));
@@ -254,14 +254,14 @@ final class StoreCalls {
 	}
 
 	CompletableFuture<Boolean> renew(LockBackend.Claim claim, Duration lease) {
-		return call(claim.key(), "renew", () -> this.backend.renew(claim, storable(lease)));
+		return call(claim.key(), "renew", () -> this.backend.renew(CallerRuns.forStore(claim), storable(lease)));
 	}
 
 	/**
 	 * Releases the lock once; a failure is only reported.
 	 */
 	CompletableFuture<Boolean> releaseOnce(LockBackend.Claim claim) {
-		return call(claim.key(), "release", () -> this.backend.release(claim));
+		return call(claim.key(), "release", () -> this.backend.release(CallerRuns.forStore(claim)));
 	}
 
 	/**
@@ -378,7 +378,8 @@ final class StoreCalls {
 	private CompletableFuture<HandOverLockBackend.HandOver> handOverOnce(LockBackend.Claim holder,
 			LockBackend.Claim next, Duration lease) {
 		HandOverLockBackend handOver = (HandOverLockBackend) this.backend;
-		return call(holder.key(), "hand over", () -> handOver.handOver(holder, next, storable(lease)));
+		return call(holder.key(), "hand over",
+				() -> handOver.handOver(CallerRuns.forStore(holder), CallerRuns.forStore(next), storable(lease)));
 	}
 
 	/**

@@ -25,7 +25,8 @@ class CallerRunsTests {
 		CompletableFuture<Thread> ranOn = answer.thenApplyAsync((released) -> Thread.currentThread(),
 				CallerRuns.continuation(callerRuns));
 		CompletableFuture.runAsync(() -> answer.complete("released"));
-		assertThat(callerRuns.await(ranOn)).isSameAs(Thread.currentThread());
+		assertThat(callerRuns.await(ranOn, () -> {
+		})).isSameAs(Thread.currentThread());
 	}
 
 	@Test
@@ -33,7 +34,8 @@ class CallerRunsTests {
 		ExecutorService closedScheduler = Executors.newSingleThreadExecutor();
 		closedScheduler.shutdown();
 		CallerRuns callerRuns = new CallerRuns(closedScheduler);
-		callerRuns.await(CompletableFuture.completedFuture(null));
+		callerRuns.await(CompletableFuture.completedFuture(null), () -> {
+		});
 		CompletableFuture<Thread> taskRanOn = new CompletableFuture<>();
 		callerRuns.execute(() -> taskRanOn.complete(Thread.currentThread()));
 		assertThat(taskRanOn).as("a task refused by the scheduler").isCompletedWithValue(Thread.currentThread());
