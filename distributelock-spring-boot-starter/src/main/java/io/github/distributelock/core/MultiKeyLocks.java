@@ -55,7 +55,16 @@ final class MultiKeyLocks {
 				taken.add(handle.get());
 			}
 		}
-		catch (InterruptedException | RuntimeException ex) {
+		catch (InterruptedException ex) {
+			// As for one key: the caller waits for the give-backs until its deadline at
+			// most; a store that does not answer them (a ZooKeeper release waiting for
+			// the reconnection, a JDBC one for a pooled connection) kept it a client
+			// timeout past it. They go on without it, and the keys stay gated here until
+			// they are answered.
+			deadline.awaitUninterruptibly(releaseInReverse(taken));
+			throw ex;
+		}
+		catch (RuntimeException ex) {
 			closeInReverse(taken);
 			throw ex;
 		}
