@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -42,9 +43,9 @@ class InterruptedCallerHangingStoreTests {
 
 	private final MemoryLockBackend memory = new MemoryLockBackend();
 
-	private final HangingStore backend = new HangingStore(this.memory);
+	private HangingStore backend = new HangingStore(this.memory, null);
 
-	private final DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(this.backend));
+	private DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(this.backend));
 
 	@AfterEach
 	void letTheStoreAnswer() {
@@ -88,6 +89,22 @@ class InterruptedCallerHangingStoreTests {
 		outcome.assertInterruptedWithin(WAIT_BOUND, "interrupt.all.attempt.a");
 		this.backend.attemptsAnswered.complete(null);
 		assertGatedUntilTheStoreAnswers("interrupt.all.attempt.a", "interrupt.all.attempt.b");
+	}
+
+	/**
+	 * Keys taken one after the other (a store that does not take them in one call): the
+	 * release of the key taken already must be waited for only until the deadline too.
+	 */
+	@Test
+	void anInterruptedMultiKeyCallerWhoseKeysAreTakenOneByOneReturnsByItsDeadline() throws Exception {
+		this.backend = new HangingStore(this.memory, "parts.a");
+		this.lock = this.closeables.add(new DefaultDistributeLock(this.backend));
+		LockRequest both = LockRequest.all(LockRequest.of("parts.a"), LockRequest.of("parts.b")).withWaitTime(WAIT);
+		Outcome outcome = interruptedInItsAttempt(both);
+		outcome.assertInterruptedWithin(WAIT_BOUND, "parts.b");
+		// The second key's attempt, answered late, took it: it is given back too.
+		this.backend.attemptsAnswered.complete(null);
+		assertGatedUntilTheStoreAnswers("parts.a", "parts.b");
 	}
 
 	/** Starts a blocking call and interrupts it once its attempt is in flight. */
@@ -145,7 +162,8 @@ class InterruptedCallerHangingStoreTests {
 	/**
 	 * Applies an attempt only once {@link #attemptsAnswered} completes, and answers a
 	 * release only once {@link #releasesAnswered} completes, as a store in an outage
-	 * does.
+	 * does; given a key answered at once, takes no keys in one call and answers that
+	 * key's attempts at once.
 	 */
 	static final class HangingStore extends ForwardingMultiKeyLockBackend {
 
@@ -155,8 +173,22 @@ class InterruptedCallerHangingStoreTests {
 
 		final CompletableFuture<Void> releasesAnswered = new CompletableFuture<>();
 
-		HangingStore(MemoryLockBackend memory) {
+		private final @Nullable String answeredAtOnce;
+
+		HangingStore(MemoryLockBackend memory, @Nullable String answeredAtOnce) {
 			super(memory);
+			this.answeredAtOnce = answeredAtOnce;
+		}
+
+		@Override
+		public boolean batches(List<Claim> claims) {
+			return this.answeredAtOnce == null && super.batches(claims);
+		}
+
+		@Override
+		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+			return claim.key().equals(this.answeredAtOnce) ? this.delegate.tryAcquire(claim, lease)
+					: super.tryAcquire(claim, lease);
 		}
 
 		@Override
