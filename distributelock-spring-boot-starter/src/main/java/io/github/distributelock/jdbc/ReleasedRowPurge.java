@@ -201,8 +201,10 @@ final class ReleasedRowPurge {
 		if (keys.isEmpty()) {
 			return new Batch(0, 0);
 		}
-		// In the order of the primary key, the order in which the attempts of every kind
-		// lock rows, so that the purge closes no cycle of lock waits with them.
+		// In the order of the primary key, the order in which the other statements lock
+		// several rows of one table (a key's holders or permit slots, scanned through the
+		// primary key). A batch locks rows of this one table only, so it closes no cycle of
+		// lock waits with an attempt, which locks one key's rows across the tables.
 		keys.sort(PRIMARY_KEY_ORDER);
 		List<?> values = (keys.get(0).length == 1) ? keys.stream().map((key) -> key[0]).toList() : keys;
 		try (PreparedStatement ps = this.repository.prepare(connection, delete,
