@@ -202,9 +202,9 @@ final class ReleasedRowPurge {
 			return new Batch(0, 0);
 		}
 		// In the order of the primary key, the order in which the other statements lock
-		// several rows of one table (a key's holders or permit slots, scanned through the
-		// primary key). A batch locks rows of this one table only, so it closes no cycle of
-		// lock waits with an attempt, which locks one key's rows across the tables.
+		// several rows of one table (a key's holders or permit slots, scanned through
+		// the primary key). A batch locks rows of this one table only, so it closes no
+		// cycle of lock waits with an attempt, which locks one key's rows across tables.
 		keys.sort(PRIMARY_KEY_ORDER);
 		List<?> values = (keys.get(0).length == 1) ? keys.stream().map((key) -> key[0]).toList() : keys;
 		try (PreparedStatement ps = this.repository.prepare(connection, delete,
