@@ -75,6 +75,11 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	}
 
 	@Override
+	Duration storeLease() {
+		return this.parts.watchdog().storeLease(this.request.fixedLease());
+	}
+
+	@Override
 	String describe() {
 		return "lock '" + key() + "'";
 	}
@@ -242,7 +247,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 			this.executor.execute(() -> acquired(admitted, attemptStart, lossReports));
 			return released;
 		}
-		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
+		Duration lease = storeLease();
 		CompletableFuture<HandOverLockBackend.HandOver> handedOver = this.parts.store()
 			.handOver(holder, this.request.claim(), lease, holderLeaseEndNanos);
 		StoreQueuePlace place = this.place;
@@ -288,7 +293,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		long attemptStart = System.nanoTime();
 		long lossReports = this.parts.losses().reports();
 		this.queued = this.request.claim().kind().queued();
-		Duration lease = this.parts.watchdog().storeLease(this.request.fixedLease());
+		Duration lease = storeLease();
 		CompletableFuture<AcquireResult> answer = this.parts.store()
 			.tryAcquire(this.request.claim(), lease, retrying());
 		if (this.queued) {

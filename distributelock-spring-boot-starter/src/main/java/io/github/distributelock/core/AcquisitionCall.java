@@ -75,6 +75,21 @@ abstract class AcquisitionCall<T, A> {
 	/** When the caller stops waiting. */
 	abstract Deadline deadline();
 
+	/** The longest lease the store is asked for. */
+	abstract Duration storeLease();
+
+	/**
+	 * When a blocking caller interrupted during this call stops waiting for what follows
+	 * (the attempt in flight, the give-back of what it took): at its deadline, and one
+	 * lease after the interrupt at most, since a caller with no deadline would otherwise
+	 * wait as long as a store that does not answer. Past that the give-back goes on
+	 * without it, retried if it fails, and the keys stay gated in this JVM until it has
+	 * been answered.
+	 */
+	Deadline interruptedWaitEnd() {
+		return deadline().atMost(storeLease());
+	}
+
 	/** One attempt at the store. */
 	abstract void attempt();
 

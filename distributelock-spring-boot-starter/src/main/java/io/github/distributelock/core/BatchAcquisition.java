@@ -1,6 +1,7 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -57,6 +58,11 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 	@Override
 	Deadline deadline() {
 		return this.deadline;
+	}
+
+	@Override
+	Duration storeLease() {
+		return Collections.max(this.members.storeLeases(this.parts.watchdog()));
 	}
 
 	@Override

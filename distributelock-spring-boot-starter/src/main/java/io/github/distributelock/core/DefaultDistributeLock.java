@@ -185,13 +185,14 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		catch (InterruptedException ex) {
 			// Nothing is left in the store: what the attempt in flight takes is given
 			// back, and the caller hears of the interrupt once it has been, or at its
-			// deadline at the latest. A store that does not answer (a ZooKeeper release
+			// deadline (or one lease) at the latest. A store that does not answer (a
+			// ZooKeeper release
 			// waiting for the reconnection, a JDBC one for a pooled connection) kept it
 			// for as long: the give-back goes on without it, retried in the background if
 			// it fails, and the key stays gated here until it has been answered. The
 			// caller's thread runs none of it: await() ended the call and handed its
 			// tasks on.
-			Deadline deadline = acquisition.deadline();
+			Deadline deadline = acquisition.interruptedWaitEnd();
 			deadline.awaitUninterruptibly(acquisition.settled());
 			HeldLock takenAnyway = acquisition.result().exceptionally((failure) -> null).getNow(null);
 			if (takenAnyway != null) {
@@ -253,6 +254,11 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			acquisition.fail((failure != null) ? failure
 					: new CancellationException("The caller completed the future of the acquisition"));
 		}
+	}
+
+	/** The lease the store is asked for, for a request with this fixed lease or none. */
+	Duration storeLease(@Nullable Duration fixedLease) {
+		return this.parts.watchdog().storeLease(fixedLease);
 	}
 
 	private Acquisition start(LocalLocks.Slot slot, LockRequest request, @Nullable Object reentrancyOwner,

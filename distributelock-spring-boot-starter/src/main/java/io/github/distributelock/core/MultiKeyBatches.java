@@ -93,12 +93,14 @@ final class MultiKeyBatches {
 		}
 		catch (InterruptedException ex) {
 			// Nothing is left in the store, and the caller waits for that until its
-			// deadline at most, as for one key (DefaultDistributeLock.tryAcquire);
+			// deadline (or one lease) at most, as for one key
+			// (DefaultDistributeLock.tryAcquire);
 			// await() ended the call.
-			deadline.awaitUninterruptibly(acquisition.settled());
+			Deadline waitEnd = acquisition.interruptedWaitEnd();
+			waitEnd.awaitUninterruptibly(acquisition.settled());
 			List<HeldLock> takenAnyway = acquisition.result().exceptionally((failure) -> null).getNow(null);
 			if (takenAnyway != null) {
-				deadline.awaitUninterruptibly(MultiKeyRelease.releaseTogether(this.parts.store(), takenAnyway, null));
+				waitEnd.awaitUninterruptibly(MultiKeyRelease.releaseTogether(this.parts.store(), takenAnyway, null));
 			}
 			entered.giveBackReentered();
 			Thread.interrupted();

@@ -1,5 +1,6 @@
 package io.github.distributelock.core;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -56,12 +57,13 @@ final class MultiKeyLocks {
 			}
 		}
 		catch (InterruptedException ex) {
-			// As for one key: the caller waits for the give-backs until its deadline at
-			// most; a store that does not answer them (a ZooKeeper release waiting for
+			// As for one key: the caller waits for the give-backs until its deadline (or
+			// one lease) at most; a store that does not answer them (a ZooKeeper release
+			// waiting for
 			// the reconnection, a JDBC one for a pooled connection) kept it a client
 			// timeout past it. They go on without it, and the keys stay gated here until
 			// they are answered.
-			deadline.awaitUninterruptibly(releaseInReverse(taken));
+			deadline.atMost(longestStoreLease(request, ordered)).awaitUninterruptibly(releaseInReverse(taken));
 			throw ex;
 		}
 		catch (RuntimeException ex) {
@@ -141,6 +143,15 @@ final class MultiKeyLocks {
 		List<LockRequest> ordered = new ArrayList<>(request.parts());
 		ordered.sort(BY_KEY);
 		return ordered;
+	}
+
+	private Duration longestStoreLease(LockRequest request, List<LockRequest> parts) {
+		Duration longest = Duration.ZERO;
+		for (LockRequest part : parts) {
+			Duration lease = this.lock.storeLease((part.leaseTime() != null) ? part.leaseTime() : request.leaseTime());
+			longest = (lease.compareTo(longest) > 0) ? lease : longest;
+		}
+		return longest;
 	}
 
 	/**

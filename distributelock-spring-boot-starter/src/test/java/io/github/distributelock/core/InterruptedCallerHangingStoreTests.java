@@ -38,6 +38,15 @@ class InterruptedCallerHangingStoreTests {
 
 	private static final Duration BOUND = Duration.ofSeconds(10);
 
+	/** A wait that does not end within the test: a caller without a deadline. */
+	private static final Duration NO_DEADLINE = Duration.ofDays(1);
+
+	/** The fixed lease of the callers without a deadline, which bounds their wait. */
+	private static final Duration LEASE = Duration.ofSeconds(1);
+
+	/** The lease, plus room for a loaded machine. */
+	private static final Duration LEASE_BOUND = LEASE.plusSeconds(2);
+
 	@RegisterExtension
 	final Closeables closeables = new Closeables();
 
@@ -107,6 +116,65 @@ class InterruptedCallerHangingStoreTests {
 		assertGatedUntilTheStoreAnswers("parts.a", "parts.b");
 	}
 
+	/**
+	 * Without a deadline the caller would wait as long as the store: it waits one lease
+	 * at most.
+	 */
+	@Test
+	void anInterruptedCallerWithoutADeadlineWhoseGiveBackHangsReturnsWithinOneLease() throws Exception {
+		Outcome outcome = interruptedInItsAttempt(
+				LockRequest.of("nodeadline.giveback").withWaitTime(NO_DEADLINE).withLeaseTime(LEASE));
+		this.backend.attemptsAnswered.complete(null);
+		outcome.assertInterruptedWithin(LEASE_BOUND, "nodeadline.giveback");
+		// The lock the attempt took has run out of its lease in the store by now.
+		assertGatedUntilTheReleasesAreAnswered("nodeadline.giveback");
+	}
+
+	@Test
+	void anInterruptedCallerWithoutADeadlineWhoseAttemptHangsReturnsWithinOneLease() throws Exception {
+		Outcome outcome = interruptedInItsAttempt(
+				LockRequest.of("nodeadline.attempt").withWaitTime(NO_DEADLINE).withLeaseTime(LEASE));
+		outcome.assertInterruptedWithin(LEASE_BOUND, "nodeadline.attempt");
+		this.backend.attemptsAnswered.complete(null);
+		assertGatedUntilTheStoreAnswers("nodeadline.attempt");
+	}
+
+	@Test
+	void anInterruptedMultiKeyCallerWithoutADeadlineWhoseAttemptHangsReturnsWithinOneLease() throws Exception {
+		LockRequest both = LockRequest.all(LockRequest.of("nodeadline.all.a"), LockRequest.of("nodeadline.all.b"))
+			.withWaitTime(NO_DEADLINE)
+			.withLeaseTime(LEASE);
+		Outcome outcome = interruptedInItsAttempt(both);
+		outcome.assertInterruptedWithin(LEASE_BOUND, "nodeadline.all.a");
+		this.backend.attemptsAnswered.complete(null);
+		assertGatedUntilTheStoreAnswers("nodeadline.all.a", "nodeadline.all.b");
+	}
+
+	/**
+	 * Keys taken one after the other: the second key's call and the first key's release
+	 * are each waited for one lease at most.
+	 */
+	@Test
+	void anInterruptedMultiKeyCallerWithoutADeadlineWhoseKeysAreTakenOneByOneReturnsWithinTwoLeases() throws Exception {
+		this.backend = new HangingStore(this.memory, "nodeadline.parts.a");
+		this.lock = this.closeables.add(new DefaultDistributeLock(this.backend));
+		LockRequest both = LockRequest.all(LockRequest.of("nodeadline.parts.a"), LockRequest.of("nodeadline.parts.b"))
+			.withWaitTime(NO_DEADLINE)
+			.withLeaseTime(LEASE);
+		Outcome outcome = interruptedInItsAttempt(both);
+		outcome.assertInterruptedWithin(LEASE_BOUND.plus(LEASE), "nodeadline.parts.b");
+		// The first key's lease may run out before or after its release is sent (lost,
+		// or gated until the release is answered): only the end is certain.
+		this.backend.attemptsAnswered.complete(null);
+		this.backend.releasesAnswered.complete(null);
+		await().atMost(BOUND).until(() -> localLocks().size() == 0);
+		for (String key : List.of("nodeadline.parts.a", "nodeadline.parts.b")) {
+			await().atMost(BOUND).until(() -> !this.memory.isLocked(key));
+			assertThat(this.lock.tryAcquire(key, Duration.ZERO, null)).as("the key is free")
+				.hasValueSatisfying(LockHandle::close);
+		}
+	}
+
 	/** Starts a blocking call and interrupts it once its attempt is in flight. */
 	private Outcome interruptedInItsAttempt(LockRequest request) throws InterruptedException {
 		Outcome outcome = new Outcome();
@@ -125,6 +193,10 @@ class InterruptedCallerHangingStoreTests {
 		for (String key : keys) {
 			await().atMost(BOUND).until(() -> this.memory.isLocked(key));
 		}
+		assertGatedUntilTheReleasesAreAnswered(keys);
+	}
+
+	private void assertGatedUntilTheReleasesAreAnswered(String... keys) throws Exception {
 		assertThat(localLocks().size()).as("keys gated in this JVM until the store answers the give-back")
 			.isEqualTo(keys.length);
 		this.backend.releasesAnswered.complete(null);
