@@ -425,11 +425,15 @@ final class JdbcLockRepository {
 	}
 
 	private RuntimeException translated(String task, SQLException ex) {
-		if (ex instanceof JdbcStatementTimeouts.TimedOut timedOut) {
-			return new QueryTimeoutException("A lock statement ran longer than the statement timeout of "
-					+ timedOut.timeout().toSeconds() + " s (distributelock.jdbc.statement-timeout) and was "
-					+ "cancelled: the database kept it waiting, such as for the row lock of a transaction whose "
-					+ "client stalled", ex);
+		if (ex instanceof JdbcStatementTimedOut timedOut) {
+			String timeout = "A lock statement ran longer than the statement timeout of "
+					+ timedOut.timeout().toSeconds() + " s (distributelock.jdbc.statement-timeout)";
+			return new QueryTimeoutException(timedOut.aborted()
+					? timeout + " and twice as long after it began "
+							+ "its connection was closed: the database did not answer (a frozen server, a lost network)"
+					: timeout + " and was cancelled: the database kept it waiting, such as for the row lock of a "
+							+ "transaction whose client stalled",
+					ex);
 		}
 		RuntimeException translated = this.exceptionTranslator.translate(task, null, ex);
 		return (translated != null) ? translated : new UncategorizedSQLException(task, null, ex);

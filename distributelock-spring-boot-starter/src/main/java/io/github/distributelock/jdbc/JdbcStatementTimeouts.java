@@ -1,5 +1,6 @@
 package io.github.distributelock.jdbc;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
@@ -31,6 +32,15 @@ import org.jspecify.annotations.Nullable;
  * the driver's {@code setQueryTimeout}, as a cancel from outside is a {@code KILL QUERY}
  * that could reach the connection's next statement. H2 ends the wait at its own lock
  * timeout.
+ * <p>
+ * A PostgreSQL server that does not answer at all (frozen, or behind a lost network)
+ * answers no cancel either: the cancel request goes out on a connection of its own to the
+ * same server. Without the driver's socket timeout the statement would then wait until
+ * the operating system gives its connection up, hours by default. So a statement still
+ * running at twice the timeout has its connection {@linkplain Connection#abort aborted},
+ * which ends its read; it fails with a connection error, on which the pool drops the
+ * connection. pgjdbc makes it wait for the cancel in flight first, which gives up at its
+ * {@code cancelSignalTimeout} (10 s by default).
  */
 final class JdbcStatementTimeouts {
 
@@ -45,7 +55,9 @@ final class JdbcStatementTimeouts {
 	 */
 	private static final long LONGEST_QUERY_TIMEOUT_SECONDS = Integer.MAX_VALUE / 1000;
 
-	/** How many cancel requests go out at once; each opens a connection of its own. */
+	/**
+	 * How many cancel requests, or aborts, go out at once; a cancel opens a connection.
+	 */
 	private static final int CANCELLING_THREADS = 4;
 
 	private final StatementBound bound;
@@ -63,8 +75,14 @@ final class JdbcStatementTimeouts {
 	 * Sends the cancel requests, off the timer's thread: a cancel opens a connection, and
 	 * the timer must not wait for one to serve the next deadline.
 	 */
-	private final ThreadPoolExecutor cancelling = new ThreadPoolExecutor(CANCELLING_THREADS, CANCELLING_THREADS, 30,
-			TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> daemon(task, "distributelock-jdbc-cancel"));
+	private final ThreadPoolExecutor cancelling = pool("distributelock-jdbc-cancel");
+
+	/**
+	 * Aborts connections, apart from the cancels: a cancel into a server that does not
+	 * answer waits for pgjdbc's {@code cancelSignalTimeout} (10 s by default), and the
+	 * aborts it calls for must not queue behind it.
+	 */
+	private final ThreadPoolExecutor aborting = pool("distributelock-jdbc-abort");
 
 	private final WaitDeadlines deadlines = new WaitDeadlines(this.timer);
 
@@ -74,8 +92,14 @@ final class JdbcStatementTimeouts {
 		this.bound = bound;
 		this.timer.setKeepAliveTime(1, TimeUnit.MINUTES);
 		this.timer.allowCoreThreadTimeOut(true);
-		this.cancelling.allowCoreThreadTimeOut(true);
 		timeout(JdbcLockBackend.Defaults.STATEMENT_TIMEOUT);
+	}
+
+	private static ThreadPoolExecutor pool(String name) {
+		ThreadPoolExecutor pool = new ThreadPoolExecutor(CANCELLING_THREADS, CANCELLING_THREADS, 30, TimeUnit.SECONDS,
+				new LinkedBlockingQueue<>(), (task) -> daemon(task, name));
+		pool.allowCoreThreadTimeOut(true);
+		return pool;
 	}
 
 	private static Thread daemon(Runnable task, String name) {
@@ -109,7 +133,8 @@ final class JdbcStatementTimeouts {
 
 	/**
 	 * Runs {@code work} on {@code statement}, ended if it runs past the timeout.
-	 * @throws TimedOut if the statement failed because it ran past its timeout
+	 * @throws JdbcStatementTimedOut if the statement failed because it ran past its
+	 * timeout
 	 */
 	<T> T run(PreparedStatement statement, StatementWork<T> work) throws SQLException {
 		Duration timeout = this.timeout;
@@ -121,17 +146,18 @@ final class JdbcStatementTimeouts {
 				return work.run(statement);
 			}
 			catch (SQLTimeoutException ex) {
-				throw new TimedOut(timeout, ex);
+				throw new JdbcStatementTimedOut(timeout, false, ex);
 			}
 		}
-		Watch watch = new Watch(statement, this.cancelling);
+		Watch watch = new Watch(statement, true);
 		this.deadlines.expireAt(watch, Deadline.after(timeout));
 		try {
 			return work.run(statement);
 		}
 		catch (SQLException ex) {
-			if (watch.cancelled && QUERY_CANCELED.equals(ex.getSQLState())) {
-				throw new TimedOut(timeout, ex);
+			boolean aborted = watch.aborted();
+			if (aborted || (watch.cancelled && QUERY_CANCELED.equals(ex.getSQLState()))) {
+				throw new JdbcStatementTimedOut(timeout, aborted, ex);
 			}
 			throw ex;
 		}
@@ -141,29 +167,48 @@ final class JdbcStatementTimeouts {
 	}
 
 	/**
-	 * The watch of one running statement: completed at its deadline, or when it ends.
-	 * Ended normally, not exceptionally: an exceptional end builds a
-	 * {@code CompletionException}, with its stack trace, for each stage that depends on
-	 * it, which cost PostgreSQL's {@code tryLock} 13 us per call here.
+	 * The watch of one running statement: completed at its deadline, or when it ends. At
+	 * the timeout it cancels the statement and watches it for as long again, as a second
+	 * watch that aborts the statement's connection at its deadline. Ended normally, not
+	 * exceptionally: an exceptional end builds a {@code CompletionException}, with its
+	 * stack trace, for each stage that depends on it, which cost PostgreSQL's
+	 * {@code tryLock} 13 us per call here.
 	 */
-	private static final class Watch extends CompletableFuture<Void> {
+	private final class Watch extends CompletableFuture<Void> {
 
 		private final PreparedStatement statement;
 
-		private final ThreadPoolExecutor cancelling;
+		/**
+		 * Whether the statement is cancelled at this watch's deadline, or its connection
+		 * aborted.
+		 */
+		private final boolean cancels;
+
+		private volatile @Nullable Watch next;
 
 		private volatile boolean ended;
 
 		private volatile boolean cancelled;
 
-		Watch(PreparedStatement statement, ThreadPoolExecutor cancelling) {
+		private volatile boolean aborted;
+
+		Watch(PreparedStatement statement, boolean cancels) {
 			this.statement = statement;
-			this.cancelling = cancelling;
+			this.cancels = cancels;
 		}
 
 		void end() {
 			this.ended = true;
 			complete(null);
+			Watch next = this.next;
+			if (next != null) {
+				next.end();
+			}
+		}
+
+		boolean aborted() {
+			Watch next = this.next;
+			return this.aborted || (next != null && next.aborted);
 		}
 
 		@Override
@@ -172,15 +217,33 @@ final class JdbcStatementTimeouts {
 				return false;
 			}
 			if (!this.ended) {
-				this.cancelled = true;
-				try {
-					this.cancelling.execute(this::cancel);
+				if (this.cancels) {
+					this.cancelled = true;
+					submit(JdbcStatementTimeouts.this.cancelling, this::cancel);
+					Watch next = new Watch(this.statement, false);
+					this.next = next;
+					// Read after next is set: either end() ends next, or this sees it
+					// ended.
+					if (!this.ended) {
+						JdbcStatementTimeouts.this.deadlines.expireAt(next,
+								Deadline.after(JdbcStatementTimeouts.this.timeout));
+					}
 				}
-				catch (RejectedExecutionException ex) {
-					logger.warn("Could not cancel a lock statement that ran past its timeout", ex);
+				else {
+					this.aborted = true;
+					submit(JdbcStatementTimeouts.this.aborting, this::abort);
 				}
 			}
 			return true;
+		}
+
+		private void submit(ThreadPoolExecutor executor, Runnable task) {
+			try {
+				executor.execute(task);
+			}
+			catch (RejectedExecutionException ex) {
+				logger.warn("Could not end a lock statement that ran past its timeout", ex);
+			}
 		}
 
 		/**
@@ -196,6 +259,28 @@ final class JdbcStatementTimeouts {
 			}
 		}
 
+		/**
+		 * Aborts the statement's connection, unless the statement ended meanwhile and its
+		 * connection may be another caller's already. pgjdbc's abort closes the socket,
+		 * here.
+		 */
+		private void abort() {
+			if (this.ended) {
+				return;
+			}
+			logger.warn("A lock statement still ran at twice the statement timeout of " + timeout().toSeconds()
+					+ " s (distributelock.jdbc.statement-timeout): closing its connection, as the database answers "
+					+ "neither the statement nor its end at the timeout (a frozen server, a lost network). Set the "
+					+ "driver's socket timeout to end such a statement sooner.");
+			try {
+				Connection connection = this.statement.getConnection();
+				connection.abort(Runnable::run);
+			}
+			catch (SQLException | RuntimeException ex) {
+				logger.warn("Could not close the connection of a lock statement that ran past its timeout", ex);
+			}
+		}
+
 	}
 
 	/** Runs a statement. */
@@ -203,22 +288,6 @@ final class JdbcStatementTimeouts {
 	interface StatementWork<T> {
 
 		T run(PreparedStatement statement) throws SQLException;
-
-	}
-
-	/** A statement that failed because it ran past its timeout. */
-	static final class TimedOut extends SQLTimeoutException {
-
-		private final Duration timeout;
-
-		TimedOut(Duration timeout, SQLException failure) {
-			super(failure.getMessage(), failure.getSQLState(), failure.getErrorCode(), failure);
-			this.timeout = timeout;
-		}
-
-		Duration timeout() {
-			return this.timeout;
-		}
 
 	}
 

@@ -13,11 +13,13 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.function.ThrowingSupplier;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * A store server that is hung but connected: the {@link TcpProxy} in front of it keeps
@@ -88,13 +90,15 @@ abstract class AbstractHungServerTests {
 		proxy.blackhole();
 		long start = System.nanoTime();
 		try {
-			DistributeLockException failure = null;
-			try {
-				caller.tryAcquire(LockRequest.of(key).withWaitTime(WAIT));
-			}
-			catch (DistributeLockException ex) {
-				failure = ex;
-			}
+			DistributeLockException failure = bounded(WAIT.plus(callerAllowance()), () -> {
+				try {
+					caller.tryAcquire(LockRequest.of(key).withWaitTime(WAIT));
+					return null;
+				}
+				catch (DistributeLockException ex) {
+					return ex;
+				}
+			});
 			long took = millisSince(start);
 			logger.info(backendName() + ": a caller with a wait of " + WAIT.toMillis() + " ms on a "
 					+ (held ? "held" : "free") + " key behind a hung server ended after " + took + " ms with "
@@ -140,13 +144,15 @@ abstract class AbstractHungServerTests {
 			long lossMillis = millisSince(start);
 			assertThat(held.isHeld()).isFalse();
 			long releaseStart = System.nanoTime();
-			Exception releaseFailure = null;
-			try {
-				held.close();
-			}
-			catch (DistributeLockException ex) {
-				releaseFailure = ex;
-			}
+			Exception releaseFailure = bounded(releaseBound(), () -> {
+				try {
+					held.close();
+					return null;
+				}
+				catch (DistributeLockException ex) {
+					return ex;
+				}
+			});
 			long releaseMillis = millisSince(releaseStart);
 			logger.info(backendName() + ": a holder behind a hung server heard of its loss after " + lossMillis
 					+ " ms (bound " + lossBound().toMillis() + " ms); its release then ended after " + releaseMillis
@@ -170,6 +176,16 @@ abstract class AbstractHungServerTests {
 		}
 		await().atMost(storeExpiry().plus(SLACK)).until(() -> !isLocked(key));
 		assertThat(holderLock.heldLocks()).isEmpty();
+	}
+
+	/**
+	 * Runs a call into the hung server on a thread of its own, failing the test if it has
+	 * not ended by {@code bound} and {@link #SLACK}: a call that hangs is the defect
+	 * these tests look for, and the closed proxy then ends it.
+	 */
+	private static <T> T bounded(Duration bound, ThrowingSupplier<T> call) {
+		return assertTimeoutPreemptively(bound.plus(SLACK), call,
+				() -> "the call into the hung server had not ended after " + bound.plus(SLACK).toMillis() + " ms");
 	}
 
 	static long millisSince(long nanos) {
