@@ -370,8 +370,9 @@ public class DistributeLockProperties {
 		 * bound): a statement the database keeps waiting longer, such as for the row lock
 		 * of a transaction whose client stalled, fails, and the lock call goes on as
 		 * after any store error instead of hanging. Keep it well below the released-row
-		 * retention (0 or longer is logged as a warning). Not applied on H2, whose own
-		 * LOCK_TIMEOUT ends such waits.
+		 * retention (0 or longer is logged as a warning). On PostgreSQL a statement still
+		 * running at twice it (a server that answers neither it nor its cancel) has its
+		 * connection aborted. Not applied on H2, whose own LOCK_TIMEOUT ends such waits.
 		 */
 		private Duration statementTimeout = JdbcLockBackend.Defaults.STATEMENT_TIMEOUT;
 

@@ -288,8 +288,11 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * overrun its wait by up to this timeout. Default {@link Defaults#STATEMENT_TIMEOUT}.
 	 * <p>
 	 * Rounded up to whole seconds, as JDBC's statement timeouts are. On PostgreSQL the
-	 * statement is {@linkplain java.sql.Statement#cancel() cancelled} at the timeout; on
-	 * MariaDB and MySQL the driver's {@link java.sql.Statement#setQueryTimeout} ends it.
+	 * statement is {@linkplain java.sql.Statement#cancel() cancelled} at the timeout, and
+	 * one still running at twice the timeout (a server that answers neither it nor the
+	 * cancel) has its {@linkplain java.sql.Connection#abort connection aborted}; on
+	 * MariaDB and MySQL the driver's {@link java.sql.Statement#setQueryTimeout} ends it,
+	 * but not on a server that does not answer: set the driver's socket timeout for that.
 	 * Not applied on H2, which ends a wait for a row lock at its own {@code LOCK_TIMEOUT}
 	 * (2 s by default) and answers it as a lock held by another.
 	 * <p>
