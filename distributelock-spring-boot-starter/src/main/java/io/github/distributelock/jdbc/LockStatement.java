@@ -13,6 +13,8 @@ import java.util.stream.Collectors;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.Resource;
+import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.jdbc.core.namedparam.AbstractSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterUtils;
 import org.springframework.jdbc.core.namedparam.ParsedSql;
@@ -50,11 +52,46 @@ final class LockStatement {
 	/** The statement as written, with its named parameters. */
 	private final String namedSql;
 
+	/**
+	 * The name of the parameter of each {@code ?} of {@link #sql}, in order: read once,
+	 * so that a statement's arguments are looked up in its values directly. Building them
+	 * through a {@link MapSqlParameterSource}, which copies the values into hash maps,
+	 * and iterating over the values to look for lists, allocated 1.1 of the 5.1 KB that a
+	 * PostgreSQL acquisition and release allocated in this backend.
+	 */
+	private final String[] parameterNames;
+
 	private LockStatement(String name, String namedSql) {
 		this.name = name;
 		this.namedSql = namedSql;
 		this.parsedSql = NamedParameterUtils.parseSqlStatement(namedSql);
 		this.sql = NamedParameterUtils.substituteNamedParameters(this.parsedSql, null);
+		this.parameterNames = parameterNames(this.parsedSql);
+	}
+
+	/**
+	 * The parameters as Spring binds them, each occurrence in order: read from the values
+	 * it binds for a source that answers each name with the name, marked.
+	 */
+	private static String[] parameterNames(ParsedSql parsedSql) {
+		Object[] marked = NamedParameterUtils.buildValueArray(parsedSql, new AbstractSqlParameterSource() {
+
+			@Override
+			public boolean hasValue(String paramName) {
+				return true;
+			}
+
+			@Override
+			public Object getValue(String paramName) {
+				return new ParameterName(paramName);
+			}
+
+		}, null);
+		return Arrays.stream(marked).map((name) -> ((ParameterName) name).name()).toArray(String[]::new);
+	}
+
+	/** A parameter's name as the value bound for it, to read where Spring binds it. */
+	private record ParameterName(String name) {
 	}
 
 	static LockStatement load(JdbcLockDialect dialect, String file, String tableName) {
@@ -183,11 +220,21 @@ final class LockStatement {
 	 * The values of the parameters in the order of the {@code ?}s of {@link #sql(Map)}.
 	 */
 	Object[] arguments(Map<String, ?> values) {
-		Object[] arguments = NamedParameterUtils.buildValueArray(this.parsedSql, new MapSqlParameterSource(values),
-				null);
 		if (!hasList(values)) {
+			Object[] arguments = new Object[this.parameterNames.length];
+			for (int i = 0; i < arguments.length; i++) {
+				String parameter = this.parameterNames[i];
+				Object value = values.get(parameter);
+				if (value == null && !values.containsKey(parameter)) {
+					throw new InvalidDataAccessApiUsageException(
+							"No value supplied for the SQL parameter '" + parameter + "' of " + this.name);
+				}
+				arguments[i] = value;
+			}
 			return arguments;
 		}
+		Object[] arguments = NamedParameterUtils.buildValueArray(this.parsedSql, new MapSqlParameterSource(values),
+				null);
 		List<Object> flat = new ArrayList<>();
 		for (Object argument : arguments) {
 			if (argument instanceof Iterable<?> list) {
@@ -207,9 +254,13 @@ final class LockStatement {
 		return flat.toArray();
 	}
 
-	private static boolean hasList(Map<String, ?> values) {
-		for (Object value : values.values()) {
-			if (value instanceof Iterable<?>) {
+	/**
+	 * Whether a parameter of this statement is given a list: looked up by name, as
+	 * iterating over the values allocated an iterator and an entry per value.
+	 */
+	private boolean hasList(Map<String, ?> values) {
+		for (String parameter : this.parameterNames) {
+			if (values.get(parameter) instanceof Iterable<?>) {
 				return true;
 			}
 		}
