@@ -78,6 +78,15 @@ final class RedisLockConnection implements AutoCloseable {
 	 */
 	private volatile @Nullable Shared shared;
 
+	/**
+	 * The thread that delivered this connection's answers last, once learnt: the
+	 * connection's event loop, which delivers every answer until a reconnection moves it,
+	 * so its answers skip the look-up in the set. Read and written without a lock: a
+	 * thread only ever writes itself here, after it is in the set, which forgets no
+	 * thread, so a thread that finds itself here is learnt.
+	 */
+	private @Nullable Thread lastAnswerThread;
+
 	RedisLockConnection(LettuceConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
 		this.connectionFactory = connectionFactory;
 		this.answerThreads = answerThreads;
@@ -238,10 +247,13 @@ final class RedisLockConnection implements AutoCloseable {
 	 * @param failure the command's failure, or {@code null}
 	 */
 	void answered(@Nullable Thread sender, @Nullable Throwable failure) {
-		if (failure == null) {
-			// A failure may come from the client's timer thread, which delivers no
-			// answer.
+		// A failure may come from the client's timer thread, which delivers no answer.
+		if (failure == null && Thread.currentThread() != this.lastAnswerThread) {
 			this.answerThreads.answeredOnThisThread(sender);
+			Thread current = Thread.currentThread();
+			if (this.answerThreads.contains(current)) {
+				this.lastAnswerThread = current;
+			}
 		}
 	}
 
