@@ -69,6 +69,30 @@ final class StoreCalls {
 		return acquireOnce(claim, lease);
 	}
 
+	/**
+	 * {@link #tryAcquire(LockBackend.Claim, Duration, boolean)}, whose answer, or failure
+	 * named with the key, {@code then} takes on the thread that completed it, in the
+	 * callback that names the failure: a stage of its own after a named future cost a
+	 * future and a callback more per attempt on the store client's thread.
+	 */
+	void tryAcquire(LockBackend.Claim claim, Duration lease, boolean retrying,
+			BiConsumer<? super @Nullable AcquireResult, ? super @Nullable Throwable> then) {
+		if (this.retries.anyPending()) {
+			tryAcquire(claim, lease, retrying).whenComplete(then);
+			return;
+		}
+		CompletableFuture<AcquireResult> stage;
+		try {
+			stage = this.backend.tryAcquire(CallerRuns.forStore(claim), storable(lease)).toCompletableFuture();
+		}
+		catch (RuntimeException | Error ex) {
+			CompletableFuture.<AcquireResult>failedFuture(failure(claim.key(), "acquire", ex)).whenComplete(then);
+			return;
+		}
+		stage.whenComplete((attempt, failure) -> then.accept(attempt,
+				(failure != null) ? failure(claim.key(), "acquire", failure) : null));
+	}
+
 	private CompletableFuture<AcquireResult> acquireOnce(LockBackend.Claim claim, Duration lease) {
 		return call(claim.key(), "acquire", () -> this.backend.tryAcquire(CallerRuns.forStore(claim), storable(lease)));
 	}
