@@ -294,16 +294,6 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		long lossReports = this.parts.losses().reports();
 		this.queued = this.request.claim().kind().queued();
 		Duration lease = storeLease();
-		StoreQueuePlace place = this.place;
-		if (!this.queued && place == null) {
-			// Nothing to note of the answer before going on: it goes on in the callback
-			// that names a failure, a stage less per attempt on the store client's
-			// thread.
-			this.parts.store()
-				.tryAcquire(this.request.claim(), lease, retrying(),
-						(attempt, failure) -> goOn(attempt, failure, attemptStart, lossReports));
-			return;
-		}
 		CompletableFuture<AcquireResult> answer = this.parts.store()
 			.tryAcquire(this.request.claim(), lease, retrying());
 		if (this.queued) {
@@ -314,6 +304,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 				}
 			});
 		}
+		StoreQueuePlace place = this.place;
 		if (place != null) {
 			// In the order the store answered, on the thread the answer came on.
 			answer = answer.whenComplete((attempt, failure) -> place.answered(attempt));

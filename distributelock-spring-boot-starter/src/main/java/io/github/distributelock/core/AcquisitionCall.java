@@ -126,31 +126,24 @@ abstract class AcquisitionCall<T, A> {
 	 * caller's tracker hears of it on the caller's thread.
 	 */
 	final void goOn(CompletableFuture<A> answer, long attemptStart, long lossReports) {
-		answer.whenComplete((attempt, failure) -> goOn(attempt, failure, attemptStart, lossReports));
-	}
-
-	/**
-	 * {@link #goOn(CompletableFuture, long, long)} on the thread that got the answer.
-	 * @param attempt the answer, if the attempt did not fail
-	 * @param failure the attempt's failure, or {@code null}
-	 */
-	final void goOn(@Nullable A attempt, @Nullable Throwable failure, long attemptStart, long lossReports) {
-		if (failure == null && !acquiredIn(attempt) && !this.result.isDone() && !deadline().hasPassed()) {
-			// Ended from outside or past its deadline meanwhile, the wait ends at once,
-			// and the end runs on the executor.
-			startWait(attempt);
-			return;
-		}
-		this.executor.execute(() -> {
-			if (failure != null) {
-				afterFailedAttempt(failure, attemptStart);
+		answer.whenComplete((attempt, failure) -> {
+			if (failure == null && !acquiredIn(attempt) && !this.result.isDone() && !deadline().hasPassed()) {
+				// Ended from outside or past its deadline meanwhile, the wait ends at
+				// once, and the end runs on the executor.
+				startWait(attempt);
+				return;
 			}
-			else if (acquiredIn(attempt)) {
-				acquired(attempt, attemptStart, lossReports);
-			}
-			else {
-				awaitRelease(attempt);
-			}
+			this.executor.execute(() -> {
+				if (failure != null) {
+					afterFailedAttempt(failure, attemptStart);
+				}
+				else if (acquiredIn(attempt)) {
+					acquired(attempt, attemptStart, lossReports);
+				}
+				else {
+					awaitRelease(attempt);
+				}
+			});
 		});
 	}
 

@@ -15,7 +15,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -67,30 +66,6 @@ final class StoreCalls {
 					() -> acquireOnce(claim, lease), AcquireResult::acquired);
 		}
 		return acquireOnce(claim, lease);
-	}
-
-	/**
-	 * {@link #tryAcquire(LockBackend.Claim, Duration, boolean)}, whose answer, or failure
-	 * named with the key, {@code then} takes on the thread that completed it, in the
-	 * callback that names the failure: a stage of its own after a named future cost a
-	 * future and a callback more per attempt on the store client's thread.
-	 */
-	void tryAcquire(LockBackend.Claim claim, Duration lease, boolean retrying,
-			BiConsumer<? super @Nullable AcquireResult, ? super @Nullable Throwable> then) {
-		if (this.retries.anyPending()) {
-			tryAcquire(claim, lease, retrying).whenComplete(then);
-			return;
-		}
-		CompletableFuture<AcquireResult> stage;
-		try {
-			stage = this.backend.tryAcquire(CallerRuns.forStore(claim), storable(lease)).toCompletableFuture();
-		}
-		catch (RuntimeException | Error ex) {
-			CompletableFuture.<AcquireResult>failedFuture(failure(claim.key(), "acquire", ex)).whenComplete(then);
-			return;
-		}
-		stage.whenComplete((attempt, failure) -> then.accept(attempt,
-				(failure != null) ? failure(claim.key(), "acquire", failure) : null));
 	}
 
 	private CompletableFuture<AcquireResult> acquireOnce(LockBackend.Claim claim, Duration lease) {
@@ -257,7 +232,7 @@ final class StoreCalls {
 		catch (RuntimeException | Error ex) {
 			return CompletableFuture.failedFuture(failure(claim.key(), "wait for", ex));
 		}
-		CompletableFuture<Void> named = named(claim.key(), "wait for", stage, null);
+		CompletableFuture<Void> named = named(claim.key(), "wait for", stage);
 		named.whenComplete((result, failure) -> {
 			if (failure != null && !stage.isDone()) {
 				endWait(stage);
@@ -296,10 +271,11 @@ final class StoreCalls {
 	 * {@code null} for a store without leases
 	 */
 	CompletableFuture<Boolean> release(LockBackend.Claim claim, @Nullable Long leaseEndNanos) {
-		// The retry is set up in the stage that names the failure: a stage of its own
-		// cost a callback and a future more per release on the store client's thread.
-		return call(claim.key(), "release", () -> this.backend.release(CallerRuns.forStore(claim)),
-				(failure) -> this.retries.retry(claim.on(null), leaseEndNanos, failure));
+		return releaseOnce(claim).whenComplete((released, failure) -> {
+			if (failure != null) {
+				this.retries.retry(claim.on(null), leaseEndNanos, failure);
+			}
+		});
 	}
 
 	/**
@@ -461,55 +437,25 @@ final class StoreCalls {
 	 * shutdown then waited for that hold for ever.
 	 */
 	private <T> CompletableFuture<T> call(String key, String operation, Supplier<CompletionStage<T>> storeCall) {
-		return call(key, operation, storeCall, null);
-	}
-
-	/**
-	 * {@link #call(String, String, Supplier)}, running {@code onFailure}, if any, with
-	 * the named failure before the returned stage completes.
-	 */
-	private <T> CompletableFuture<T> call(String key, String operation, Supplier<CompletionStage<T>> storeCall,
-			@Nullable Consumer<DistributeLockException> onFailure) {
 		try {
-			return named(key, operation, storeCall.get().toCompletableFuture(), onFailure);
+			return named(key, operation, storeCall.get().toCompletableFuture());
 		}
 		catch (RuntimeException | Error ex) {
-			return CompletableFuture.failedFuture(afterFailure(failure(key, operation, ex), onFailure));
+			return CompletableFuture.failedFuture(failure(key, operation, ex));
 		}
 	}
 
-	private <T> CompletableFuture<T> named(String key, String operation, CompletableFuture<T> stage,
-			@Nullable Consumer<DistributeLockException> onFailure) {
+	private <T> CompletableFuture<T> named(String key, String operation, CompletableFuture<T> stage) {
 		CompletableFuture<T> named = new CompletableFuture<>();
 		stage.whenComplete((result, failure) -> {
-			if (failure != null && (onFailure != null || !named.isDone())) {
-				named.completeExceptionally(afterFailure(failure(key, operation, failure), onFailure));
+			if (failure != null && !named.isDone()) {
+				named.completeExceptionally(failure(key, operation, failure));
 			}
 			else {
 				named.complete(result);
 			}
 		});
 		return named;
-	}
-
-	/**
-	 * What a named stage fails with: {@code failure}, or, after {@code onFailure}, what a
-	 * stage after it would fail with (the failure in a {@link CompletionException}, with
-	 * what {@code onFailure} threw suppressed in it), as callers saw it when
-	 * {@code onFailure} ran in a stage of its own.
-	 */
-	private static Throwable afterFailure(DistributeLockException failure,
-			@Nullable Consumer<DistributeLockException> onFailure) {
-		if (onFailure == null) {
-			return failure;
-		}
-		try {
-			onFailure.accept(failure);
-		}
-		catch (RuntimeException | Error ex) {
-			failure.addSuppressed(ex);
-		}
-		return new CompletionException(failure);
 	}
 
 	DistributeLockException failure(String key, String operation, Throwable failure) {

@@ -168,12 +168,9 @@ public class RedisLockBackend
 		// Taken before the attempt: a release heard after it frees the waiter at once.
 		RedisReleaseListener.Heard heard = this.releaseListener
 			.heard(this.keys.releaseChannel(this.keys.lockKey(claim.key())));
-		if (this.replicaAcks != null) {
-			return acquireReplicated(claim, call)
-				.thenApply((result) -> RedisKindScripts.acquireResult(claim, result, heard, name()));
-		}
-		return this.redis.<List<Object>, AcquireResult>eval(call.script(), call.keyBytes(), call.argBytes(),
-				(result) -> RedisKindScripts.acquireResult(claim, result, heard, name()));
+		CompletableFuture<List<Object>> reply = (this.replicaAcks != null) ? acquireReplicated(claim, call)
+				: this.redis.eval(call.script(), call.keyBytes(), call.argBytes());
+		return reply.thenApply((result) -> RedisKindScripts.acquireResult(claim, result, heard, name()));
 	}
 
 	/**
@@ -235,8 +232,8 @@ public class RedisLockBackend
 		Call call = this.scripts.renew(claim, lease);
 		RedisReplicaAcks acks = this.replicaAcks;
 		if (acks == null) {
-			return this.redis.<Long, Boolean>eval(call.script(), call.keyBytes(), call.argBytes(),
-					(renewed) -> renewed != null && renewed == 1);
+			return this.redis.<Long>eval(call.script(), call.keyBytes(), call.argBytes())
+				.thenApply((renewed) -> renewed != null && renewed == 1);
 		}
 		String key = claim.key();
 		return acks
@@ -280,9 +277,9 @@ public class RedisLockBackend
 		RedisReleaseListener.Heard heard = this.releaseListener
 			.heard(this.keys.releaseChannel(this.keys.lockKey(next.key())));
 		long disconnectionsBefore = this.disconnections.count();
-		return this.redis.<List<Object>, HandOver>eval(call.script(), call.keyBytes(), call.argBytes(),
-				(reply) -> RedisKindScripts.handOverResult(next, reply, heard, name(), resent(holder,
-						(reply != null && !reply.isEmpty()) ? reply.get(0) : null, disconnectionsBefore)));
+		return this.redis.<List<Object>>eval(call.script(), call.keyBytes(), call.argBytes())
+			.thenApply((reply) -> RedisKindScripts.handOverResult(next, reply, heard, name(),
+					resent(holder, (reply != null && !reply.isEmpty()) ? reply.get(0) : null, disconnectionsBefore)));
 	}
 
 	/**
@@ -311,8 +308,9 @@ public class RedisLockBackend
 				.thenApply((replicated) -> RedisKindScripts.released(replicated.reply(),
 						resent(claim, replicated.reply(), disconnectionsBefore)));
 		}
-		return this.redis.<Long, Boolean>eval(call.script(), call.keyBytes(), call.argBytes(),
-				(released) -> RedisKindScripts.released(released, resent(claim, released, disconnectionsBefore)));
+		return this.redis.<Long>eval(call.script(), call.keyBytes(), call.argBytes())
+			.thenApply(
+					(released) -> RedisKindScripts.released(released, resent(claim, released, disconnectionsBefore)));
 	}
 
 	/**

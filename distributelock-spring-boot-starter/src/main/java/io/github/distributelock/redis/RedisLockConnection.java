@@ -78,15 +78,6 @@ final class RedisLockConnection implements AutoCloseable {
 	 */
 	private volatile @Nullable Shared shared;
 
-	/**
-	 * The thread that delivered this connection's answers last, once learnt: the
-	 * connection's event loop, which delivers every answer until a reconnection moves it,
-	 * so its answers skip the look-up in the set. Read and written without a lock: a
-	 * thread only ever writes itself here, after it is in the set, which forgets no
-	 * thread, so a thread that finds itself here is learnt.
-	 */
-	private @Nullable Thread lastAnswerThread;
-
 	RedisLockConnection(LettuceConnectionFactory connectionFactory, RedisAnswerThreads answerThreads) {
 		this.connectionFactory = connectionFactory;
 		this.answerThreads = answerThreads;
@@ -113,34 +104,25 @@ final class RedisLockConnection implements AutoCloseable {
 	 * {@link #sendOnShared} tells.
 	 */
 	<T> CompletableFuture<T> send(Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
-		return send((commands, sender) -> command.apply(commands)
-			.whenComplete((result, failure) -> answered(sender, failure)));
-	}
-
-	/**
-	 * Runs a command that reports the thread its answer came on itself, as
-	 * {@link #send(Function)} does.
-	 */
-	<T> CompletableFuture<T> send(Reporting<T> command) {
 		Thread sender = Thread.currentThread();
 		// Read before the flag, which is set before the shared connection is kept in its
 		// place: a kept shared connection is never taken for the lock's own.
 		RedisClusterAsyncCommands<byte[], byte[]> commands = this.own.ifOpened();
 		if (!this.clientCannotConnect) {
 			if (commands != null) {
-				return command.send(commands, sender);
+				return sendOn(commands, command, sender);
 			}
 			if (this.answerThreads.mustNotBlock(sender)) {
 				// Sent from the connecting thread, which learns the thread that answers
 				// as sendNow does: not itself, should the answer come before the
 				// callback.
 				return CompletableFuture
-					.supplyAsync(() -> command.send(this.own.open(), Thread.currentThread()), CONNECTING)
+					.supplyAsync(() -> sendOn(this.own.open(), command, Thread.currentThread()), CONNECTING)
 					.thenCompose(Function.identity());
 			}
 			// The connection taken may be the shared one, should the client turn out not
 			// to connect: sent on it once, as the next commands will be.
-			return command.send(this.own.open(), sender);
+			return sendOn(this.own.open(), command, sender);
 		}
 		return sendOnShared(command, sender);
 	}
@@ -156,19 +138,26 @@ final class RedisLockConnection implements AutoCloseable {
 	 * between its look and its command closes the connection under the command, which
 	 * fails as any command on a connection being closed.
 	 */
-	private <T> CompletableFuture<T> sendOnShared(Reporting<T> command, Thread sender) {
+	private <T> CompletableFuture<T> sendOnShared(
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command, Thread sender) {
 		if (!this.answerThreads.mustNotBlock(sender)) {
 			return sendNow(command);
 		}
 		Shared known = this.shared;
 		if (known != null && known.connection().isOpen()) {
-			return command.send(known.commands(), sender);
+			return sendOn(known.commands(), command, sender);
 		}
 		return CompletableFuture.supplyAsync(() -> sendNow(command), CONNECTING).thenCompose(Function.identity());
 	}
 
+	private <T> CompletableFuture<T> sendOn(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command, Thread sender) {
+		return command.apply(commands).whenComplete((result, failure) -> answered(sender, failure));
+	}
+
 	@SuppressWarnings("unchecked")
-	private <T> CompletableFuture<T> sendNow(Reporting<T> command) {
+	private <T> CompletableFuture<T> sendNow(
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
 		Thread sender = Thread.currentThread();
 		RedisConnection connection = connection();
 		CompletableFuture<T> answer;
@@ -176,13 +165,16 @@ final class RedisLockConnection implements AutoCloseable {
 			RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
 				.getNativeConnection();
 			remember(commands);
-			answer = command.send(commands, sender);
+			answer = command.apply(commands);
 		}
 		catch (RuntimeException ex) {
 			connection.close();
 			throw ex;
 		}
-		return answer.whenComplete((result, failure) -> connection.close());
+		return answer.whenComplete((result, failure) -> {
+			connection.close();
+			answered(sender, failure);
+		});
 	}
 
 	/**
@@ -238,22 +230,11 @@ final class RedisLockConnection implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * Learns the calling thread as one that delivers answers, unless the command it
-	 * answers failed: called by every command's callback on its answer, before anything
-	 * that depends on the answer runs.
-	 * @param sender the thread that sent the command, which runs the callback itself when
-	 * the answer came before the callback was registered
-	 * @param failure the command's failure, or {@code null}
-	 */
-	void answered(@Nullable Thread sender, @Nullable Throwable failure) {
-		// A failure may come from the client's timer thread, which delivers no answer.
-		if (failure == null && Thread.currentThread() != this.lastAnswerThread) {
+	private void answered(Thread sender, @Nullable Throwable failure) {
+		if (failure == null) {
+			// A failure may come from the client's timer thread, which delivers no
+			// answer.
 			this.answerThreads.answeredOnThisThread(sender);
-			Thread current = Thread.currentThread();
-			if (this.answerThreads.contains(current)) {
-				this.lastAnswerThread = current;
-			}
 		}
 	}
 
@@ -290,25 +271,6 @@ final class RedisLockConnection implements AutoCloseable {
 	@Override
 	public void close() {
 		this.own.close();
-	}
-
-	/**
-	 * A command that reports the thread its answer came on ({@link #answered}) in the
-	 * callback it runs on the answer anyway: a callback of its own for the report cost a
-	 * stage more on the client's event loop per answer.
-	 *
-	 * @param <T> the command's answer
-	 */
-	interface Reporting<T> {
-
-		/**
-		 * Sends the command.
-		 * @param commands the connection's commands
-		 * @param sender the calling thread, for {@link #answered}
-		 * @return the answer, completed once the thread it came on is learnt
-		 */
-		CompletableFuture<T> send(RedisClusterAsyncCommands<byte[], byte[]> commands, Thread sender);
-
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
+import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
@@ -40,17 +41,11 @@ final class RedisScripts {
 
 	/** Runs {@code script} by its SHA, loading it again if the server lost it. */
 	<T> CompletableFuture<T> eval(Script script, byte[][] keys, byte[]... args) {
-		return eval(script, keys, args, Function.<T>identity());
-	}
-
-	/**
-	 * Runs {@code script} by its SHA, loading it again if the server lost it, and reads
-	 * its reply with {@code answer} in the same callback ({@link RedisScriptAnswer}).
-	 * @param answer reads the reply; what it throws fails the returned stage
-	 */
-	<T, R> CompletableFuture<R> eval(Script script, byte[][] keys, byte[][] args,
-			Function<? super T, ? extends R> answer) {
-		return this.connection.send(new RedisScriptAnswer<T, R>(this.connection, script, keys, args, answer));
+		return send((commands) -> commands.<T>evalsha(script.sha1, script.output, keys, args)
+			.toCompletableFuture()
+			.exceptionallyCompose((failure) -> (unwrap(failure) instanceof RedisNoScriptException)
+					? send((again) -> again.<T>eval(script.text, script.output, keys, args).toCompletableFuture())
+					: CompletableFuture.failedFuture(failure)));
 	}
 
 	/**
@@ -76,6 +71,11 @@ final class RedisScripts {
 			bytes[i] = bytes(texts[i]);
 		}
 		return bytes;
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null)
+				? failure.getCause() : failure;
 	}
 
 	/**
