@@ -75,7 +75,11 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	}
 
 	@Override
-	Duration storeLease() {
+	Duration expiresAfter() {
+		return this.parts.watchdog().expiresAfter(this.request.fixedLease());
+	}
+
+	private Duration storeLease() {
 		return this.parts.watchdog().storeLease(this.request.fixedLease());
 	}
 

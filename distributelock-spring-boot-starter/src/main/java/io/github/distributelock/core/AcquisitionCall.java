@@ -53,6 +53,12 @@ abstract class AcquisitionCall<T, A> {
 
 	private volatile @Nullable CompletableFuture<?> pendingWait;
 
+	/**
+	 * When the store last answered an attempt of this call that was ended from outside
+	 * before the answer came, on {@link System#nanoTime()}; 0 if it has not.
+	 */
+	private volatile long answeredAfterEndNanos;
+
 	private long failurePauseNanos = FIRST_FAILURE_PAUSE_NANOS;
 
 	/** The store failure the call tries again after, if any: what the caller hears of. */
@@ -75,19 +81,44 @@ abstract class AcquisitionCall<T, A> {
 	/** When the caller stops waiting. */
 	abstract Deadline deadline();
 
-	/** The longest lease the store is asked for. */
-	abstract Duration storeLease();
+	/**
+	 * How long after its answer a lock this call takes is gone from the store by itself
+	 * (the longest of its keys' leases), or a duration no wait reaches on a store whose
+	 * locks live with the session.
+	 */
+	abstract Duration expiresAfter();
 
 	/**
-	 * When a blocking caller interrupted during this call stops waiting for what follows
-	 * (the attempt in flight, the give-back of what it took): at its deadline, and one
-	 * lease after the interrupt at most, since a caller with no deadline would otherwise
-	 * wait as long as a store that does not answer. Past that the give-back goes on
-	 * without it, retried if it fails, and the keys stay gated in this JVM until it has
-	 * been answered.
+	 * When a blocking caller interrupted during this call stops waiting for the release
+	 * of a lock the call took anyway: at its deadline, and one lease from now at most,
+	 * since a caller with no deadline would otherwise wait as long as a store that does
+	 * not answer; a store with leases has freed the lock by itself by then. On a store
+	 * whose locks live with the session, which frees nothing by itself, at the deadline
+	 * only. Past that the release goes on without the caller, retried if it fails, and
+	 * the keys stay gated in this JVM until it has been answered.
 	 */
 	Deadline interruptedWaitEnd() {
-		return deadline().atMost(storeLease());
+		return deadline().atMost(expiresAfter());
+	}
+
+	/**
+	 * Waits, for a blocking caller interrupted at {@code interruptNanos}, until this call
+	 * has settled (its attempt in flight answered and what it took given back): until the
+	 * deadline, and one lease after the interrupt or after the store's last answer,
+	 * whichever is later, as what that answer took is gone from a store with leases by
+	 * then. A bound counted from the interrupt alone let a caller with a lease shorter
+	 * than two round trips return while its lock was still in the store.
+	 */
+	final void awaitSettledAfterInterrupt(long interruptNanos) {
+		long expiryNanos = Deadline.saturatedNanos(expiresAfter());
+		while (true) {
+			long answered = this.answeredAfterEndNanos;
+			long from = (answered != 0 && answered - interruptNanos > 0) ? answered : interruptNanos;
+			Deadline end = deadline().atMost(Duration.ofNanos(Math.max(0, from + expiryNanos - System.nanoTime())));
+			if (end.awaitUninterruptibly(this.settled) || this.answeredAfterEndNanos == answered) {
+				return;
+			}
+		}
 	}
 
 	/** One attempt at the store. */
@@ -127,6 +158,9 @@ abstract class AcquisitionCall<T, A> {
 	 */
 	final void goOn(CompletableFuture<A> answer, long attemptStart, long lossReports) {
 		answer.whenComplete((attempt, failure) -> {
+			if (this.result.isDone()) {
+				this.answeredAfterEndNanos = System.nanoTime();
+			}
 			if (failure == null && !acquiredIn(attempt) && !this.result.isDone() && !deadline().hasPassed()) {
 				// Ended from outside or past its deadline meanwhile, the wait ends at
 				// once, and the end runs on the executor.

@@ -61,8 +61,8 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 	}
 
 	@Override
-	Duration storeLease() {
-		return Collections.max(this.members.storeLeases(this.parts.watchdog()));
+	Duration expiresAfter() {
+		return Collections.max(this.members.expiresAfter(this.parts.watchdog()));
 	}
 
 	@Override

@@ -47,6 +47,15 @@ final class BatchMembers {
 		return this.slots;
 	}
 
+	/** How long after its answer each key's lock is gone from the store by itself. */
+	List<Duration> expiresAfter(Watchdog watchdog) {
+		List<Duration> expiries = new ArrayList<>(this.members.size());
+		for (Member member : this.members) {
+			expiries.add(watchdog.expiresAfter(member.request().fixedLease()));
+		}
+		return expiries;
+	}
+
 	/** The lease the store is asked for, for each key. */
 	List<Duration> storeLeases(Watchdog watchdog) {
 		List<Duration> leases = new ArrayList<>(this.members.size());

@@ -183,6 +183,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 				.map(HeldLock::newHandle);
 		}
 		catch (InterruptedException ex) {
+			long interruptNanos = System.nanoTime();
 			// Nothing is left in the store: what the attempt in flight takes is given
 			// back, and the caller hears of the interrupt once it has been, or at its
 			// deadline (or one lease) at the latest. A store that does not answer (a
@@ -192,18 +193,18 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			// it fails, and the key stays gated here until it has been answered. The
 			// caller's thread runs none of it: await() ended the call and handed its
 			// tasks on.
-			Deadline deadline = acquisition.interruptedWaitEnd();
-			deadline.awaitUninterruptibly(acquisition.settled());
+			acquisition.awaitSettledAfterInterrupt(interruptNanos);
 			HeldLock takenAnyway = acquisition.result().exceptionally((failure) -> null).getNow(null);
 			if (takenAnyway != null) {
 				// The attempt in flight took it as the interrupt came; released on the
 				// store's threads, which go on if the caller leaves at its deadline.
-				deadline.awaitUninterruptibly(takenAnyway.releaseAll(null).whenComplete((released, failure) -> {
-					if (failure != null) {
-						logger.debug("Gave back lock '" + key + "' of an interrupted acquisition with a failure",
-								failure);
-					}
-				}));
+				acquisition.interruptedWaitEnd()
+					.awaitUninterruptibly(takenAnyway.releaseAll(null).whenComplete((released, failure) -> {
+						if (failure != null) {
+							logger.debug("Gave back lock '" + key + "' of an interrupted acquisition with a failure",
+									failure);
+						}
+					}));
 			}
 			Thread.interrupted();
 			InterruptedException interrupted = new InterruptedException(
@@ -256,9 +257,12 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 		}
 	}
 
-	/** The lease the store is asked for, for a request with this fixed lease or none. */
-	Duration storeLease(@Nullable Duration fixedLease) {
-		return this.parts.watchdog().storeLease(fixedLease);
+	/**
+	 * How long after its answer a lock taken with this fixed lease, or none, is gone from
+	 * the store by itself.
+	 */
+	Duration expiresAfter(@Nullable Duration fixedLease) {
+		return this.parts.watchdog().expiresAfter(fixedLease);
 	}
 
 	private Acquisition start(LocalLocks.Slot slot, LockRequest request, @Nullable Object reentrancyOwner,

@@ -92,15 +92,16 @@ final class MultiKeyBatches {
 			return Optional.of(entered.handle(request, taken));
 		}
 		catch (InterruptedException ex) {
+			long interruptNanos = System.nanoTime();
 			// Nothing is left in the store, and the caller waits for that until its
 			// deadline (or one lease) at most, as for one key
 			// (DefaultDistributeLock.tryAcquire);
 			// await() ended the call.
-			Deadline waitEnd = acquisition.interruptedWaitEnd();
-			waitEnd.awaitUninterruptibly(acquisition.settled());
+			acquisition.awaitSettledAfterInterrupt(interruptNanos);
 			List<HeldLock> takenAnyway = acquisition.result().exceptionally((failure) -> null).getNow(null);
 			if (takenAnyway != null) {
-				waitEnd.awaitUninterruptibly(MultiKeyRelease.releaseTogether(this.parts.store(), takenAnyway, null));
+				acquisition.interruptedWaitEnd()
+					.awaitUninterruptibly(MultiKeyRelease.releaseTogether(this.parts.store(), takenAnyway, null));
 			}
 			entered.giveBackReentered();
 			Thread.interrupted();

@@ -63,7 +63,7 @@ final class MultiKeyLocks {
 			// the reconnection, a JDBC one for a pooled connection) kept it a client
 			// timeout past it. They go on without it, and the keys stay gated here until
 			// they are answered.
-			deadline.atMost(longestStoreLease(request, ordered)).awaitUninterruptibly(releaseInReverse(taken));
+			deadline.atMost(longestExpiry(request, ordered)).awaitUninterruptibly(releaseInReverse(taken));
 			throw ex;
 		}
 		catch (RuntimeException ex) {
@@ -145,10 +145,15 @@ final class MultiKeyLocks {
 		return ordered;
 	}
 
-	private Duration longestStoreLease(LockRequest request, List<LockRequest> parts) {
+	/**
+	 * How long after its answer the lock of any part is gone from the store by itself:
+	 * the taken parts answered before now, so a wait this long from now outlasts them.
+	 */
+	private Duration longestExpiry(LockRequest request, List<LockRequest> parts) {
 		Duration longest = Duration.ZERO;
 		for (LockRequest part : parts) {
-			Duration lease = this.lock.storeLease((part.leaseTime() != null) ? part.leaseTime() : request.leaseTime());
+			Duration lease = this.lock
+				.expiresAfter((part.leaseTime() != null) ? part.leaseTime() : request.leaseTime());
 			longest = (lease.compareTo(longest) > 0) ? lease : longest;
 		}
 		return longest;

@@ -29,6 +29,9 @@ final class Watchdog {
 
 	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
 
+	/** Longer than any wait: {@link Deadline#atMost} takes it as no bound. */
+	private static final Duration NEVER = Duration.ofNanos(Long.MAX_VALUE);
+
 	private final StoreCalls store;
 
 	private final ScheduledExecutorService scheduler;
@@ -56,6 +59,15 @@ final class Watchdog {
 	/** The lease an attempt asks the store for: the fixed one, or the watchdog's. */
 	Duration storeLease(@Nullable Duration fixed) {
 		return (fixed != null) ? fixed : this.lease;
+	}
+
+	/**
+	 * How long after its answer a lock taken with this lease is gone from the store by
+	 * itself: the lease, or never on a store whose locks live with the session, which
+	 * ignores leases.
+	 */
+	Duration expiresAfter(@Nullable Duration fixed) {
+		return this.sessionStore ? NEVER : storeLease(fixed);
 	}
 
 	/** The lease of a lock taken by an attempt that began at {@code startNanos}. */

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import io.github.distributelock.Closeables;
@@ -175,11 +176,64 @@ class InterruptedCallerHangingStoreTests {
 		}
 	}
 
+	/**
+	 * A store that answers slower than a short lease: the caller waits for the give-back
+	 * one lease from the attempt's answer, not from the interrupt, so that the lock has
+	 * run out of its lease in the store by the time it returns.
+	 */
+	@Test
+	void anInterruptedCallerWithAShortLeaseReturnsOnlyOnceTheLockTakenIsGoneFromTheStore() throws Exception {
+		String key = "shortlease";
+		CompletableFuture<Boolean> lockedAtReturn = new CompletableFuture<>();
+		Outcome outcome = interruptedInItsAttempt(
+				LockRequest.of(key).withWaitTime(NO_DEADLINE).withLeaseTime(Duration.ofMillis(500)),
+				() -> lockedAtReturn.complete(this.memory.isLocked(key)));
+		// The attempt is answered half a lease after the interrupt, and takes the key.
+		CompletableFuture.delayedExecutor(250, TimeUnit.MILLISECONDS)
+			.execute(() -> this.backend.attemptsAnswered.complete(null));
+		outcome.assertInterruptedWithin(LEASE_BOUND, key);
+		assertThat(lockedAtReturn.get()).as("the key still locked in the store when the caller returned").isFalse();
+		assertGatedUntilTheReleasesAreAnswered(key);
+	}
+
+	/**
+	 * A store whose locks live with the session ignores leases and frees nothing by
+	 * itself: the caller waits for the give-back until its deadline, whatever its lease.
+	 */
+	@Test
+	void anInterruptedCallerOfASessionStoreWaitsForItsGiveBackWhateverItsLease() throws Exception {
+		this.backend = new HangingSessionStore(this.memory);
+		this.lock = this.closeables.add(new DefaultDistributeLock(this.backend));
+		String key = "session.giveback";
+		CompletableFuture<Boolean> lockedAtReturn = new CompletableFuture<>();
+		Outcome outcome = interruptedInItsAttempt(
+				LockRequest.of(key).withWaitTime(BOUND).withLeaseTime(Duration.ofMillis(100)),
+				() -> lockedAtReturn.complete(this.memory.isLocked(key)));
+		this.backend.attemptsAnswered.complete(null);
+		await().atMost(BOUND).until(() -> this.memory.isLocked(key));
+		assertThat(catchThrowable(() -> outcome.ended.get(1, TimeUnit.SECONDS)))
+			.as("the caller waits for its give-back past its lease")
+			.isInstanceOf(TimeoutException.class);
+		this.backend.releasesAnswered.complete(null);
+		outcome.assertInterruptedWithin(WAIT_BOUND, key);
+		assertThat(lockedAtReturn.get()).as("the key still locked in the store when the caller returned").isFalse();
+	}
+
 	/** Starts a blocking call and interrupts it once its attempt is in flight. */
 	private Outcome interruptedInItsAttempt(LockRequest request) throws InterruptedException {
+		return interruptedInItsAttempt(request, () -> {
+		});
+	}
+
+	/**
+	 * Starts a blocking call and interrupts it once its attempt is in flight;
+	 * {@code atReturn} runs on the caller's thread as the call has returned.
+	 */
+	private Outcome interruptedInItsAttempt(LockRequest request, Runnable atReturn) throws InterruptedException {
 		Outcome outcome = new Outcome();
 		Thread caller = new Thread(() -> {
 			Throwable thrown = catchThrowable(() -> this.lock.tryAcquire(request));
+			atReturn.run();
 			outcome.ended.complete(List.of(thrown, Thread.currentThread().isInterrupted()));
 		}, "interrupted-caller");
 		caller.setDaemon(true);
@@ -232,12 +286,37 @@ class InterruptedCallerHangingStoreTests {
 	}
 
 	/**
+	 * A {@link HangingStore} whose locks live with the session: it takes them with no
+	 * lease of their own.
+	 */
+	static final class HangingSessionStore extends HangingStore implements SessionLockBackend {
+
+		HangingSessionStore(MemoryLockBackend memory) {
+			super(memory, null);
+		}
+
+		@Override
+		public CompletionStage<AcquireResult> tryAcquire(Claim claim, Duration lease) {
+			return super.tryAcquire(claim, Duration.ofHours(1));
+		}
+
+		@Override
+		public void addLossListener(LockLossListener listener) {
+		}
+
+		@Override
+		public void removeLossListener(LockLossListener listener) {
+		}
+
+	}
+
+	/**
 	 * Applies an attempt only once {@link #attemptsAnswered} completes, and answers a
 	 * release only once {@link #releasesAnswered} completes, as a store in an outage
 	 * does; given a key answered at once, takes no keys in one call and answers that
 	 * key's attempts at once.
 	 */
-	static final class HangingStore extends ForwardingMultiKeyLockBackend {
+	static class HangingStore extends ForwardingMultiKeyLockBackend {
 
 		final CountDownLatch attemptSent = new CountDownLatch(1);
 
