@@ -1,7 +1,6 @@
 package io.github.distributelock.core;
 
 import java.time.Duration;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -62,7 +61,7 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 
 	@Override
 	Duration expiresAfter() {
-		return Collections.max(this.members.expiresAfter(this.parts.watchdog()));
+		return this.members.longestExpiry(this.parts.watchdog());
 	}
 
 	@Override

@@ -47,13 +47,14 @@ final class BatchMembers {
 		return this.slots;
 	}
 
-	/** How long after its answer each key's lock is gone from the store by itself. */
-	List<Duration> expiresAfter(Watchdog watchdog) {
-		List<Duration> expiries = new ArrayList<>(this.members.size());
+	/** How long after their answer the locks of all keys are gone from the store. */
+	Duration longestExpiry(Watchdog watchdog) {
+		Duration longest = Duration.ZERO;
 		for (Member member : this.members) {
-			expiries.add(watchdog.expiresAfter(member.request().fixedLease()));
+			Duration expiry = watchdog.expiresAfter(member.request().fixedLease());
+			longest = (expiry.compareTo(longest) > 0) ? expiry : longest;
 		}
-		return expiries;
+		return longest;
 	}
 
 	/** The lease the store is asked for, for each key. */

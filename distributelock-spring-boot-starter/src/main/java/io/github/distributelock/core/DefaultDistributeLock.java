@@ -187,12 +187,11 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 			// Nothing is left in the store: what the attempt in flight takes is given
 			// back, and the caller hears of the interrupt once it has been, or at its
 			// deadline (or one lease) at the latest. A store that does not answer (a
-			// ZooKeeper release
-			// waiting for the reconnection, a JDBC one for a pooled connection) kept it
-			// for as long: the give-back goes on without it, retried in the background if
-			// it fails, and the key stays gated here until it has been answered. The
-			// caller's thread runs none of it: await() ended the call and handed its
-			// tasks on.
+			// ZooKeeper release waiting for the reconnection, a JDBC one for a pooled
+			// connection) kept it for as long: the give-back goes on without it, retried
+			// in the background if it fails, and the key stays gated here until it has
+			// been answered. The caller's thread runs none of it: await() ended the call
+			// and handed its tasks on.
 			acquisition.awaitSettledAfterInterrupt(interruptNanos);
 			HeldLock takenAnyway = acquisition.result().exceptionally((failure) -> null).getNow(null);
 			if (takenAnyway != null) {

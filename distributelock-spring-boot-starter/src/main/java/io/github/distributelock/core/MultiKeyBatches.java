@@ -95,8 +95,7 @@ final class MultiKeyBatches {
 			long interruptNanos = System.nanoTime();
 			// Nothing is left in the store, and the caller waits for that until its
 			// deadline (or one lease) at most, as for one key
-			// (DefaultDistributeLock.tryAcquire);
-			// await() ended the call.
+			// (DefaultDistributeLock.tryAcquire); await() ended the call.
 			acquisition.awaitSettledAfterInterrupt(interruptNanos);
 			List<HeldLock> takenAnyway = acquisition.result().exceptionally((failure) -> null).getNow(null);
 			if (takenAnyway != null) {

@@ -59,10 +59,9 @@ final class MultiKeyLocks {
 		catch (InterruptedException ex) {
 			// As for one key: the caller waits for the give-backs until its deadline (or
 			// one lease) at most; a store that does not answer them (a ZooKeeper release
-			// waiting for
-			// the reconnection, a JDBC one for a pooled connection) kept it a client
-			// timeout past it. They go on without it, and the keys stay gated here until
-			// they are answered.
+			// waiting for the reconnection, a JDBC one for a pooled connection) kept it a
+			// client timeout past it. They go on without it, and the keys stay gated here
+			// until they are answered.
 			deadline.atMost(longestExpiry(request, ordered)).awaitUninterruptibly(releaseInReverse(taken));
 			throw ex;
 		}
