@@ -255,10 +255,12 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		CompletableFuture<HandOverLockBackend.HandOver> handedOver = this.parts.store()
 			.handOver(holder, this.request.claim(), lease, holderLeaseEndNanos);
 		StoreQueuePlace place = this.place;
-		CompletableFuture<HandOverLockBackend.HandOver> answer = (place != null)
-				? handedOver
-					.whenComplete((handOver, failure) -> place.answered((handOver != null) ? handOver.next() : null))
-				: handedOver;
+		CompletableFuture<HandOverLockBackend.HandOver> answer = handedOver.whenComplete((handOver, failure) -> {
+			recordAnswer();
+			if (place != null) {
+				place.answered((handOver != null) ? handOver.next() : null);
+			}
+		});
 		answer.whenCompleteAsync((handOver, failure) -> {
 			if (failure != null) {
 				afterFailedAttempt(failure, attemptStart);

@@ -121,6 +121,17 @@ abstract class AcquisitionCall<T, A> {
 		}
 	}
 
+	/**
+	 * Notes that the store answered an attempt of this call, on the thread that got the
+	 * answer: one lease from then, what it took is gone from a store with leases
+	 * ({@link #awaitSettledAfterInterrupt}). A hand-over is such an attempt too.
+	 */
+	final void recordAnswer() {
+		if (this.result.isDone()) {
+			this.answeredAfterEndNanos = System.nanoTime();
+		}
+	}
+
 	/** One attempt at the store. */
 	abstract void attempt();
 
@@ -158,9 +169,7 @@ abstract class AcquisitionCall<T, A> {
 	 */
 	final void goOn(CompletableFuture<A> answer, long attemptStart, long lossReports) {
 		answer.whenComplete((attempt, failure) -> {
-			if (this.result.isDone()) {
-				this.answeredAfterEndNanos = System.nanoTime();
-			}
+			recordAnswer();
 			if (failure == null && !acquiredIn(attempt) && !this.result.isDone() && !deadline().hasPassed()) {
 				// Ended from outside or past its deadline meanwhile, the wait ends at
 				// once, and the end runs on the executor.

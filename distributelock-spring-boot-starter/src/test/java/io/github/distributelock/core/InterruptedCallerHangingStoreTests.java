@@ -219,6 +219,45 @@ class InterruptedCallerHangingStoreTests {
 		assertThat(lockedAtReturn.get()).as("the key still locked in the store when the caller returned").isFalse();
 	}
 
+	/**
+	 * A fair caller queued in the store, to whom a holder of this JVM hands the lock: the
+	 * hand-over is the attempt in flight at the interrupt, and the caller waits one lease
+	 * from its answer, as from any attempt's, so that the lock handed to it has run out
+	 * of its lease in the store by the time it returns.
+	 */
+	@Test
+	void anInterruptedFairCallerHandedTheLockReturnsOnlyOnceItIsGoneFromTheStore() throws Exception {
+		String key = "handover.shortlease";
+		HangingHandOverStore handingOver = new HangingHandOverStore(this.memory, key);
+		this.backend = handingOver;
+		this.lock = this.closeables.add(new DefaultDistributeLock(this.backend));
+		LockRequest fair = LockRequest.of(key).withFair(true);
+		LockHandle held = this.lock.tryAcquire(fair.withWaitTime(Duration.ZERO)).orElseThrow();
+		Outcome outcome = new Outcome();
+		Thread caller = new Thread(() -> {
+			Throwable thrown = catchThrowable(
+					() -> this.lock.tryAcquire(fair.withWaitTime(NO_DEADLINE).withLeaseTime(Duration.ofMillis(500))));
+			boolean lockedAtReturn = this.memory.isLocked(key);
+			outcome.ended.complete(List.of(thrown, Thread.currentThread().isInterrupted(), lockedAtReturn));
+		}, "interrupted-fair-caller");
+		caller.setDaemon(true);
+		caller.start();
+		await().atMost(BOUND).until(() -> this.memory.queued(key) == 1);
+		CompletableFuture<Throwable> closed = CompletableFuture.supplyAsync(() -> catchThrowable(held::close));
+		assertThat(handingOver.handOverSent.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		caller.interrupt();
+		// The hand-over is answered half a lease after the interrupt, and gives the
+		// caller
+		// the key.
+		CompletableFuture.delayedExecutor(250, TimeUnit.MILLISECONDS)
+			.execute(() -> handingOver.handOversAnswered.complete(null));
+		outcome.assertInterruptedWithin(LEASE_BOUND, key);
+		assertThat(outcome.ended.get().get(2)).as("the key still locked in the store when the caller returned")
+			.isEqualTo(false);
+		assertThat(assertTimeoutPreemptively(BOUND, () -> closed.get())).as("the holder's release").isNull();
+		assertGatedUntilTheReleasesAreAnswered(key);
+	}
+
 	/** Starts a blocking call and interrupts it once its attempt is in flight. */
 	private Outcome interruptedInItsAttempt(LockRequest request) throws InterruptedException {
 		return interruptedInItsAttempt(request, () -> {
@@ -306,6 +345,30 @@ class InterruptedCallerHangingStoreTests {
 
 		@Override
 		public void removeLossListener(LockLossListener listener) {
+		}
+
+	}
+
+	/**
+	 * A {@link HangingStore} that answers the attempts on its one key at once and holds
+	 * back a hand-over of it until {@link #handOversAnswered} completes.
+	 */
+	static final class HangingHandOverStore extends HangingStore implements HandOverLockBackend {
+
+		final CountDownLatch handOverSent = new CountDownLatch(1);
+
+		final CompletableFuture<Void> handOversAnswered = new CompletableFuture<>();
+
+		HangingHandOverStore(MemoryLockBackend memory, String key) {
+			super(memory, key);
+		}
+
+		@Override
+		public CompletionStage<HandOver> handOver(Claim holder, Claim next, Duration lease) {
+			this.handOverSent.countDown();
+			return this.handOversAnswered.thenCompose((answered) -> this.delegate.release(holder)
+				.thenCompose((released) -> this.delegate.tryAcquire(next, lease)
+					.thenApply((taken) -> new HandOver(released, taken))));
 		}
 
 	}
