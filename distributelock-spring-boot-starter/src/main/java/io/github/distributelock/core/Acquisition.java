@@ -325,12 +325,12 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 
 	@Override
 	void acquired(AcquireResult attempt, long attemptStart, long lossReports) {
-		Lease lease = this.parts.watchdog()
-			.newLease(this.request.fixedLease(), attemptStart, this.request.ownerChosen());
 		if (this.result.isDone()) {
-			giveBack(lease);
+			giveBack();
 			return;
 		}
+		Lease lease = this.parts.watchdog()
+			.newLease(this.request.fixedLease(), attemptStart, this.request.ownerChosen());
 		this.queued = false;
 		HeldLock lock = new HeldLock(this.parts, this.slot, this.request.claim(), attempt.fencingToken(),
 				this.request.reentrancyOwner(), lease, this.request.minimumHold(), this.tracker, attemptStart);
@@ -425,7 +425,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 			failed(failure);
 			return;
 		}
-		Lease lease = this.parts.watchdog().newLease(this.request.fixedLease(), attemptStart);
+		long giveBackEnd = giveBackLeaseEnd();
 		if (this.request.deadline().hasPassed() || this.lifecycle.isClosed()) {
 			// The caller hears of the failure now, not one more store call later: the
 			// give-back needs no caller (off its thread, retried in the background until
@@ -433,11 +433,11 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 			this.result.completeExceptionally(this.lifecycle.isClosed() ? this.lifecycle.shuttingDown(key(), failure)
 					: this.parts.store().failure(key(), "acquire", failure));
 			this.parts.store()
-				.release(this.request.claim().on(null), lease.endNanos())
+				.release(this.request.claim().on(null), giveBackEnd)
 				.whenCompleteAsync((released, releaseFailure) -> abandon(), this.executor);
 			return;
 		}
-		afterGiveBack(this.parts.store().release(this.request.claim(), lease.endNanos()), failure);
+		afterGiveBack(this.parts.store().release(this.request.claim(), giveBackEnd), failure);
 	}
 
 	/**
@@ -445,11 +445,20 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	 * store's own threads, as do those of the locks taken as the call ended: a blocking
 	 * caller's thread is lent only while it waits for its result.
 	 */
-	private void giveBack(Lease lease) {
+	private void giveBack() {
 		this.queued = false;
 		this.parts.store()
-			.release(this.request.claim().on(null), lease.endNanos())
+			.release(this.request.claim().on(null), giveBackLeaseEnd())
 			.whenCompleteAsync((released, failure) -> abandon(), this.executor);
+	}
+
+	/**
+	 * Until when a give-back is retried: one lease after the store's answer, not after
+	 * the attempt began, as the store took the lock when it answered, and a late answer
+	 * left it in the store after the retries had stopped.
+	 */
+	private @Nullable Long giveBackLeaseEnd() {
+		return this.parts.watchdog().newLease(this.request.fixedLease(), System.nanoTime()).endNanos();
 	}
 
 	private void notAcquired() {

@@ -115,7 +115,7 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 	@Override
 	void acquired(MultiKeyAcquireResult attempt, long attemptStart, long lossReports) {
 		if (this.result.isDone()) {
-			giveBack(this.members.claims(), attemptStart);
+			giveBack(this.members.claims());
 			return;
 		}
 		List<HeldLock> locks = this.members.hold(this.parts, attempt.fencingTokens(), attemptStart);
@@ -207,16 +207,16 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 			// keys stay gated here until it is done.
 			this.result.completeExceptionally(this.lifecycle.isClosed() ? this.lifecycle.shuttingDown(this.key, failure)
 					: this.parts.store().failure(this.key, "acquire", failure));
-			giveBack(this.members.claims().stream().map((claim) -> claim.on(null)).toList(), attemptStart);
+			giveBack(this.members.claims().stream().map((claim) -> claim.on(null)).toList());
 			return;
 		}
-		afterGiveBack(MultiKeyRelease.giveBack(this.parts.store(), this.members.claims(), leaseEnds(attemptStart)),
+		afterGiveBack(MultiKeyRelease.giveBack(this.parts.store(), this.members.claims(), giveBackLeaseEnds()),
 				failure);
 	}
 
 	/** Gives back what an attempt took, or may have taken, then lets go of the keys. */
-	private void giveBack(List<LockBackend.Claim> claims, long attemptStart) {
-		MultiKeyRelease.giveBack(this.parts.store(), claims, leaseEnds(attemptStart))
+	private void giveBack(List<LockBackend.Claim> claims) {
+		MultiKeyRelease.giveBack(this.parts.store(), claims, giveBackLeaseEnds())
 			.whenCompleteAsync((released, failure) -> abandon(), this.executor);
 	}
 
@@ -247,8 +247,13 @@ final class BatchAcquisition extends AcquisitionCall<List<HeldLock>, MultiKeyAcq
 		this.settled.complete(null);
 	}
 
-	private List<@Nullable Long> leaseEnds(long attemptStart) {
-		return this.members.leaseEnds(this.parts.watchdog(), attemptStart);
+	/**
+	 * Until when a give-back is retried: one lease after the store's answer, not after
+	 * the attempt began, as the store took the keys when it answered, and a late answer
+	 * left them in the store after the retries had stopped.
+	 */
+	private List<@Nullable Long> giveBackLeaseEnds() {
+		return this.members.leaseEnds(this.parts.watchdog(), System.nanoTime());
 	}
 
 }

@@ -1,5 +1,7 @@
 package io.github.distributelock.core;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.List;
@@ -8,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import io.github.distributelock.Closeables;
@@ -258,6 +261,29 @@ class InterruptedCallerHangingStoreTests {
 		assertGatedUntilTheReleasesAreAnswered(key);
 	}
 
+	/**
+	 * The store took the lock when it answered, not when the attempt was sent: a failed
+	 * give-back is retried until one lease after the answer, not after the attempt began,
+	 * or an answer that came late in the lease left the lock in the store until it ran
+	 * out.
+	 */
+	@Test
+	void aGiveBackAfterALateAnswerIsRetriedUntilOneLeaseAfterTheAnswer() throws Exception {
+		String key = "lateanswer.giveback";
+		FirstReleaseFails failing = new FirstReleaseFails(this.memory);
+		this.backend = failing;
+		this.lock = this.closeables.add(new DefaultDistributeLock(this.backend));
+		Outcome outcome = interruptedInItsAttempt(
+				LockRequest.of(key).withWaitTime(NO_DEADLINE).withLeaseTime(Duration.ofMillis(500)));
+		// Answered, and the key taken, nearly a lease after the attempt was sent; the
+		// give-back's first retry comes 50 ms after its failure.
+		CompletableFuture.delayedExecutor(480, TimeUnit.MILLISECONDS)
+			.execute(() -> this.backend.attemptsAnswered.complete(null));
+		outcome.assertInterruptedWithin(LEASE_BOUND, key);
+		await().atMost(BOUND).until(() -> failing.releases.get() == 2);
+		assertThat(this.memory.isLocked(key)).as("the key, released by the retry").isFalse();
+	}
+
 	/** Starts a blocking call and interrupts it once its attempt is in flight. */
 	private Outcome interruptedInItsAttempt(LockRequest request) throws InterruptedException {
 		return interruptedInItsAttempt(request, () -> {
@@ -369,6 +395,27 @@ class InterruptedCallerHangingStoreTests {
 			return this.handOversAnswered.thenCompose((answered) -> this.delegate.release(holder)
 				.thenCompose((released) -> this.delegate.tryAcquire(next, lease)
 					.thenApply((taken) -> new HandOver(released, taken))));
+		}
+
+	}
+
+	/**
+	 * A {@link HangingStore} whose first release fails, as after a command timeout, and
+	 * whose later ones are answered at once.
+	 */
+	static final class FirstReleaseFails extends HangingStore {
+
+		final AtomicInteger releases = new AtomicInteger();
+
+		FirstReleaseFails(MemoryLockBackend memory) {
+			super(memory, null);
+		}
+
+		@Override
+		protected <T> CompletionStage<T> sendRelease(Supplier<CompletionStage<T>> release) {
+			return (this.releases.incrementAndGet() == 1)
+					? CompletableFuture.failedFuture(new UncheckedIOException(new IOException("command timed out")))
+					: release.get();
 		}
 
 	}
