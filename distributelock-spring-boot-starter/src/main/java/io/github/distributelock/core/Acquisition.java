@@ -74,9 +74,18 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 		return this.request.deadline();
 	}
 
+	/**
+	 * {@inheritDoc} A claim that may be queued in the store keeps its place there for the
+	 * waiter lease, which may be longer than the lock's.
+	 */
 	@Override
 	Duration expiresAfter() {
-		return this.parts.watchdog().expiresAfter(this.request.fixedLease());
+		Duration lease = this.parts.watchdog().expiresAfter(this.request.fixedLease());
+		return (queues() && lease.compareTo(LockKind.WAITER_LEASE) < 0) ? LockKind.WAITER_LEASE : lease;
+	}
+
+	private boolean queues() {
+		return this.request.claim().kind().queued();
 	}
 
 	private Duration storeLease() {
@@ -453,12 +462,21 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	}
 
 	/**
-	 * Until when a give-back is retried: one lease after the store's answer, not after
-	 * the attempt began, as the store took the lock when it answered, and a late answer
-	 * left it in the store after the retries had stopped.
+	 * Until when a give-back or a queue exit is retried: one lease after the store's
+	 * answer, not after the attempt began, as the store took the lock when it answered,
+	 * and a late answer left it in the store after the retries had stopped; for a claim
+	 * that may be queued, at least the waiter lease, or its place was left at the head of
+	 * the queue, holding up every waiter behind it, after the retries had stopped.
 	 */
 	private @Nullable Long giveBackLeaseEnd() {
-		return this.parts.watchdog().newLease(this.request.fixedLease(), System.nanoTime()).endNanos();
+		long now = System.nanoTime();
+		Long end = this.parts.watchdog().newLease(this.request.fixedLease(), now).endNanos();
+		if (end == null || !queues()) {
+			return end;
+		}
+		// The claim's place in the store's queue outlives a shorter lease of the lock.
+		long placeEnd = now + LockKind.WAITER_LEASE.toNanos();
+		return (placeEnd - end > 0) ? placeEnd : end;
 	}
 
 	private void notAcquired() {
@@ -498,9 +516,8 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 	/** Takes the claim out of the store's queue, then goes on with {@code next}. */
 	private void leaveQueue(Runnable next) {
 		this.queued = false;
-		Lease lease = this.parts.watchdog().newLease(this.request.fixedLease(), System.nanoTime());
 		this.parts.store()
-			.release(this.request.claim(), lease.endNanos())
+			.release(this.request.claim(), giveBackLeaseEnd())
 			.whenCompleteAsync((released, failure) -> next.run(), this.executor);
 	}
 

@@ -1,5 +1,7 @@
 package io.github.distributelock.core;
 
+import java.time.Duration;
+
 import java.util.Locale;
 
 import io.github.distributelock.LockKindConflictException;
@@ -29,6 +31,15 @@ import io.github.distributelock.LockRequest;
  * @since 1.0.0
  */
 public record LockKind(Type type, int permits) {
+
+	/**
+	 * How long a claim queued in the store (fair, write) keeps its place there after its
+	 * last attempt. The engine attempts again at least every 3 s while it waits, so only
+	 * a waiter that stopped (it crashed, or lost the store for that long) loses its
+	 * place; and it retries taking a claim out of the queue this long at least, as an
+	 * entry left there would hold up every waiter behind it.
+	 */
+	public static final Duration WAITER_LEASE = Duration.ofSeconds(10);
 
 	/** The default: a plain exclusive lock. */
 	public static final LockKind EXCLUSIVE = new LockKind(Type.EXCLUSIVE, 1);

@@ -33,12 +33,8 @@ import org.springframework.jdbc.BadSqlGrammarException;
  */
 final class JdbcLockKinds {
 
-	/**
-	 * How long a waiter keeps its place in the queue after its last attempt. The engine
-	 * attempts again at least every 3 seconds while it waits, so only a waiter that
-	 * stopped (it crashed, or lost the database for that long) loses its place.
-	 */
-	static final Duration WAITER_LEASE = Duration.ofSeconds(10);
+	/** How long a queued waiter keeps its place after its last attempt. */
+	static final Duration WAITER_LEASE = LockKind.WAITER_LEASE;
 
 	private final JdbcLockRepository repository;
 

@@ -37,12 +37,8 @@ import static io.github.distributelock.redis.RedisScripts.Script;
  */
 final class RedisKindScripts {
 
-	/**
-	 * How long a queued waiter keeps its place without attempting again: the engine
-	 * attempts at least every 3 s while it waits, so only a waiter that crashed (or
-	 * paused that long) loses it.
-	 */
-	static final Duration WAITER_LEASE = Duration.ofSeconds(10);
+	/** How long a queued waiter keeps its place after its last attempt. */
+	static final Duration WAITER_LEASE = LockKind.WAITER_LEASE;
 
 	/**
 	 * What a release script answers, and a hand-over script first, when the holder did

@@ -45,7 +45,7 @@ import org.jspecify.annotations.Nullable;
 public class MemoryLockBackend implements MultiKeyLockBackend, LockStoreProbe {
 
 	/** How long a waiter's entry lives without being refreshed by an attempt. */
-	public static final Duration WAITER_LEASE = Duration.ofSeconds(10);
+	public static final Duration WAITER_LEASE = LockKind.WAITER_LEASE;
 
 	/**
 	 * Ends the waits that nothing ended before their deadline, and drops the timers of

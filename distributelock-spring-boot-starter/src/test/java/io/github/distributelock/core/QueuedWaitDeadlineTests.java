@@ -1,9 +1,13 @@
 package io.github.distributelock.core;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
@@ -17,6 +21,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A caller whose claim waits in the store's queue (fair, write) and whose wait ends at
@@ -64,6 +69,58 @@ class QueuedWaitDeadlineTests {
 			assertThat(held.isHeld()).isTrue();
 		}
 		assertThat(this.memory.isLocked("queued.deadline")).isFalse();
+	}
+
+	/**
+	 * The exit from the store's queue of a waiter that gave up is retried as long as its
+	 * place there lives, not only as long as its lock's lease: a place left at the head
+	 * of the queue holds up every waiter behind it.
+	 */
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("queuedKinds")
+	void aQueueExitThatFailsIsRetriedAsLongAsThePlaceLives(String kind, UnaryOperator<LockRequest> claim)
+			throws Exception {
+		String key = "queued.exit." + kind.replace(' ', '-');
+		FailingReleases failing = new FailingReleases(this.memory);
+		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(failing));
+		DefaultDistributeLock other = this.closeables.add(new DefaultDistributeLock(this.memory));
+		try (LockHandle held = other.tryAcquire(claim.apply(LockRequest.of(key))).orElseThrow()) {
+			// A lease of 300 ms: the retries, 50 ms apart and doubling, pass it by the
+			// fourth.
+			assertThat(lock
+				.tryAcquire(claim.apply(LockRequest.of(key)).withWaitTime(WAIT).withLeaseTime(Duration.ofMillis(300))))
+				.isEmpty();
+			assertThat(this.memory.queued(key)).as("the place left in the queue").isEqualTo(1);
+			await().atMost(Duration.ofSeconds(5)).until(() -> failing.releases.get() >= 6);
+			failing.answering = true;
+			await().atMost(Duration.ofSeconds(5)).until(() -> this.memory.queued(key) == 0);
+			assertThat(held.isHeld()).isTrue();
+		}
+	}
+
+	static Stream<Arguments> queuedKinds() {
+		return Stream.of(Arguments.of("fair", (UnaryOperator<LockRequest>) (request) -> request.withFair(true)),
+				Arguments.of("write", (UnaryOperator<LockRequest>) (request) -> request.withMode(LockMode.WRITE)));
+	}
+
+	/** Fails every release, as a store in an outage does, until {@link #answering}. */
+	static final class FailingReleases extends ForwardingLockBackend {
+
+		final AtomicInteger releases = new AtomicInteger();
+
+		volatile boolean answering;
+
+		FailingReleases(LockBackend delegate) {
+			super(delegate);
+		}
+
+		@Override
+		public CompletionStage<Boolean> release(Claim claim) {
+			this.releases.incrementAndGet();
+			return this.answering ? this.delegate.release(claim)
+					: CompletableFuture.failedFuture(new UncheckedIOException(new IOException("command timed out")));
+		}
+
 	}
 
 	/** Passes every call on and records those that claim or release a key. */
