@@ -288,13 +288,16 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 	 * overrun its wait by up to this timeout. Default {@link Defaults#STATEMENT_TIMEOUT}.
 	 * <p>
 	 * Rounded up to whole seconds, as JDBC's statement timeouts are. On PostgreSQL the
-	 * statement is {@linkplain java.sql.Statement#cancel() cancelled} at the timeout, and
-	 * one still running at twice the timeout (a server that answers neither it nor the
-	 * cancel) has its {@linkplain java.sql.Connection#abort connection aborted}; on
-	 * MariaDB and MySQL the driver's {@link java.sql.Statement#setQueryTimeout} ends it,
-	 * but not on a server that does not answer: set the driver's socket timeout for that.
-	 * Not applied on H2, which ends a wait for a row lock at its own {@code LOCK_TIMEOUT}
-	 * (2 s by default) and answers it as a lock held by another.
+	 * statement is {@linkplain java.sql.Statement#cancel() cancelled} at the timeout; on
+	 * MariaDB and MySQL the driver's {@link java.sql.Statement#setQueryTimeout} ends it.
+	 * Neither reaches a server that does not answer at all, so without the driver's
+	 * socket timeout a round trip of a lock operation (a statement, a commit, a change of
+	 * the commit mode) still unanswered at twice the timeout has its
+	 * {@linkplain java.sql.Connection#abort connection aborted} (on MariaDB this ends the
+	 * call only where the server still answers new connections): set the driver's socket
+	 * timeout to bound each round trip. Not applied on H2, which ends a wait for a row
+	 * lock at its own {@code LOCK_TIMEOUT} (2 s by default) and answers it as a lock held
+	 * by another.
 	 * <p>
 	 * Logs a warning if statements are bounded on this database and the timeout is zero
 	 * or not shorter than the {@linkplain #releasedRowRetention() released-row

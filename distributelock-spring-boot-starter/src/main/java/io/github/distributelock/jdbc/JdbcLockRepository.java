@@ -59,6 +59,9 @@ final class JdbcLockRepository {
 	/** The attempt's SQL, as store errors name the task that failed. */
 	private final String acquireTask;
 
+	/** The attempt's file, as the log names an operation. */
+	private final String acquireName;
+
 	private final LockStatement remainingLease;
 
 	private final LockStatement renew;
@@ -91,6 +94,7 @@ final class JdbcLockRepository {
 		List<LockStatement> acquire = LockStatement.loadAll(dialect, "acquire.sql", tableName);
 		this.acquire = this.rowWaits.boundedAll("acquire.sql", acquire);
 		this.acquireTask = acquire.stream().map(LockStatement::sql).collect(Collectors.joining(";\n"));
+		this.acquireName = acquire.get(0).name();
 		this.remainingLease = LockStatement.load(dialect, "remaining-lease.sql", tableName);
 		this.renew = LockStatement.load(dialect, "renew.sql", tableName);
 		this.release = LockStatement.load(dialect, "release.sql", tableName);
@@ -150,7 +154,7 @@ final class JdbcLockRepository {
 		RowWait wait = this.rowWaits.bound(claim.deadline());
 		List<LockStatement> plain = Bounded.waiting(this.acquire, wait);
 		List<Bounded> marking = this.acquireMarking;
-		Attempt attempt = onOwnConnection(this.acquireTask,
+		Attempt attempt = onOwnConnection(this.acquireTask, this.acquireName, true,
 				(connection) -> this.rowWaits.around(connection, wait, key,
 						() -> (marks != null && marking != null)
 								? marks.run(
@@ -320,9 +324,13 @@ final class JdbcLockRepository {
 		}
 	}
 
-	/** Runs a script of statements that end with semicolons, and commits it. */
+	/**
+	 * Runs a script of statements that end with semicolons, and commits it: not bounded
+	 * by the statement timeout, as it creates or changes the schema, which may wait for
+	 * the table as long as the database lets it.
+	 */
 	void runScript(String script, String task) {
-		onOwnConnection(task, (connection) -> {
+		onOwnConnection(task, task, false, (connection) -> {
 			ScriptUtils.executeSqlScript(connection,
 					new ByteArrayResource(script.getBytes(StandardCharsets.UTF_8), "distributelock: " + task));
 			if (!connection.getAutoCommit()) {
@@ -406,6 +414,16 @@ final class JdbcLockRepository {
 	 * translating a failure as {@code JdbcTemplate} would.
 	 */
 	private <T> T onOwnConnection(String task, ConnectionWork<T> work) {
+		return onOwnConnection(task, task, true, work);
+	}
+
+	/**
+	 * Runs {@code work} as {@link #onOwnConnection(String, ConnectionWork)} does,
+	 * {@linkplain JdbcStatementTimeouts#watched watched} as a whole from its first round
+	 * trip to its last if asked.
+	 * @param name what the log calls the operation
+	 */
+	private <T> T onOwnConnection(String task, String name, boolean watched, ConnectionWork<T> work) {
 		Connection borrowed;
 		try {
 			borrowed = this.dataSource.getConnection();
@@ -417,7 +435,7 @@ final class JdbcLockRepository {
 			throw translated(task, ex);
 		}
 		try (Connection connection = borrowed) {
-			return work.run(connection);
+			return watched ? this.timeouts.watched(connection, name, work) : work.run(connection);
 		}
 		catch (SQLException ex) {
 			throw translated(task, ex);
@@ -426,13 +444,16 @@ final class JdbcLockRepository {
 
 	private RuntimeException translated(String task, SQLException ex) {
 		if (ex instanceof JdbcStatementTimedOut timedOut) {
-			String timeout = "A lock statement ran longer than the statement timeout of "
-					+ timedOut.timeout().toSeconds() + " s (distributelock.jdbc.statement-timeout)";
+			long seconds = timedOut.timeout().toSeconds();
 			return new QueryTimeoutException(timedOut.aborted()
-					? timeout + " and twice as long after it began "
-							+ "its connection was closed: the database did not answer (a frozen server, a lost network)"
-					: timeout + " and was cancelled: the database kept it waiting, such as for the row lock of a "
-							+ "transaction whose client stalled",
+					? "A round trip to the database (a statement, a commit or rollback, a change of the "
+							+ "commit mode) went unanswered for twice the statement timeout of " + seconds
+							+ " s (distributelock.jdbc.statement-timeout), and its connection was closed: the "
+							+ "database did not answer (a frozen server, a lost network). Set the JDBC driver's "
+							+ "socket timeout (socketTimeout) to end such a wait sooner"
+					: "A lock statement ran longer than the statement timeout of " + seconds
+							+ " s (distributelock.jdbc.statement-timeout) and was cancelled: the database kept it "
+							+ "waiting, such as for the row lock of a transaction whose client stalled",
 					ex);
 		}
 		RuntimeException translated = this.exceptionTranslator.translate(task, null, ex);

@@ -7,7 +7,8 @@ import java.time.Duration;
 /**
  * A lock statement that failed because it ran past the statement timeout
  * ({@link JdbcStatementTimeouts}): cancelled, ended by the driver, or ended as its
- * connection was aborted.
+ * connection was aborted; or another round trip of a lock operation (a commit, a change
+ * of the commit mode) that failed as its connection was aborted.
  */
 final class JdbcStatementTimedOut extends SQLTimeoutException {
 
@@ -25,7 +26,7 @@ final class JdbcStatementTimedOut extends SQLTimeoutException {
 		return this.timeout;
 	}
 
-	/** Whether the statement ended as its connection was aborted. */
+	/** Whether the round trip ended as its connection was aborted. */
 	boolean aborted() {
 		return this.aborted;
 	}

@@ -5,14 +5,12 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
-import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.WaitDeadlines;
 import io.github.distributelock.jdbc.JdbcLockDialect.StatementBound;
 import org.apache.commons.logging.Log;
@@ -33,14 +31,20 @@ import org.jspecify.annotations.Nullable;
  * that could reach the connection's next statement. H2 ends the wait at its own lock
  * timeout.
  * <p>
- * A PostgreSQL server that does not answer at all (frozen, or behind a lost network)
- * answers no cancel either: the cancel request goes out on a connection of its own to the
- * same server. Without the driver's socket timeout the statement would then wait until
- * the operating system gives its connection up, hours by default. So a statement still
- * running at twice the timeout has its connection {@linkplain Connection#abort aborted},
- * which ends its read; it fails with a connection error, on which the pool drops the
- * connection. pgjdbc makes it wait for the cancel in flight first, which gives up at its
- * {@code cancelSignalTimeout} (10 s by default).
+ * A server that does not answer at all (frozen, or behind a lost network) answers no end
+ * of a statement either: PostgreSQL's cancel request and MySQL's {@code KILL QUERY} go
+ * out on a connection of their own to the same server (MariaDB's driver leaves the
+ * timeout to the server). Without the driver's socket timeout a round trip would then
+ * wait until the operating system gives its connection up, hours by default; so would a
+ * commit, a rollback or a change of the commit mode, which no statement timeout bounds.
+ * So each operation on a borrowed connection is watched as a whole
+ * ({@link JdbcOperationWatch}), with one deadline for the operation rather than one per
+ * statement: a round trip still unanswered at twice the timeout has its connection
+ * {@linkplain Connection#abort aborted}, which ends its read; it fails with a connection
+ * error, on which the pool drops the connection. pgjdbc makes a statement cancelled at
+ * the timeout wait for the cancel in flight first, which gives up at its
+ * {@code cancelSignalTimeout} (10 s by default). MariaDB's abort does not end a read
+ * behind a server that answers nothing ({@link JdbcOperationWatch}).
  */
 final class JdbcStatementTimeouts {
 
@@ -88,6 +92,20 @@ final class JdbcStatementTimeouts {
 
 	private volatile Duration timeout = Duration.ZERO;
 
+	/**
+	 * When an operation is first looked at: no round trip can come due sooner, neither a
+	 * statement's cancel at the timeout nor an abort at twice the timeout.
+	 */
+	private volatile Duration firstDeadline = Duration.ZERO;
+
+	/**
+	 * The operation that the calling thread runs ({@link #watched}), whose statements are
+	 * its round trips: kept here rather than passed to each statement, as the operations
+	 * of the lock kinds and the purge run theirs through methods of their own. An
+	 * operation runs on one thread from its first round trip to its last.
+	 */
+	private final ThreadLocal<@Nullable JdbcOperationWatch> operations = new ThreadLocal<>();
+
 	JdbcStatementTimeouts(StatementBound bound) {
 		this.bound = bound;
 		this.timer.setKeepAliveTime(1, TimeUnit.MINUTES);
@@ -116,7 +134,9 @@ final class JdbcStatementTimeouts {
 		if (timeout.isNegative()) {
 			throw new IllegalArgumentException("The statement timeout must not be negative, but is " + timeout);
 		}
-		this.timeout = Duration.ofSeconds(timeout.getSeconds() + ((timeout.getNano() > 0) ? 1 : 0));
+		Duration rounded = Duration.ofSeconds(timeout.getSeconds() + ((timeout.getNano() > 0) ? 1 : 0));
+		this.firstDeadline = (this.bound == StatementBound.CANCEL) ? rounded : rounded.multipliedBy(2);
+		this.timeout = rounded;
 	}
 
 	Duration timeout() {
@@ -132,7 +152,47 @@ final class JdbcStatementTimeouts {
 	}
 
 	/**
-	 * Runs {@code work} on {@code statement}, ended if it runs past the timeout.
+	 * Runs {@code work}, an operation on {@code connection}, watched from its first round
+	 * trip to its last ({@link JdbcOperationWatch}): the statements it runs through
+	 * {@link #run(PreparedStatement, StatementWork)}, and what goes between and after
+	 * them on the connection (a change of the commit mode, the commit or rollback). Not
+	 * on MariaDB and MySQL where the driver's socket timeout bounds each round trip
+	 * already (the connection's network timeout): their statements are bounded by the
+	 * driver, and such an operation costs nothing more than it did before the watch.
+	 * @throws JdbcStatementTimedOut if it failed because it ran past its timeout, or as
+	 * its connection was aborted
+	 */
+	<T> T watched(Connection connection, String task, JdbcLockRepository.ConnectionWork<T> work) throws SQLException {
+		Duration timeout = this.timeout;
+		if (timeout.isZero() || this.bound == StatementBound.NONE
+				|| (this.bound == StatementBound.QUERY_TIMEOUT && connection.getNetworkTimeout() > 0)) {
+			return work.run(connection);
+		}
+		JdbcOperationWatch outer = this.operations.get();
+		JdbcOperationWatch watch = new JdbcOperationWatch(this, connection, task, timeout.toNanos());
+		// Set back, not removed: removing it would cost the thread's next operation an
+		// entry of its own.
+		this.operations.set(watch);
+		try {
+			watch.start(this.firstDeadline);
+			return work.run(connection);
+		}
+		catch (SQLException ex) {
+			if (watch.aborted() && !(ex instanceof JdbcStatementTimedOut)) {
+				throw new JdbcStatementTimedOut(timeout, true, ex);
+			}
+			throw ex;
+		}
+		finally {
+			watch.end();
+			this.operations.set(outer);
+		}
+	}
+
+	/**
+	 * Runs {@code work} on {@code statement}, ended if it runs past the timeout, as a
+	 * round trip of the operation that the calling thread runs ({@link #watched}), or of
+	 * one of its own.
 	 * @throws JdbcStatementTimedOut if the statement failed because it ran past its
 	 * timeout
 	 */
@@ -141,146 +201,65 @@ final class JdbcStatementTimeouts {
 		if (timeout.isZero() || this.bound == StatementBound.NONE) {
 			return work.run(statement);
 		}
-		if (this.bound == StatementBound.QUERY_TIMEOUT) {
-			try {
-				return work.run(statement);
-			}
-			catch (SQLTimeoutException ex) {
-				throw new JdbcStatementTimedOut(timeout, false, ex);
-			}
+		JdbcOperationWatch watch = this.operations.get();
+		if (watch == null) {
+			return (this.bound == StatementBound.QUERY_TIMEOUT) ? runBoundByDriver(statement, work, timeout)
+					: watched(statement.getConnection(), "a lock statement", (connection) -> run(statement, work));
 		}
-		Watch watch = new Watch(statement, true);
-		this.deadlines.expireAt(watch, Deadline.after(timeout));
+		int trip = watch.enter(statement);
 		try {
 			return work.run(statement);
 		}
 		catch (SQLException ex) {
 			boolean aborted = watch.aborted();
-			if (aborted || (watch.cancelled && QUERY_CANCELED.equals(ex.getSQLState()))) {
+			if (aborted || ((this.bound == StatementBound.QUERY_TIMEOUT) ? ex instanceof SQLTimeoutException
+					: watch.cancelled(trip) && QUERY_CANCELED.equals(ex.getSQLState()))) {
 				throw new JdbcStatementTimedOut(timeout, aborted, ex);
 			}
 			throw ex;
 		}
 		finally {
-			watch.end();
+			watch.leave();
 		}
 	}
 
-	/**
-	 * The watch of one running statement: completed at its deadline, or when it ends. At
-	 * the timeout it cancels the statement and watches it for as long again, as a second
-	 * watch that aborts the statement's connection at its deadline. Ended normally, not
-	 * exceptionally: an exceptional end builds a {@code CompletionException}, with its
-	 * stack trace, for each stage that depends on it, which cost PostgreSQL's
-	 * {@code tryLock} 13 us per call here.
-	 */
-	private final class Watch extends CompletableFuture<Void> {
-
-		private final PreparedStatement statement;
-
-		/**
-		 * Whether the statement is cancelled at this watch's deadline, or its connection
-		 * aborted.
-		 */
-		private final boolean cancels;
-
-		private volatile @Nullable Watch next;
-
-		private volatile boolean ended;
-
-		private volatile boolean cancelled;
-
-		private volatile boolean aborted;
-
-		Watch(PreparedStatement statement, boolean cancels) {
-			this.statement = statement;
-			this.cancels = cancels;
+	/** Runs a statement that only the driver's timeouts bound. */
+	private static <T> T runBoundByDriver(PreparedStatement statement, StatementWork<T> work, Duration timeout)
+			throws SQLException {
+		try {
+			return work.run(statement);
 		}
-
-		void end() {
-			this.ended = true;
-			complete(null);
-			Watch next = this.next;
-			if (next != null) {
-				next.end();
-			}
+		catch (SQLTimeoutException ex) {
+			throw new JdbcStatementTimedOut(timeout, false, ex);
 		}
+	}
 
-		boolean aborted() {
-			Watch next = this.next;
-			return this.aborted || (next != null && next.aborted);
+	WaitDeadlines deadlines() {
+		return this.deadlines;
+	}
+
+	/** Whether a statement is cancelled at the timeout from here. */
+	boolean cancels() {
+		return this.bound == StatementBound.CANCEL;
+	}
+
+	/** Sends a cancel request, off the timer's thread. */
+	void cancel(Runnable cancel) {
+		submit(this.cancelling, cancel);
+	}
+
+	/** Aborts a connection, off the timer's thread and apart from the cancels. */
+	void abort(Runnable abort) {
+		submit(this.aborting, abort);
+	}
+
+	private void submit(ThreadPoolExecutor executor, Runnable task) {
+		try {
+			executor.execute(task);
 		}
-
-		@Override
-		public boolean complete(@Nullable Void value) {
-			if (!super.complete(value)) {
-				return false;
-			}
-			if (!this.ended) {
-				if (this.cancels) {
-					this.cancelled = true;
-					submit(JdbcStatementTimeouts.this.cancelling, this::cancel);
-					Watch next = new Watch(this.statement, false);
-					this.next = next;
-					// Read after next is set: either end() ends next, or this sees it
-					// ended.
-					if (!this.ended) {
-						JdbcStatementTimeouts.this.deadlines.expireAt(next,
-								Deadline.after(JdbcStatementTimeouts.this.timeout));
-					}
-				}
-				else {
-					this.aborted = true;
-					submit(JdbcStatementTimeouts.this.aborting, this::abort);
-				}
-			}
-			return true;
+		catch (RejectedExecutionException ex) {
+			logger.warn("Could not end a lock operation that ran past its timeout", ex);
 		}
-
-		private void submit(ThreadPoolExecutor executor, Runnable task) {
-			try {
-				executor.execute(task);
-			}
-			catch (RejectedExecutionException ex) {
-				logger.warn("Could not end a lock statement that ran past its timeout", ex);
-			}
-		}
-
-		/**
-		 * Cancels the statement; pgjdbc leaves one that has just ended as it is, and
-		 * makes the statement's thread wait for a cancel in flight.
-		 */
-		private void cancel() {
-			try {
-				this.statement.cancel();
-			}
-			catch (SQLException | RuntimeException ex) {
-				logger.warn("Could not cancel a lock statement that ran past its timeout", ex);
-			}
-		}
-
-		/**
-		 * Aborts the statement's connection, unless the statement ended meanwhile and its
-		 * connection may be another caller's already. pgjdbc's abort closes the socket,
-		 * here.
-		 */
-		private void abort() {
-			if (this.ended) {
-				return;
-			}
-			logger.warn("A lock statement still ran at twice the statement timeout of " + timeout().toSeconds()
-					+ " s (distributelock.jdbc.statement-timeout): closing its connection, as the database answers "
-					+ "neither the statement nor its end at the timeout (a frozen server, a lost network). Set the "
-					+ "driver's socket timeout to end such a statement sooner.");
-			try {
-				Connection connection = this.statement.getConnection();
-				connection.abort(Runnable::run);
-			}
-			catch (SQLException | RuntimeException ex) {
-				logger.warn("Could not close the connection of a lock statement that ran past its timeout", ex);
-			}
-		}
-
 	}
 
 	/** Runs a statement. */

@@ -183,7 +183,7 @@ abstract class AbstractHungServerTests {
 	 * not ended by {@code bound} and {@link #SLACK}: a call that hangs is the defect
 	 * these tests look for, and the closed proxy then ends it.
 	 */
-	private static <T> T bounded(Duration bound, ThrowingSupplier<T> call) {
+	static <T> T bounded(Duration bound, ThrowingSupplier<T> call) {
 		return assertTimeoutPreemptively(bound.plus(SLACK), call,
 				() -> "the call into the hung server had not ended after " + bound.plus(SLACK).toMillis() + " ms");
 	}
