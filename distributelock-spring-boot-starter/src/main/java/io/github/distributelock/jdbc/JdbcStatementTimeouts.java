@@ -5,6 +5,8 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -99,12 +101,14 @@ final class JdbcStatementTimeouts {
 	private volatile Duration firstDeadline = Duration.ZERO;
 
 	/**
-	 * The operation that the calling thread runs ({@link #watched}), whose statements are
-	 * its round trips: kept here rather than passed to each statement, as the operations
-	 * of the lock kinds and the purge run theirs through methods of their own. An
-	 * operation runs on one thread from its first round trip to its last.
+	 * The operations under way ({@link #watched}), by the connection they run on, whose
+	 * statements are their round trips: found from each statement's connection rather
+	 * than passed to it, as the operations of the lock kinds and the purge run theirs
+	 * through methods of their own. A statement whose connection is not the one its
+	 * operation borrowed (a pool or proxy that hands statements the physical connection)
+	 * is watched on its own as well.
 	 */
-	private final ThreadLocal<@Nullable JdbcOperationWatch> operations = new ThreadLocal<>();
+	private final Map<Connection, JdbcOperationWatch> operations = new ConcurrentHashMap<>();
 
 	JdbcStatementTimeouts(StatementBound bound) {
 		this.bound = bound;
@@ -168,11 +172,8 @@ final class JdbcStatementTimeouts {
 				|| (this.bound == StatementBound.QUERY_TIMEOUT && connection.getNetworkTimeout() > 0)) {
 			return work.run(connection);
 		}
-		JdbcOperationWatch outer = this.operations.get();
 		JdbcOperationWatch watch = new JdbcOperationWatch(this, connection, task, timeout.toNanos());
-		// Set back, not removed: removing it would cost the thread's next operation an
-		// entry of its own.
-		this.operations.set(watch);
+		JdbcOperationWatch outer = this.operations.put(connection, watch);
 		try {
 			watch.start(this.firstDeadline);
 			return work.run(connection);
@@ -185,14 +186,19 @@ final class JdbcStatementTimeouts {
 		}
 		finally {
 			watch.end();
-			this.operations.set(outer);
+			if (outer != null) {
+				this.operations.put(connection, outer);
+			}
+			else {
+				this.operations.remove(connection);
+			}
 		}
 	}
 
 	/**
 	 * Runs {@code work} on {@code statement}, ended if it runs past the timeout, as a
-	 * round trip of the operation that the calling thread runs ({@link #watched}), or of
-	 * one of its own.
+	 * round trip of the operation on its connection ({@link #watched}), or of one of its
+	 * own.
 	 * @throws JdbcStatementTimedOut if the statement failed because it ran past its
 	 * timeout
 	 */
@@ -201,7 +207,7 @@ final class JdbcStatementTimeouts {
 		if (timeout.isZero() || this.bound == StatementBound.NONE) {
 			return work.run(statement);
 		}
-		JdbcOperationWatch watch = this.operations.get();
+		JdbcOperationWatch watch = this.operations.get(statement.getConnection());
 		if (watch == null) {
 			return (this.bound == StatementBound.QUERY_TIMEOUT) ? runBoundByDriver(statement, work, timeout)
 					: watched(statement.getConnection(), "a lock statement", (connection) -> run(statement, work));
