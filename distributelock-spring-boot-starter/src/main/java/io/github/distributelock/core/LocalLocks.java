@@ -1,16 +1,12 @@
 package io.github.distributelock.core;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 
@@ -58,12 +54,34 @@ final class LocalLocks {
 	 */
 	static final int LONGEST_HAND_OVER_RUN = 32;
 
-	private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+	/*
+	 * A slot's flags, made and dropped with each call: fields set by compare-and-set
+	 * rather than three AtomicBoolean objects.
+	 */
+	private static final VarHandle GATE_TAKEN;
+
+	private static final VarHandle LEFT;
+
+	private static final VarHandle OFF_THE_GATE;
+
+	static {
+		try {
+			MethodHandles.Lookup lookup = MethodHandles.lookup();
+			GATE_TAKEN = lookup.findVarHandle(Slot.class, "gateTaken", boolean.class);
+			LEFT = lookup.findVarHandle(Slot.class, "left", boolean.class);
+			OFF_THE_GATE = lookup.findVarHandle(Slot.class, "offTheGate", boolean.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	private final ConcurrentHashMap<String, LocalKey> entries = new ConcurrentHashMap<>();
 
 	/** Enters the key's entry, creating it if this JVM has no user of the key yet. */
 	Slot enter(String key) {
-		Entry entry = this.entries.compute(key, (k, current) -> {
-			Entry entered = (current != null) ? current : new Entry(k);
+		LocalKey entry = this.entries.compute(key, (k, current) -> {
+			LocalKey entered = (current != null) ? current : new LocalKey(k);
 			entered.users++;
 			return entered;
 		});
@@ -72,15 +90,15 @@ final class LocalLocks {
 
 	/** The lock this JVM holds on {@code key} for {@code owner}, if any. */
 	@Nullable HeldLock held(String key, String owner) {
-		Entry entry = this.entries.get(key);
+		LocalKey entry = this.entries.get(key);
 		if (entry == null) {
 			return null;
 		}
-		HeldLock exclusive = entry.held.get();
+		HeldLock exclusive = entry.held();
 		if (exclusive != null && exclusive.owner().equals(owner)) {
 			return exclusive;
 		}
-		for (HeldLock shared : entry.shared.values()) {
+		for (HeldLock shared : entry.shared()) {
 			if (shared.owner().equals(owner)) {
 				return shared;
 			}
@@ -90,12 +108,12 @@ final class LocalLocks {
 
 	List<HeldLock> held() {
 		List<HeldLock> held = new ArrayList<>();
-		for (Entry entry : this.entries.values()) {
-			HeldLock lock = entry.held.get();
+		for (LocalKey entry : this.entries.values()) {
+			HeldLock lock = entry.held();
 			if (lock != null) {
 				held.add(lock);
 			}
-			held.addAll(entry.shared.values());
+			held.addAll(entry.shared());
 		}
 		return held;
 	}
@@ -106,11 +124,11 @@ final class LocalLocks {
 
 	/** How many callers of this JVM wait at the gate of {@code key}. */
 	int waitingAtGate(String key) {
-		Entry entry = this.entries.get(key);
+		LocalKey entry = this.entries.get(key);
 		return (entry != null) ? entry.gate.waiting() : 0;
 	}
 
-	private void leave(Entry entry, @Nullable String usedOwner) {
+	private void leave(LocalKey entry, @Nullable String usedOwner) {
 		this.entries.computeIfPresent(entry.key, (k, current) -> {
 			if (current != entry) {
 				return current;
@@ -142,11 +160,11 @@ final class LocalLocks {
 	 */
 	final class Slot {
 
-		private final Entry entry;
+		private final LocalKey entry;
 
-		private final AtomicBoolean gateTaken = new AtomicBoolean();
+		private volatile boolean gateTaken;
 
-		private final AtomicBoolean left = new AtomicBoolean();
+		private volatile boolean left;
 
 		private volatile @Nullable String claimedOwner;
 
@@ -156,9 +174,9 @@ final class LocalLocks {
 		/**
 		 * Whether this caller never comes to the gate (see {@link #keepOffTheGate()}).
 		 */
-		private final AtomicBoolean offTheGate = new AtomicBoolean();
+		private volatile boolean offTheGate;
 
-		private Slot(Entry entry) {
+		private Slot(LocalKey entry) {
 			this.entry = entry;
 		}
 
@@ -184,7 +202,7 @@ final class LocalLocks {
 		 * the attempt looks for releases to send first.
 		 */
 		void useOwner(String owner) {
-			Entry entry = this.entry;
+			LocalKey entry = this.entry;
 			LocalLocks.this.entries.computeIfPresent(entry.key, (k, current) -> {
 				if (current == entry) {
 					if (current.ownersInUse == null) {
@@ -207,9 +225,9 @@ final class LocalLocks {
 			if (reentrancyOwner == null) {
 				return null;
 			}
-			HeldLock held = this.entry.held.get();
+			HeldLock held = this.entry.held();
 			if (held == null || held.reentrancyOwner != reentrancyOwner || !held.isHeld()) {
-				held = this.entry.shared.get(reentrancyOwner);
+				held = this.entry.shared(reentrancyOwner);
 				if (held == null || !held.isHeld()) {
 					return null;
 				}
@@ -228,7 +246,7 @@ final class LocalLocks {
 		 * first release would end both
 		 */
 		void claimOwner(String owner, LockKind kind, String backend) {
-			if (!this.entry.kindOwners.add(owner)) {
+			if (!this.entry.claimOwner(owner)) {
 				throw new IllegalArgumentException("The owner value (lockValue) of this " + kind.tag() + " lock on '"
 						+ this.entry.key + "' in " + backend + " already holds or waits for that key in this "
 						+ "instance: the store tells the holders of a fair, read/write or permit lock apart by "
@@ -244,12 +262,12 @@ final class LocalLocks {
 		 */
 		boolean tryTakeGate() {
 			if (this.entry.gate.tryTake()) {
-				this.gateTaken.set(true);
+				this.gateTaken = true;
 				// A slot left on another thread (a cancel) between the take and the mark
 				// above found no gate to give back: give it here, or it stays taken for
 				// every later caller of the key. leave() marks, then reads; this marks,
 				// then reads: one of the two sees the other.
-				if (this.left.get() && this.gateTaken.compareAndSet(true, false)) {
+				if (this.left && GATE_TAKEN.compareAndSet(this, true, false)) {
 					this.entry.gate.give();
 					return false;
 				}
@@ -268,23 +286,23 @@ final class LocalLocks {
 		 * until the scheduler's timer ends the holder's wait, late when it is busy.
 		 */
 		@Nullable CompletableFuture<@Nullable Void> waitForReleaseInFlight() {
-			Entry entry = this.entry;
-			if (this.offTheGate.get()) {
-				HeldLock held = entry.held.get();
+			LocalKey entry = this.entry;
+			if (this.offTheGate) {
+				HeldLock held = entry.held();
 				return (held != null) ? held.releaseInFlight() : null;
 			}
 			// Counted before the read: a holder that set its release in flight after the
 			// read sees the count, or awaited an arrival before it, which the signal
 			// below then ends.
-			entry.waitingForRelease.incrementAndGet();
-			HeldLock held = entry.held.get();
+			entry.addWaitingForRelease(1);
+			HeldLock held = entry.held();
 			CompletableFuture<@Nullable Void> release = (held != null) ? held.releaseInFlight() : null;
 			if (release == null) {
-				entry.waitingForRelease.decrementAndGet();
+				entry.addWaitingForRelease(-1);
 				return null;
 			}
 			entry.gate.signalArrival();
-			return release.whenComplete((ended, failure) -> entry.waitingForRelease.decrementAndGet());
+			return release.whenComplete((ended, failure) -> entry.addWaitingForRelease(-1));
 		}
 
 		/**
@@ -295,9 +313,9 @@ final class LocalLocks {
 		 * while the scheduler that ends that wait is busy.
 		 */
 		void keepOffTheGate() {
-			if (this.offTheGate.compareAndSet(false, true)) {
+			if (OFF_THE_GATE.compareAndSet(this, false, true)) {
 				// Counted before the signal, as in waitForReleaseInFlight().
-				this.entry.offTheGate.incrementAndGet();
+				this.entry.addOffTheGate(1);
 				this.entry.gate.signalArrival();
 			}
 		}
@@ -329,9 +347,9 @@ final class LocalLocks {
 		 * and the key's plain lock was not handed over too many times in a row.
 		 */
 		boolean callerOnItsWayToTheGate() {
-			Entry entry = this.entry;
-			return this.gateTaken.get() && entry.gate.nobodyWaiting()
-					&& entry.users - entry.waitingForRelease.get() - entry.offTheGate.get() > 1
+			LocalKey entry = this.entry;
+			return this.gateTaken && entry.gate.nobodyWaiting()
+					&& entry.users - entry.waitingForRelease() - entry.offTheGate() > 1
 					&& entry.gate.handOvers() < LONGEST_HAND_OVER_RUN;
 		}
 
@@ -350,11 +368,11 @@ final class LocalLocks {
 
 		/** Counts {@code waiter} among the callers of this JVM queued in the store. */
 		void waitInStoreQueue(Acquisition waiter) {
-			this.entry.storeQueue.add(waiter);
+			this.entry.waitInStoreQueue(waiter);
 		}
 
 		void leaveStoreQueue(Acquisition waiter) {
-			this.entry.storeQueue.remove(waiter);
+			this.entry.leaveStoreQueue(waiter);
 		}
 
 		/**
@@ -362,7 +380,7 @@ final class LocalLocks {
 		 * further back is behind it in the store's queue too, so it is never the head.
 		 */
 		private @Nullable Acquisition firstInStoreQueue() {
-			Acquisition first = this.entry.storeQueue.peekFirst();
+			Acquisition first = this.entry.firstInStoreQueue();
 			return (first != null && first.claimForHandOver()) ? first : null;
 		}
 
@@ -375,25 +393,25 @@ final class LocalLocks {
 		 * be released in the store
 		 */
 		private @Nullable Acquisition handOverGate() {
-			if (!this.gateTaken.get() || this.entry.gate.handOvers() >= LONGEST_HAND_OVER_RUN) {
+			if (!this.gateTaken || this.entry.gate.handOvers() >= LONGEST_HAND_OVER_RUN) {
 				return null;
 			}
 			KeyGate.Waiter next = this.entry.gate.passOn();
 			if (next == null) {
 				return null;
 			}
-			this.gateTaken.set(false);
-			next.slot().gateTaken.set(true);
+			this.gateTaken = false;
+			next.slot().gateTaken = true;
 			return next.successor();
 		}
 
 		/** Records the lock taken through this slot. */
 		void hold(HeldLock lock) {
 			if (lock.kind().shared()) {
-				this.entry.shared.put((lock.reentrancyOwner != null) ? lock.reentrancyOwner : lock, lock);
+				this.entry.holdShared((lock.reentrancyOwner != null) ? lock.reentrancyOwner : lock, lock);
 			}
 			else {
-				this.entry.held.set(lock);
+				this.entry.hold(lock);
 			}
 		}
 
@@ -403,86 +421,30 @@ final class LocalLocks {
 		 * key.
 		 */
 		void leave(@Nullable HeldLock lock) {
-			if (!this.left.compareAndSet(false, true)) {
+			if (!LEFT.compareAndSet(this, false, true)) {
 				return;
 			}
 			if (lock != null) {
-				this.entry.held.compareAndSet(lock, null);
+				this.entry.unhold(lock);
 			}
 			if (lock != null && lock.kind().shared()) {
-				this.entry.shared.values().remove(lock);
+				this.entry.unholdShared(lock);
 			}
 			String owner = this.claimedOwner;
 			if (owner != null) {
-				this.entry.kindOwners.remove(owner);
+				this.entry.unclaimOwner(owner);
 			}
-			if (this.gateTaken.compareAndSet(true, false)) {
+			if (GATE_TAKEN.compareAndSet(this, true, false)) {
 				this.entry.gate.give();
 			}
 			else {
 				// A wake-up this slot got as it gave up must reach the next waiter.
 				this.entry.gate.wakeNextIfFree();
 			}
-			if (this.offTheGate.get()) {
-				this.entry.offTheGate.decrementAndGet();
+			if (this.offTheGate) {
+				this.entry.addOffTheGate(-1);
 			}
 			LocalLocks.this.leave(this.entry, this.usedOwner);
-		}
-
-	}
-
-	/**
-	 * A key this JVM uses. The user count is guarded by the table's per-key compute.
-	 */
-	private static final class Entry {
-
-		final String key;
-
-		final KeyGate gate = new KeyGate();
-
-		/**
-		 * The fair callers of this JVM queued in the store for the key, in the order they
-		 * first waited there.
-		 */
-		final ConcurrentLinkedDeque<Acquisition> storeQueue = new ConcurrentLinkedDeque<>();
-
-		volatile int users;
-
-		/**
-		 * How many users of the key wait for its release in flight rather than for the
-		 * gate (see {@link Slot#waitForReleaseInFlight()}).
-		 */
-		final AtomicInteger waitingForRelease = new AtomicInteger();
-
-		/**
-		 * How many users of the key never come to its gate (see
-		 * {@link Slot#keepOffTheGate()}).
-		 */
-		final AtomicInteger offTheGate = new AtomicInteger();
-
-		/**
-		 * The exclusive, fair or write holder; cleared only by its own leave, which may
-		 * come after a holder it handed the lock to is set.
-		 */
-		final AtomicReference<@Nullable HeldLock> held = new AtomicReference<>();
-
-		/** The readers and permit holders, by reentrancy owner. */
-		final ConcurrentHashMap<Object, HeldLock> shared = new ConcurrentHashMap<>();
-
-		/**
-		 * The owner values callers chose for the claims of this JVM, other than plain
-		 * exclusive ones, that hold or wait for the key.
-		 */
-		final Set<String> kindOwners = ConcurrentHashMap.newKeySet();
-
-		/**
-		 * How many calls of this JVM that hold or want the key use each owner value they
-		 * chose; {@code null} until one does. Guarded by the table's per-key compute.
-		 */
-		@Nullable Map<String, Integer> ownersInUse;
-
-		Entry(String key) {
-			this.key = key;
 		}
 
 	}
