@@ -1,5 +1,7 @@
 package io.github.distributelock.core;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -8,7 +10,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -52,6 +53,25 @@ final class HeldLock {
 	private static final TimeoutException ARRIVAL_GRACE_PASSED = new TimeoutException(
 			"no caller arrived at the gate in time");
 
+	/*
+	 * The hold count and the state are fields set by compare-and-set rather than two
+	 * AtomicInteger objects: a HeldLock is made at every acquisition.
+	 */
+	private static final VarHandle HOLDS;
+
+	private static final VarHandle STATE;
+
+	static {
+		try {
+			MethodHandles.Lookup lookup = MethodHandles.lookup();
+			HOLDS = lookup.findVarHandle(HeldLock.class, "holds", int.class);
+			STATE = lookup.findVarHandle(HeldLock.class, "state", int.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
 	final String key;
 
 	final LockBackend.Claim claim;
@@ -78,9 +98,9 @@ final class HeldLock {
 
 	private final boolean hasMinimumHold;
 
-	private final AtomicInteger holds = new AtomicInteger(1);
+	private volatile int holds = 1;
 
-	private final AtomicInteger state = new AtomicInteger(HELD);
+	private volatile int state = HELD;
 
 	/** Completes once the release that ended the hold has had the store's answer. */
 	private final CompletableFuture<@Nullable Void> releaseEnded = new CompletableFuture<>();
@@ -124,16 +144,16 @@ final class HeldLock {
 
 	/** How many reentrant holds are open. */
 	int holds() {
-		return Math.max(0, this.holds.get());
+		return Math.max(0, this.holds);
 	}
 
 	boolean isHeld() {
-		return this.state.get() == HELD && !this.lease.ranOut();
+		return this.state == HELD && !this.lease.ranOut();
 	}
 
 	/** Whether it was released or lost: no lease of it is kept any more. */
 	boolean ended() {
-		return this.state.get() != HELD;
+		return this.state != HELD;
 	}
 
 	boolean isSuspect() {
@@ -147,12 +167,12 @@ final class HeldLock {
 		}
 		int current;
 		do {
-			current = this.holds.get();
+			current = this.holds;
 			if (current <= 0) {
 				return false;
 			}
 		}
-		while (!this.holds.compareAndSet(current, current + 1));
+		while (!HOLDS.compareAndSet(this, current, current + 1));
 		return true;
 	}
 
@@ -182,7 +202,7 @@ final class HeldLock {
 
 	void addLostListener(LockHandle handle, Consumer<LockHandle> listener) {
 		this.lostListeners.add(new LostListener(handle, listener));
-		if (this.state.get() == LOST) {
+		if (this.state == LOST) {
 			notifyLost();
 		}
 	}
@@ -202,7 +222,7 @@ final class HeldLock {
 	 */
 	CompletableFuture<Boolean> releaseHold(@Nullable Executor callerExecutor, @Nullable StoreRelease storeRelease,
 			LockHandle closing) {
-		return (this.holds.decrementAndGet() > 0) ? otherHoldsRemain(closing)
+		return ((int) HOLDS.getAndAdd(this, -1) > 1) ? otherHoldsRemain(closing)
 				: release(callerExecutor, true, storeRelease);
 	}
 
@@ -213,7 +233,7 @@ final class HeldLock {
 	 * stay in the store.
 	 */
 	CompletableFuture<Boolean> giveBackHold(@Nullable Executor callerExecutor, LockHandle closing) {
-		return (this.holds.decrementAndGet() > 0) ? otherHoldsRemain(closing) : release(callerExecutor, false, null);
+		return ((int) HOLDS.getAndAdd(this, -1) > 1) ? otherHoldsRemain(closing) : release(callerExecutor, false, null);
 	}
 
 	/**
@@ -248,8 +268,8 @@ final class HeldLock {
 
 	private CompletableFuture<Boolean> release(@Nullable Executor callerExecutor, boolean keepForMinimumHold,
 			@Nullable StoreRelease storeRelease) {
-		this.holds.set(0);
-		int previous = this.state.getAndSet(RELEASED);
+		this.holds = 0;
+		int previous = (int) STATE.getAndSet(this, RELEASED);
 		if (previous == RELEASED) {
 			// Released already, perhaps still on its way to the store: close() waits
 			// until that release has ended, though it is not this call's.
@@ -474,7 +494,7 @@ final class HeldLock {
 	 * @return whether the lock had been reported lost
 	 */
 	boolean renewedAfterLoss(long storeLeaseEndNanos) {
-		if (this.state.get() != LOST) {
+		if (this.state != LOST) {
 			return false;
 		}
 		if (!this.slot.claimedAgain(this)) {
@@ -495,7 +515,7 @@ final class HeldLock {
 	}
 
 	void markLost(String reason) {
-		if (this.state.compareAndSet(HELD, LOST)) {
+		if (STATE.compareAndSet(this, HELD, LOST)) {
 			this.parts.watchdog().unwatch(this);
 			// The store no longer protects this key for us: let this JVM's waiters
 			// compete.
