@@ -218,7 +218,7 @@ final class JdbcKindStatements {
 		/** Runs a statement that changes rows. */
 		int update(LockStatement statement) throws SQLException {
 			try (PreparedStatement ps = prepare(statement)) {
-				return this.repository.timed(ps, PreparedStatement::executeUpdate);
+				return this.repository.timed(this.connection, ps, PreparedStatement::executeUpdate);
 			}
 		}
 
@@ -246,7 +246,7 @@ final class JdbcKindStatements {
 		<T> List<T> query(LockStatement statement, JdbcLockRepository.RowReader<T> reader) throws SQLException {
 			List<T> rows = new ArrayList<>();
 			try (PreparedStatement ps = prepare(statement);
-					ResultSet rs = this.repository.timed(ps, PreparedStatement::executeQuery)) {
+					ResultSet rs = this.repository.timed(this.connection, ps, PreparedStatement::executeQuery)) {
 				while (rs.next()) {
 					rows.add(reader.read(rs));
 				}

@@ -196,11 +196,11 @@ final class JdbcLockRepository {
 				(wait != null) ? wait.text() : "");
 		for (LockStatement statement : statements.subList(0, statements.size() - 1)) {
 			try (PreparedStatement ps = prepare(connection, statement, values)) {
-				this.timeouts.run(ps, PreparedStatement::executeUpdate);
+				this.timeouts.run(connection, ps, PreparedStatement::executeUpdate);
 			}
 		}
 		try (PreparedStatement ps = prepare(connection, statements.get(statements.size() - 1), values);
-				ResultSet rs = this.timeouts.run(ps, PreparedStatement::executeQuery)) {
+				ResultSet rs = this.timeouts.run(connection, ps, PreparedStatement::executeQuery)) {
 			return rs.next() ? new Attempt(nullableLong(rs, "fencing_token"), nullableLong(rs, "remaining_ms")) : null;
 		}
 	}
@@ -279,7 +279,7 @@ final class JdbcLockRepository {
 			throws SQLException {
 		return JdbcCommits.committed(connection, false, () -> {
 			try (PreparedStatement ps = prepare(connection, statement, values);
-					ResultSet rs = this.timeouts.run(ps, PreparedStatement::executeQuery)) {
+					ResultSet rs = this.timeouts.run(connection, ps, PreparedStatement::executeQuery)) {
 				return rs.next();
 			}
 		});
@@ -360,11 +360,11 @@ final class JdbcLockRepository {
 				(connection) -> JdbcCommits.committed(connection, statements.size() > 1, () -> {
 					for (LockStatement statement : statements.subList(0, statements.size() - 1)) {
 						try (PreparedStatement ps = prepare(connection, statement, values)) {
-							this.timeouts.run(ps, PreparedStatement::executeUpdate);
+							this.timeouts.run(connection, ps, PreparedStatement::executeUpdate);
 						}
 					}
 					try (PreparedStatement ps = prepare(connection, last, values);
-							ResultSet rs = this.timeouts.run(ps, PreparedStatement::executeQuery)) {
+							ResultSet rs = this.timeouts.run(connection, ps, PreparedStatement::executeQuery)) {
 						return rs.next() ? reader.read(rs) : null;
 					}
 				}));
@@ -382,7 +382,7 @@ final class JdbcLockRepository {
 	private <T> T execute(LockStatement statement, Map<String, ?> values, JdbcStatementTimeouts.StatementWork<T> work) {
 		return onOwnConnection(statement.name(), (connection) -> JdbcCommits.committed(connection, false, () -> {
 			try (PreparedStatement ps = prepare(connection, statement, values)) {
-				return this.timeouts.run(ps, work);
+				return this.timeouts.run(connection, ps, work);
 			}
 		}));
 	}
@@ -390,8 +390,9 @@ final class JdbcLockRepository {
 	/**
 	 * Runs a prepared lock statement, cancelled if it runs past the statement timeout.
 	 */
-	<T> T timed(PreparedStatement statement, JdbcStatementTimeouts.StatementWork<T> work) throws SQLException {
-		return this.timeouts.run(statement, work);
+	<T> T timed(Connection connection, PreparedStatement statement, JdbcStatementTimeouts.StatementWork<T> work)
+			throws SQLException {
+		return this.timeouts.run(connection, statement, work);
 	}
 
 	/** Prepares a lock statement with its arguments. */

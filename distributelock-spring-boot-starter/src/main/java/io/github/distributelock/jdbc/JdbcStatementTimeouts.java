@@ -101,12 +101,8 @@ final class JdbcStatementTimeouts {
 	private volatile Duration firstDeadline = Duration.ZERO;
 
 	/**
-	 * The operations under way ({@link #watched}), by the connection they run on, whose
-	 * statements are their round trips: found from each statement's connection rather
-	 * than passed to it, as the operations of the lock kinds and the purge run theirs
-	 * through methods of their own. A statement whose connection is not the one its
-	 * operation borrowed (a pool or proxy that hands statements the physical connection)
-	 * is watched on its own as well.
+	 * The operations under way ({@link #watched}), by the connection they borrowed, which
+	 * each statement they run names ({@link #run}).
 	 */
 	private final Map<Connection, JdbcOperationWatch> operations = new ConcurrentHashMap<>();
 
@@ -196,21 +192,24 @@ final class JdbcStatementTimeouts {
 	}
 
 	/**
-	 * Runs {@code work} on {@code statement}, ended if it runs past the timeout, as a
-	 * round trip of the operation on its connection ({@link #watched}), or of one of its
-	 * own.
+	 * Runs {@code work} on {@code statement}, prepared on {@code connection}, ended if it
+	 * runs past the timeout, as a round trip of the operation on that connection
+	 * ({@link #watched}), or of one of its own. The connection is the one the operation
+	 * borrowed, not {@code statement.getConnection()}, which a proxy may answer with the
+	 * connection underneath, where the operation's watch would not find the statement and
+	 * would time the whole operation as one round trip.
 	 * @throws JdbcStatementTimedOut if the statement failed because it ran past its
 	 * timeout
 	 */
-	<T> T run(PreparedStatement statement, StatementWork<T> work) throws SQLException {
+	<T> T run(Connection connection, PreparedStatement statement, StatementWork<T> work) throws SQLException {
 		Duration timeout = this.timeout;
 		if (timeout.isZero() || this.bound == StatementBound.NONE) {
 			return work.run(statement);
 		}
-		JdbcOperationWatch watch = this.operations.get(statement.getConnection());
+		JdbcOperationWatch watch = this.operations.get(connection);
 		if (watch == null) {
 			return (this.bound == StatementBound.QUERY_TIMEOUT) ? runBoundByDriver(statement, work, timeout)
-					: watched(statement.getConnection(), "a lock statement", (connection) -> run(statement, work));
+					: watched(connection, "a lock statement", (watchedConnection) -> run(connection, statement, work));
 		}
 		int trip = watch.enter(statement);
 		try {

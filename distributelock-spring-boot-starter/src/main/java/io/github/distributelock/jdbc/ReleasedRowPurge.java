@@ -209,7 +209,7 @@ final class ReleasedRowPurge {
 		List<?> values = (keys.get(0).length == 1) ? keys.stream().map((key) -> key[0]).toList() : keys;
 		try (PreparedStatement ps = this.repository.prepare(connection, delete,
 				Map.of("keys", values, "retention_ms", this.retentionMillis))) {
-			return new Batch(keys.size(), this.repository.timed(ps, PreparedStatement::executeUpdate));
+			return new Batch(keys.size(), this.repository.timed(connection, ps, PreparedStatement::executeUpdate));
 		}
 	}
 
@@ -217,7 +217,7 @@ final class ReleasedRowPurge {
 	private List<Object[]> primaryKeys(Connection connection, LockStatement candidates, Map<String, Object> values)
 			throws SQLException {
 		try (PreparedStatement ps = this.repository.prepare(connection, candidates, values);
-				ResultSet rs = this.repository.timed(ps, PreparedStatement::executeQuery)) {
+				ResultSet rs = this.repository.timed(connection, ps, PreparedStatement::executeQuery)) {
 			int columns = rs.getMetaData().getColumnCount();
 			List<Object[]> keys = new ArrayList<>();
 			while (rs.next()) {
