@@ -434,7 +434,7 @@ final class Acquisition extends AcquisitionCall<HeldLock, AcquireResult> {
 			failed(failure);
 			return;
 		}
-		long giveBackEnd = giveBackLeaseEnd();
+		@Nullable Long giveBackEnd = giveBackLeaseEnd();
 		if (this.request.deadline().hasPassed() || this.lifecycle.isClosed()) {
 			// The caller hears of the failure now, not one more store call later: the
 			// give-back needs no caller (off its thread, retried in the background until

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -290,6 +291,22 @@ class InterruptedCallerHangingStoreTests {
 		assertThat(this.memory.isLocked(key)).as("the key, released by the retry").isFalse();
 	}
 
+	/**
+	 * A store whose locks live with the session sets no lease end for a give-back: an
+	 * attempt that failed is given back and tried again, as on any store.
+	 */
+	@Test
+	void aFailedAttemptOnASessionStoreIsGivenBackAndTriedAgain() throws Exception {
+		this.backend = new FirstAttemptFailsSessionStore(this.memory);
+		this.lock = this.closeables.add(new DefaultDistributeLock(this.backend));
+		this.backend.attemptsAnswered.complete(null);
+		this.backend.releasesAnswered.complete(null);
+		Optional<LockHandle> taken = this.lock.tryAcquire(LockRequest.of("session.failed").withWaitTime(BOUND));
+		assertThat(taken).as("taken by the attempt after the failed one").isPresent();
+		taken.get().close();
+		assertThat(this.memory.isLocked("session.failed")).isFalse();
+	}
+
 	/** Starts a blocking call and interrupts it once its attempt is in flight. */
 	private Outcome interruptedInItsAttempt(LockRequest request) throws InterruptedException {
 		return interruptedInItsAttempt(request, () -> {
@@ -360,7 +377,7 @@ class InterruptedCallerHangingStoreTests {
 	 * A {@link HangingStore} whose locks live with the session: it takes them with no
 	 * lease of their own.
 	 */
-	static final class HangingSessionStore extends HangingStore implements SessionLockBackend {
+	static class HangingSessionStore extends HangingStore implements SessionLockBackend {
 
 		HangingSessionStore(MemoryLockBackend memory) {
 			super(memory, null);
@@ -401,6 +418,26 @@ class InterruptedCallerHangingStoreTests {
 			return this.handOversAnswered.thenCompose((answered) -> this.delegate.release(holder)
 				.thenCompose((released) -> this.delegate.tryAcquire(next, lease)
 					.thenApply((taken) -> new HandOver(released, taken))));
+		}
+
+	}
+
+	/**
+	 * A {@link HangingSessionStore} whose first attempt fails, as after a lost answer.
+	 */
+	static final class FirstAttemptFailsSessionStore extends HangingSessionStore {
+
+		private final AtomicInteger attempts = new AtomicInteger();
+
+		FirstAttemptFailsSessionStore(MemoryLockBackend memory) {
+			super(memory);
+		}
+
+		@Override
+		protected <T> CompletionStage<T> sendAttempt(Supplier<CompletionStage<T>> attempt) {
+			return (this.attempts.incrementAndGet() == 1)
+					? CompletableFuture.failedFuture(new UncheckedIOException(new IOException("connection lost")))
+					: super.sendAttempt(attempt);
 		}
 
 	}
