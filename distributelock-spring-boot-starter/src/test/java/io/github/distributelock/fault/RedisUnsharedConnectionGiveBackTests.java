@@ -182,12 +182,14 @@ class RedisUnsharedConnectionGiveBackTests {
 		// The attempt fails: the caller is told, and the claim given back.
 		assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
 			.hasCauseInstanceOf(DistributeLockException.class);
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.proxy.watchedHeld() + this.proxy.watchedFree() == 1);
+		// At least: a give-back held behind the attempt times out too when the machine is
+		// slow to reach releaseHeld(), and the engine sends it again.
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.proxy.watchedHeld() + this.proxy.watchedFree() >= 1);
 		// A give-back on another connection has run by now; one behind the attempt on its
 		// connection waits for it.
-		await().atMost(Duration.ofSeconds(10)).until(() -> evalshaCalls() == evalsBefore + this.proxy.watchedFree());
+		await().atMost(Duration.ofSeconds(10)).until(() -> evalshaCalls() >= evalsBefore + this.proxy.watchedFree());
 		this.proxy.releaseHeld();
-		await().atMost(Duration.ofSeconds(10)).until(() -> evalshaCalls() == evalsBefore + 2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> evalshaCalls() >= evalsBefore + 2);
 		assertThat(locked(key)).as("the attempt's lock is left in the store").isFalse();
 	}
 
