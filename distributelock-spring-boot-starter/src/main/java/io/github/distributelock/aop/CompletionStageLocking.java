@@ -29,9 +29,10 @@ import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
  * thread (its thread-bound state, such as a security context, stays in place), and the
  * lock is released when the stage completes. The lock belongs to the stage, not to the
  * thread, which goes on to other work: a nested lock on the same key waits like any other
- * caller. On a thread of an event loop (Reactor's non-blocking threads, Netty's, and the
+ * caller. On a thread of an event loop (Reactor's non-blocking threads, Netty's, the
  * threads of the store's client that deliver the lock's answers, such as ZooKeeper's
- * event thread), it is taken without blocking, and the method is called on
+ * event thread or the JDBC backend's statement threads, and the lock service's scheduler,
+ * whose timers end the waits), it is taken without blocking, and the method is called on
  * {@code executor} once it is held, never on the thread of the store's client that
  * granted it: downstream of a locked publisher the pipeline goes on on such a thread,
  * which a blocking wait there would keep from delivering the answer it waits for. A call
@@ -107,7 +108,7 @@ final class CompletionStageLocking {
 
 	private boolean onAnEventLoop() {
 		return EventLoopThreads.onAnEventLoop()
-				|| (this.lock.get() instanceof DefaultDistributeLock lock && lock.onTheStoresAnswerThread());
+				|| (this.lock.get() instanceof DefaultDistributeLock lock && lock.completesCallsOnThisThread());
 	}
 
 	private CompletableFuture<@Nullable Object> invokeWithoutBlocking(MethodInvocation invocation,

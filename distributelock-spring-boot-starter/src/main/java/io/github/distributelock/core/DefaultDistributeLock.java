@@ -123,11 +123,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	}
 
 	private static ScheduledExecutorService createScheduler() {
-		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(2, (task) -> {
-			Thread thread = new Thread(task, "distributelock-watchdog");
-			thread.setDaemon(true);
-			return thread;
-		});
+		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(2, SchedulerThread::new);
 		scheduler.setRemoveOnCancelPolicy(true);
 		scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 		return scheduler;
@@ -349,6 +345,19 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 	}
 
 	/**
+	 * Whether the calling thread is one that completes this lock's non-blocking calls,
+	 * where a wait for such a call's future may wait for itself: a thread of the store's
+	 * client that delivers its answers ({@link #onTheStoresAnswerThread()}), or of the
+	 * scheduler a lock service creates, whose timers end those calls' waits. A blocking
+	 * acquisition is allowed on the scheduler, as it ends its own waits.
+	 * @return {@code true} on such a thread
+	 * @since 1.0.0
+	 */
+	public boolean completesCallsOnThisThread() {
+		return Thread.currentThread() instanceof SchedulerThread || this.store.deliversAnswersOnThisThread();
+	}
+
+	/**
 	 * Refuses a re-entry that an adapter keeps count of itself, such as a reactive
 	 * pipeline's through its Reactor context, once {@link #close()} has begun, as this
 	 * lock service refuses a thread's: the hold it would enter is being released.
@@ -511,6 +520,19 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 
 	private String nextOwner() {
 		return this.ownerPrefix + this.ownerSequence.incrementAndGet();
+	}
+
+	/**
+	 * A thread of a scheduler the lock service creates, told from other threads by its
+	 * class, as the stages of non-blocking calls run on it.
+	 */
+	private static final class SchedulerThread extends Thread {
+
+		SchedulerThread(Runnable task) {
+			super(task, "distributelock-watchdog");
+			setDaemon(true);
+		}
+
 	}
 
 }

@@ -16,6 +16,7 @@ import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockKind;
 import io.github.distributelock.core.LockStoreProbe;
+import io.github.distributelock.core.StoreClientThreads;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -61,7 +62,7 @@ import org.springframework.jdbc.BadSqlGrammarException;
  *
  * @since 1.0.0
  */
-public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseable {
+public class JdbcLockBackend implements LockBackend, LockStoreProbe, StoreClientThreads, AutoCloseable {
 
 	/** The default name of the lock table. */
 	public static final String DEFAULT_TABLE_NAME = "distributelock";
@@ -491,6 +492,17 @@ public class JdbcLockBackend implements LockBackend, LockStoreProbe, AutoCloseab
 					+ ex.getMostSpecificCause().getMessage() + "); create it with distributelock.jdbc.initialize-schema"
 					+ "=always or from the schema of the JDBC backend's documentation", ex);
 		}
+	}
+
+	/**
+	 * The threads of the pool that runs the statements of callers that must not block
+	 * deliver this backend's answers: the stages of a non-blocking call run there, and a
+	 * caller that blocked there for a lock would hold one of {@value #STATEMENT_THREADS}
+	 * threads that its own statements, and every renewal and release, wait for.
+	 */
+	@Override
+	public boolean deliversAnswersOn(Thread thread) {
+		return this.statements.runsOn(thread);
 	}
 
 	/**

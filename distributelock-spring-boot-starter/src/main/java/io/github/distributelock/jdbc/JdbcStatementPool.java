@@ -56,11 +56,7 @@ final class JdbcStatementPool {
 
 	JdbcStatementPool(int threads) {
 		this.threads = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-				(task) -> {
-					Thread thread = new Thread(task, "distributelock-jdbc");
-					thread.setDaemon(true);
-					return thread;
-				}, (task, pool) -> {
+				(task) -> new StatementThread(task, this), (task, pool) -> {
 					// The default names the pool and the queued task, not the cause.
 					throw new RejectedExecutionException("The JDBC lock backend is closed");
 				});
@@ -78,6 +74,11 @@ final class JdbcStatementPool {
 	 */
 	Executor ahead() {
 		return this.ahead;
+	}
+
+	/** Whether {@code thread} is one of this pool's threads. */
+	boolean runsOn(Thread thread) {
+		return thread instanceof StatementThread statementThread && statementThread.pool == this;
 	}
 
 	/** Runs what is queued, and refuses new statements. */
@@ -123,6 +124,19 @@ final class JdbcStatementPool {
 		finally {
 			this.lock.unlock();
 		}
+	}
+
+	/** A thread of one pool, told from those of other backends by its pool. */
+	private static final class StatementThread extends Thread {
+
+		private final JdbcStatementPool pool;
+
+		StatementThread(Runnable task, JdbcStatementPool pool) {
+			super(task, "distributelock-jdbc");
+			this.pool = pool;
+			setDaemon(true);
+		}
+
 	}
 
 }

@@ -15,6 +15,7 @@ import io.github.distributelock.core.Deadline;
 import io.github.distributelock.core.LockBackend;
 import io.github.distributelock.core.LockStoreProbe;
 import io.github.distributelock.core.ShardedLockBackend;
+import io.github.distributelock.core.StoreClientThreads;
 
 /**
  * A lock table spread over several databases, its shards: each key lives in the database
@@ -34,7 +35,8 @@ import io.github.distributelock.core.ShardedLockBackend;
  *
  * @since 1.0.0
  */
-public class ShardedJdbcLockBackend implements LockBackend, LockStoreProbe, ShardedLockBackend, AutoCloseable {
+public class ShardedJdbcLockBackend
+		implements LockBackend, LockStoreProbe, ShardedLockBackend, StoreClientThreads, AutoCloseable {
 
 	private final List<String> names;
 
@@ -120,6 +122,17 @@ public class ShardedJdbcLockBackend implements LockBackend, LockStoreProbe, Shar
 	@Override
 	public CompletionStage<Void> awaitRelease(Claim claim, AcquireResult lastAttempt, Deadline deadline) {
 		return shard(claim.key()).awaitRelease(claim, lastAttempt, deadline);
+	}
+
+	/** Every shard's statement threads deliver answers of this backend. */
+	@Override
+	public boolean deliversAnswersOn(Thread thread) {
+		for (JdbcLockBackend shard : this.shards) {
+			if (shard.deliversAnswersOn(thread)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
