@@ -88,7 +88,7 @@ final class JdbcLockRepository {
 		// connection through DataSourceUtils.
 		this.exceptionTranslator = new SQLErrorCodeSQLExceptionTranslator(dialect.productName());
 		this.dialect = dialect;
-		this.timeouts = new JdbcStatementTimeouts(dialect.statementBound());
+		this.timeouts = new JdbcStatementTimeouts(dialect.statementBound(), AbortedConnections.of(this.dataSource));
 		this.tableName = LockStatement.validTableName(tableName);
 		this.rowWaits = new JdbcRowLockWaits(dialect, tableName, this.timeouts);
 		List<LockStatement> acquire = LockStatement.loadAll(dialect, "acquire.sql", tableName);

@@ -31,6 +31,10 @@ import org.jspecify.annotations.Nullable;
  * due. Each deadline is a {@link Check}, completed normally, not exceptionally: an
  * exceptional end builds a {@code CompletionException}, with its stack trace, for each
  * stage that depends on it, which cost PostgreSQL's {@code tryLock} 13 us per call here.
+ * <p>
+ * A connection whose abort was started is never lent again ({@link AbortedConnections}):
+ * the abort may still run as the operation ends, or have closed the connection under a
+ * last round trip that was answered.
  */
 final class JdbcOperationWatch {
 
@@ -131,11 +135,12 @@ final class JdbcOperationWatch {
 	}
 
 	/**
-	 * The operation ended: once an abort under way is done, as the connection is about to
-	 * go back to the pool, where the abort would end another caller's operation.
+	 * The operation ended, as its connection is about to go back to the pool: one whose
+	 * abort was started is evicted from it, or else given back once the abort is done, as
+	 * the abort would end another caller's operation on it.
 	 */
 	void end() {
-		if (!STATE.compareAndSet(this, RUNNING, ENDED)) {
+		if (!STATE.compareAndSet(this, RUNNING, ENDED) && !this.timeouts.evict(this.connection, this.task)) {
 			awaitAbort();
 		}
 		// Read after the state is set: either this ends the deadline set last, or the
@@ -248,13 +253,15 @@ final class JdbcOperationWatch {
 		try {
 			if (!done.await(2 * this.timeoutNanos, TimeUnit.NANOSECONDS)) {
 				logger.warn("The connection of a lock operation (" + this.task + ") that ran past its timeout was "
-						+ "still being closed when the operation ended: it goes back to the pool as it is");
+						+ "still being closed when the operation ended: it goes back to the pool marked closed by "
+						+ "the driver, for the pool to drop");
 			}
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			logger.warn("Interrupted while the connection of a lock operation (" + this.task + ") that ran past its "
-					+ "timeout was being closed: it goes back to the pool as it is", ex);
+					+ "timeout was being closed: it goes back to the pool marked closed by the driver, for the pool "
+					+ "to drop", ex);
 		}
 	}
 

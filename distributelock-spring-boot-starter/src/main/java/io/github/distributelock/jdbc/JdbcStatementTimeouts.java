@@ -43,10 +43,10 @@ import org.jspecify.annotations.Nullable;
  * ({@link JdbcOperationWatch}), with one deadline for the operation rather than one per
  * statement: a round trip still unanswered at twice the timeout has its connection
  * {@linkplain Connection#abort aborted}, which ends its read; it fails with a connection
- * error, on which the pool drops the connection. pgjdbc makes a statement cancelled at
- * the timeout wait for the cancel in flight first, which gives up at its
- * {@code cancelSignalTimeout} (10 s by default). MariaDB's abort does not end a read
- * behind a server that answers nothing ({@link JdbcOperationWatch}).
+ * error, and the connection is never lent again ({@link AbortedConnections}). pgjdbc
+ * makes a statement cancelled at the timeout wait for the cancel in flight first, which
+ * gives up at its {@code cancelSignalTimeout} (10 s by default). MariaDB's abort does not
+ * end a read behind a server that answers nothing ({@link JdbcOperationWatch}).
  */
 final class JdbcStatementTimeouts {
 
@@ -106,8 +106,16 @@ final class JdbcStatementTimeouts {
 	 */
 	private final Map<Connection, JdbcOperationWatch> operations = new ConcurrentHashMap<>();
 
+	/** Keeps a connection whose abort was started from being lent again. */
+	private final AbortedConnections abortedConnections;
+
 	JdbcStatementTimeouts(StatementBound bound) {
+		this(bound, AbortedConnections.AWAITED);
+	}
+
+	JdbcStatementTimeouts(StatementBound bound, AbortedConnections abortedConnections) {
 		this.bound = bound;
+		this.abortedConnections = abortedConnections;
 		this.timer.setKeepAliveTime(1, TimeUnit.MINUTES);
 		this.timer.allowCoreThreadTimeOut(true);
 		timeout(JdbcLockBackend.Defaults.STATEMENT_TIMEOUT);
@@ -251,6 +259,15 @@ final class JdbcStatementTimeouts {
 	/** Sends a cancel request, off the timer's thread. */
 	void cancel(Runnable cancel) {
 		submit(this.cancelling, cancel);
+	}
+
+	/**
+	 * Keeps {@code connection}, whose abort was started, from being lent again, if its
+	 * pool can be told ({@link AbortedConnections}).
+	 * @return whether it was
+	 */
+	boolean evict(Connection connection, String task) {
+		return this.abortedConnections.evict(connection, task);
 	}
 
 	/** Aborts a connection, off the timer's thread and apart from the cancels. */
