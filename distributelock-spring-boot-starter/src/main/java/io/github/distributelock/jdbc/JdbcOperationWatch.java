@@ -81,6 +81,12 @@ final class JdbcOperationWatch {
 
 	private volatile boolean aborted;
 
+	/**
+	 * Set as the operation ends, before its watch stops being the connection's: an
+	 * operation of another thread on the same connection restores no ended watch.
+	 */
+	private volatile boolean ended;
+
 	/** Set by the abort before it takes the operation, counted down once it is done. */
 	private volatile @Nullable CountDownLatch abortDone;
 
@@ -134,12 +140,18 @@ final class JdbcOperationWatch {
 		return this.aborted;
 	}
 
+	/** Whether the operation ended. */
+	boolean ended() {
+		return this.ended;
+	}
+
 	/**
 	 * The operation ended, as its connection is about to go back to the pool: one whose
 	 * abort was started is evicted from it, or else given back once the abort is done, as
 	 * the abort would end another caller's operation on it.
 	 */
 	void end() {
+		this.ended = true;
 		if (!STATE.compareAndSet(this, RUNNING, ENDED) && !this.timeouts.evict(this.connection, this.task)) {
 			awaitAbort();
 		}

@@ -183,19 +183,32 @@ final class JdbcStatementTimeouts {
 			return work.run(connection);
 		}
 		catch (SQLException ex) {
-			if (watch.aborted() && !(ex instanceof JdbcStatementTimedOut)) {
+			// Also a statement cancelled at the timeout, whose rollback was then aborted.
+			if (watch.aborted() && !(ex instanceof JdbcStatementTimedOut timedOut && timedOut.aborted())) {
 				throw new JdbcStatementTimedOut(timeout, true, ex);
 			}
 			throw ex;
 		}
 		finally {
 			watch.end();
-			if (outer != null) {
-				this.operations.put(connection, outer);
-			}
-			else {
-				this.operations.remove(connection);
-			}
+			restore(connection, watch, outer);
+		}
+	}
+
+	/**
+	 * Makes {@code outer} the connection's watch again after {@code ended}, unless it
+	 * ended too: threads that share a connection (a {@code SingleConnectionDataSource})
+	 * end their operations in any order.
+	 */
+	private void restore(Connection connection, JdbcOperationWatch ended, @Nullable JdbcOperationWatch outer) {
+		if (outer == null || outer.ended() || !this.operations.replace(connection, ended, outer)) {
+			this.operations.remove(connection, ended);
+			return;
+		}
+		// An outer that ends meanwhile either is seen ended here, or finds itself
+		// restored as it ends and removes itself.
+		if (outer.ended()) {
+			this.operations.remove(connection, outer);
 		}
 	}
 
@@ -245,6 +258,11 @@ final class JdbcStatementTimeouts {
 		catch (SQLTimeoutException ex) {
 			throw new JdbcStatementTimedOut(timeout, false, ex);
 		}
+	}
+
+	/** The watch of the operation under way on {@code connection}, if any. */
+	@Nullable JdbcOperationWatch watching(Connection connection) {
+		return this.operations.get(connection);
 	}
 
 	WaitDeadlines deadlines() {
