@@ -115,7 +115,7 @@ public class DefaultDistributeLock implements DistributeLock, AutoCloseable {
 				this.losses);
 		this.lifecycle = new Lifecycle(backend.name());
 		this.events = GuardedLockTracker.guard(events);
-		this.multiKey = new MultiKeyLocks(this,
+		this.multiKey = new MultiKeyLocks(this, this.store,
 				new MultiKeyBatches(this.locks, this.parts, this.lifecycle, this.events, this::nextOwner));
 		if (backend instanceof SessionLockBackend session) {
 			session.addLossListener(this.losses);

@@ -139,6 +139,14 @@ final class Handle implements LockHandle {
 	}
 
 	/**
+	 * Whether the give-back of this entry still waits for a renewal in flight before its
+	 * release is sent ({@link HeldLock#releaseWaitsForARenewal()}).
+	 */
+	boolean releaseWaitsForARenewal() {
+		return this.lock.releaseWaitsForARenewal();
+	}
+
+	/**
 	 * Waits for the release an earlier call started ({@code releaseAsync}, or a close on
 	 * another thread), so that a caller of {@code close()} may count on the lock being
 	 * gone; not on the store's answer thread, which that release may still need. A

@@ -111,6 +111,12 @@ final class HeldLock {
 	 */
 	private volatile boolean releasingInStore;
 
+	/**
+	 * The renewals in flight that the release waits for before it is sent, if it had to
+	 * wait for any.
+	 */
+	private volatile @Nullable CompletableFuture<Void> renewalsAwaited;
+
 	private final List<LostListener> lostListeners = new CopyOnWriteArrayList<>();
 
 	HeldLock(Parts parts, LocalLocks.Slot slot, LockBackend.Claim claim, long fencingToken,
@@ -198,6 +204,16 @@ final class HeldLock {
 	 */
 	@Nullable CompletableFuture<@Nullable Void> releaseInFlight() {
 		return (this.releasingInStore && !this.releaseEnded.isDone()) ? this.releaseEnded : null;
+	}
+
+	/**
+	 * Whether the release of this lock still waits for a renewal in flight before it is
+	 * sent: a renewal stuck on a store that does not answer keeps it waiting until the
+	 * lease runs out, far longer than the one round trip of a release on its way.
+	 */
+	boolean releaseWaitsForARenewal() {
+		CompletableFuture<Void> renewals = this.renewalsAwaited;
+		return renewals != null && !renewals.isDone();
 	}
 
 	void addLostListener(LockHandle handle, Consumer<LockHandle> listener) {
@@ -306,6 +322,7 @@ final class HeldLock {
 		// Not in flight until it is sent (releaseInFlight()): a caller of this instance
 		// past its deadline does not wait for a renewal that may be stuck until the lease
 		// runs out.
+		this.renewalsAwaited = renewalsStopped;
 		this.parts.store()
 			.expire(renewalsStopped, Deadline.after(Duration.ofNanos(this.lease.remainingNanos())), RENEWAL_STUCK,
 					callerExecutor);

@@ -9,8 +9,6 @@ import java.util.concurrent.CompletableFuture;
 
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 /**
  * Several keys taken all or nothing under one deadline, in one global order (the keys'
@@ -21,20 +19,23 @@ import org.apache.commons.logging.LogFactory;
  * taken and released in one round trip each ({@link MultiKeyBatches}). Otherwise the
  * request is composed over the single-key acquisitions of the engine: the keys are taken
  * one after the other and released in the reverse order; if one key is not taken in time,
- * or fails, the keys taken so far are released before the caller hears of it.
+ * or fails, the keys taken so far are released before the caller hears of it, unless a
+ * release is still behind a renewal in flight past the deadline
+ * ({@link MultiKeyGiveBack}).
  */
 final class MultiKeyLocks {
-
-	private static final Log logger = LogFactory.getLog(DefaultDistributeLock.class);
 
 	private static final Comparator<LockRequest> BY_KEY = Comparator.comparing(LockRequest::key);
 
 	private final DefaultDistributeLock lock;
 
+	private final StoreCalls store;
+
 	private final MultiKeyBatches batches;
 
-	MultiKeyLocks(DefaultDistributeLock lock, MultiKeyBatches batches) {
+	MultiKeyLocks(DefaultDistributeLock lock, StoreCalls store, MultiKeyBatches batches) {
 		this.lock = lock;
+		this.store = store;
 		this.batches = batches;
 	}
 
@@ -50,7 +51,7 @@ final class MultiKeyLocks {
 			for (LockRequest part : ordered) {
 				Optional<LockHandle> handle = this.lock.tryAcquire(part(request, part, deadline));
 				if (handle.isEmpty()) {
-					closeInReverse(taken);
+					giveBack(taken, deadline);
 					return Optional.empty();
 				}
 				taken.add(handle.get());
@@ -62,11 +63,12 @@ final class MultiKeyLocks {
 			// waiting for the reconnection, a JDBC one for a pooled connection) kept it a
 			// client timeout past it. They go on without it, and the keys stay gated here
 			// until they are answered.
-			deadline.atMost(longestExpiry(request, ordered)).awaitUninterruptibly(releaseInReverse(taken));
+			deadline.atMost(longestExpiry(request, ordered))
+				.awaitUninterruptibly(CompletableFuture.allOf(MultiKeyGiveBack.releaseInReverse(taken)));
 			throw ex;
 		}
 		catch (RuntimeException ex) {
-			closeInReverse(taken);
+			giveBack(taken, deadline);
 			throw ex;
 		}
 		return Optional.of(new MultiKeyHandle(request.key(), taken, null));
@@ -95,12 +97,12 @@ final class MultiKeyLocks {
 		for (int next = index;; next++) {
 			if (next == parts.size()) {
 				if (!result.complete(Optional.of(new MultiKeyHandle(request.key(), taken, null)))) {
-					releaseInReverse(taken);
+					MultiKeyGiveBack.releaseInReverse(taken);
 				}
 				return;
 			}
 			if (result.isDone()) {
-				releaseInReverse(taken);
+				MultiKeyGiveBack.releaseInReverse(taken);
 				return;
 			}
 			CompletableFuture<Optional<LockHandle>> part = this.lock
@@ -120,7 +122,7 @@ final class MultiKeyLocks {
 			int following = next + 1;
 			part.whenComplete((handle, failure) -> {
 				if (failure != null || handle.isEmpty()) {
-					releaseInReverse(taken).whenComplete((released, releaseFailure) -> {
+					MultiKeyGiveBack.giveBack(taken, deadline, this.store).whenComplete((released, releaseFailure) -> {
 						if (failure != null) {
 							result.completeExceptionally(StoreCalls.unwrap(failure));
 						}
@@ -180,40 +182,13 @@ final class MultiKeyLocks {
 	}
 
 	/**
-	 * Gives the keys back at once, whatever their minimum hold, as a request not taken
-	 * whole leaves nothing in the store (a key the thread held already keeps that hold),
-	 * and waits until every release has ended. They are sent together: one after the
-	 * other, a store that does not answer would keep the caller a client timeout per key
-	 * past its deadline.
+	 * Gives the keys back and waits until every release has ended, or, past the deadline,
+	 * until those on their way to the store have ({@link MultiKeyGiveBack}).
 	 */
-	private static void closeInReverse(List<LockHandle> taken) {
+	private void giveBack(List<LockHandle> taken, Deadline deadline) {
 		// Never completes exceptionally; join() waits whatever the interrupt flag, and
 		// keeps it.
-		releaseInReverse(taken).join();
-	}
-
-	/**
-	 * Gives the keys back at once, the last taken first, without waiting for the store;
-	 * completes once every release has ended, failed ones logged.
-	 */
-	private static CompletableFuture<Void> releaseInReverse(List<LockHandle> taken) {
-		CompletableFuture<?>[] releases = new CompletableFuture<?>[taken.size()];
-		for (int i = taken.size() - 1; i >= 0; i--) {
-			LockHandle handle = taken.get(i);
-			CompletableFuture<Void> release = (handle instanceof Handle part) ? part.giveBackAsync()
-					: handle.releaseAsync();
-			releases[i] = release.exceptionally((failure) -> {
-				logNotReleased(handle, failure);
-				return null;
-			});
-		}
-		return CompletableFuture.allOf(releases);
-	}
-
-	private static void logNotReleased(LockHandle handle, Throwable failure) {
-		// The store retries a failed release in the background until the lease ends.
-		logger.warn("Could not release lock '" + handle.key() + "' of a multi-key request that was not taken whole",
-				failure);
+		MultiKeyGiveBack.giveBack(taken, deadline, this.store).join();
 	}
 
 }

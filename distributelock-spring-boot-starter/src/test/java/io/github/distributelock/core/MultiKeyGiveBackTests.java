@@ -89,6 +89,36 @@ class MultiKeyGiveBackTests {
 	}
 
 	/**
+	 * A give-back whose release is on its way to the store at the deadline is one round
+	 * trip: the caller waits for its answer, so that the request leaves nothing in the
+	 * store when it returns, also when the store answers only well past the deadline.
+	 */
+	@Test
+	void aRequestNotTakenWholeWaitsPastItsDeadlineForGiveBacksOnTheirWay() throws Exception {
+		LockBackend slowReleases = new ForwardingLockBackend(this.store) {
+
+			@Override
+			public CompletionStage<Boolean> release(Claim claim) {
+				return CompletableFuture
+					.supplyAsync(() -> null, CompletableFuture.delayedExecutor(500, TimeUnit.MILLISECONDS))
+					.thenCompose((answered) -> this.delegate.release(claim));
+			}
+
+		};
+		DefaultDistributeLock lock = this.closeables.add(new DefaultDistributeLock(slowReleases));
+		try (LockHandle busy = this.other.tryAcquire(LockRequest.of("give-back.c")).orElseThrow()) {
+			LockRequest twoKeys = LockRequest.all(LockRequest.of("give-back.a"), LockRequest.of("give-back.c"))
+				.withWaitTime(Duration.ofMillis(100));
+			assertThat(lock.tryAcquire(twoKeys)).isEmpty();
+			assertThat(this.store.isLocked("give-back.a")).as("the key taken, given back before the caller returned")
+				.isFalse();
+			assertThat(lock.tryAcquireAsync(twoKeys)).succeedsWithin(BOUND).isEqualTo(Optional.empty());
+			assertThat(this.store.isLocked("give-back.a")).as("the key taken, given back before the future completed")
+				.isFalse();
+		}
+	}
+
+	/**
 	 * Holds the answers of releases until {@code together} of them have arrived, or for 1
 	 * s each.
 	 */

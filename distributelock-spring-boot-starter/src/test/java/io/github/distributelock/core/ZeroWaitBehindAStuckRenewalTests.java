@@ -3,19 +3,14 @@ package io.github.distributelock.core;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.distributelock.Closeables;
 import io.github.distributelock.LockHandle;
 import io.github.distributelock.LockRequest;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -84,55 +79,6 @@ class ZeroWaitBehindAStuckRenewalTests {
 		assertThat(this.store.isLocked(KEY)).as("the lock, released in the store").isFalse();
 		assertThat(lock.tryAcquire(KEY, Duration.ZERO, null)).as("the key, free again")
 			.hasValueSatisfying(LockHandle::close);
-	}
-
-	/** A store whose first renewal is answered only once {@link #answer} completes. */
-	private static final class StuckRenewal extends ForwardingLockBackend {
-
-		final CountDownLatch renewalSent = new CountDownLatch(1);
-
-		final CompletableFuture<Boolean> answer = new CompletableFuture<>();
-
-		StuckRenewal(LockBackend delegate) {
-			super(delegate);
-		}
-
-		@Override
-		public CompletionStage<Boolean> renew(Claim claim, Duration lease) {
-			if (this.renewalSent.getCount() == 0) {
-				return this.delegate.renew(claim, lease);
-			}
-			this.renewalSent.countDown();
-			return this.answer.thenCompose((go) -> this.delegate.renew(claim, lease));
-		}
-
-	}
-
-	/**
-	 * A scheduler whose periodic task (the watchdog's tick) runs when the test says, not
-	 * a third of a long lease later.
-	 */
-	private static final class ManualTicks extends ScheduledThreadPoolExecutor {
-
-		private volatile @Nullable Runnable periodic;
-
-		ManualTicks() {
-			super(1);
-		}
-
-		@Override
-		public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay,
-				TimeUnit unit) {
-			this.periodic = command;
-			return super.scheduleWithFixedDelay(command, 1, 1, TimeUnit.DAYS);
-		}
-
-		void tick() {
-			Runnable periodic = this.periodic;
-			assertThat(periodic).as("the watchdog's tick, scheduled").isNotNull();
-			periodic.run();
-		}
-
 	}
 
 }
