@@ -138,6 +138,11 @@ final class Handle implements LockHandle {
 		return HandleRelease.endsWith(endHold(givingBack, null), outcome).thenApply((released) -> null);
 	}
 
+	/** Whether the calling thread delivers the store's answers to this lock. */
+	boolean onTheStoresAnswerThread() {
+		return this.lock.onTheStoresAnswerThread();
+	}
+
 	/**
 	 * Whether the give-back of this entry still waits for a renewal in flight before its
 	 * release is sent ({@link HeldLock#releaseWaitsForARenewal()}).

@@ -136,9 +136,10 @@ final class MultiKeyHandle implements LockHandle {
 			return;
 		}
 		StoreCalls store = this.batchedStore;
-		if (store != null && store.deliversAnswersOnThisThread()) {
-			// Waiting here would wait for an answer that this very thread delivers.
-			HandleRelease.endsWith(releaseTogether(store, null), outcome);
+		if (onTheStoresAnswerThread()) {
+			// Waiting here would wait for an answer that this very thread delivers. The
+			// outcome still ends with the releases, which a later close() waits for.
+			HandleRelease.endsWith(releaseEachAsync(), outcome);
 			return;
 		}
 		try {
@@ -149,6 +150,14 @@ final class MultiKeyHandle implements LockHandle {
 			throw ex;
 		}
 		outcome.complete(null);
+	}
+
+	private boolean onTheStoresAnswerThread() {
+		StoreCalls store = this.batchedStore;
+		if (store != null) {
+			return store.deliversAnswersOnThisThread();
+		}
+		return this.handles.get(0) instanceof Handle part && part.onTheStoresAnswerThread();
 	}
 
 	/** Releases every key on the calling thread, and waits for the releases. */
