@@ -87,6 +87,13 @@ final class JdbcOperationWatch {
 	 */
 	private volatile boolean ended;
 
+	/**
+	 * The watch this one shadows on its connection: another thread's operation on a
+	 * shared connection. Written as this watch becomes the connection's, in the map's
+	 * compute, so that a watch that later shadows this one reads it.
+	 */
+	private @Nullable JdbcOperationWatch outer;
+
 	/** Set by the abort before it takes the operation, counted down once it is done. */
 	private volatile @Nullable CountDownLatch abortDone;
 
@@ -143,6 +150,20 @@ final class JdbcOperationWatch {
 	/** Whether the operation ended. */
 	boolean ended() {
 		return this.ended;
+	}
+
+	/**
+	 * Becomes the connection's watch over {@code shadowed}, a function of the connection
+	 * map's compute.
+	 */
+	JdbcOperationWatch shadow(Connection connection, @Nullable JdbcOperationWatch shadowed) {
+		this.outer = shadowed;
+		return this;
+	}
+
+	/** The watch this one shadows on its connection, if any. */
+	@Nullable JdbcOperationWatch outer() {
+		return this.outer;
 	}
 
 	/**

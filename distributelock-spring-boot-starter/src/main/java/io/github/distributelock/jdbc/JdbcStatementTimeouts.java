@@ -177,7 +177,7 @@ final class JdbcStatementTimeouts {
 			return work.run(connection);
 		}
 		JdbcOperationWatch watch = new JdbcOperationWatch(this, connection, task, timeout.toNanos());
-		JdbcOperationWatch outer = this.operations.put(connection, watch);
+		this.operations.compute(connection, watch::shadow);
 		try {
 			watch.start(this.firstDeadline);
 			return work.run(connection);
@@ -191,24 +191,32 @@ final class JdbcStatementTimeouts {
 		}
 		finally {
 			watch.end();
-			restore(connection, watch, outer);
+			restore(connection, watch);
 		}
 	}
 
 	/**
-	 * Makes {@code outer} the connection's watch again after {@code ended}, unless it
-	 * ended too: threads that share a connection (a {@code SingleConnectionDataSource})
-	 * end their operations in any order.
+	 * Makes the nearest watch that {@code ended} shadowed and that has not ended the
+	 * connection's watch again, if {@code ended} is still the connection's: threads that
+	 * share a connection (a {@code SingleConnectionDataSource}) end their operations in
+	 * any order, and one that ends while another thread's shadows it is passed over by
+	 * that thread's restore.
 	 */
-	private void restore(Connection connection, JdbcOperationWatch ended, @Nullable JdbcOperationWatch outer) {
-		if (outer == null || outer.ended() || !this.operations.replace(connection, ended, outer)) {
-			this.operations.remove(connection, ended);
-			return;
-		}
-		// An outer that ends meanwhile either is seen ended here, or finds itself
-		// restored as it ends and removes itself.
-		if (outer.ended()) {
-			this.operations.remove(connection, outer);
+	private void restore(Connection connection, JdbcOperationWatch ended) {
+		JdbcOperationWatch leaving = ended;
+		for (;;) {
+			JdbcOperationWatch live = leaving.outer();
+			while (live != null && live.ended()) {
+				live = live.outer();
+			}
+			boolean left = (live != null) ? this.operations.replace(connection, leaving, live)
+					: this.operations.remove(connection, leaving);
+			if (!left || live == null || !live.ended()) {
+				return;
+			}
+			// It ended as it was restored, and its own restore may have found another
+			// watch in its place: taken out as it would have been.
+			leaving = live;
 		}
 	}
 

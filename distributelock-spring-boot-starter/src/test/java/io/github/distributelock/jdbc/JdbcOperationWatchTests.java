@@ -10,7 +10,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -98,8 +97,6 @@ class JdbcOperationWatchTests {
 	 * trip begin, aborts the shared connection at twice the timeout.
 	 */
 	@Test
-	@Disabled("defect: JdbcStatementTimeouts.restore restores only the ended watch's own outer; when that outer "
-			+ "ended too, a live watch further out is left out of the map")
 	void aLiveOuterWatchIsRestoredPastAnEndedOne() throws Exception {
 		this.timeouts.timeout(Duration.ofSeconds(30));
 		try (HikariDataSource pool = databases.get("postgresql").newDataSource();
