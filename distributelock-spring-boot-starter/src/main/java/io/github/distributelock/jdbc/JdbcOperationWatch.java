@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.BiFunction;
 
 import io.github.distributelock.core.Deadline;
 import org.apache.commons.logging.Log;
@@ -35,8 +36,11 @@ import org.jspecify.annotations.Nullable;
  * A connection whose abort was started is never lent again ({@link AbortedConnections}):
  * the abort may still run as the operation ends, or have closed the connection under a
  * last round trip that was answered.
+ * <p>
+ * It is its own function for the connection map's compute ({@link #apply}), which a bound
+ * method reference would cost an object per operation for.
  */
-final class JdbcOperationWatch {
+final class JdbcOperationWatch implements BiFunction<Connection, JdbcOperationWatch, JdbcOperationWatch> {
 
 	private static final Log logger = LogFactory.getLog(JdbcOperationWatch.class);
 
@@ -153,10 +157,11 @@ final class JdbcOperationWatch {
 	}
 
 	/**
-	 * Becomes the connection's watch over {@code shadowed}, a function of the connection
-	 * map's compute.
+	 * Becomes the connection's watch over {@code shadowed}, as the connection map's
+	 * compute function.
 	 */
-	JdbcOperationWatch shadow(Connection connection, @Nullable JdbcOperationWatch shadowed) {
+	@Override
+	public JdbcOperationWatch apply(Connection connection, @Nullable JdbcOperationWatch shadowed) {
 		this.outer = shadowed;
 		return this;
 	}

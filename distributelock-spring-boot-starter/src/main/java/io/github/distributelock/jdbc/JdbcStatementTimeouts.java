@@ -177,7 +177,7 @@ final class JdbcStatementTimeouts {
 			return work.run(connection);
 		}
 		JdbcOperationWatch watch = new JdbcOperationWatch(this, connection, task, timeout.toNanos());
-		this.operations.compute(connection, watch::shadow);
+		this.operations.compute(connection, watch);
 		try {
 			watch.start(this.firstDeadline);
 			return work.run(connection);
