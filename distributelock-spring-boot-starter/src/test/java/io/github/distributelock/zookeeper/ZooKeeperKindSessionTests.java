@@ -2,6 +2,7 @@ package io.github.distributelock.zookeeper;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -57,7 +58,12 @@ class ZooKeeperKindSessionTests {
 		String key = "waiter-session-" + kind + "." + System.nanoTime();
 		CuratorFramework waiterClient = newClient();
 		DefaultDistributeLock holderLock = newLock(newClient());
-		DefaultDistributeLock waiterLock = newLock(waiterClient);
+		ZooKeeperLockBackend waiterBackend = this.closeables.add(new ZooKeeperLockBackend(waiterClient));
+		DefaultDistributeLock waiterLock = newLock(waiterBackend);
+		// Told after the lock service, which registered first: once this heard the loss,
+		// so did the lock service, and a lock taken later is not reported lost with it.
+		CountDownLatch lossReported = new CountDownLatch(1);
+		waiterBackend.addLossListener((reason) -> lossReported.countDown());
 		LockHandle held = holderLock.tryAcquire(holding(key, kind)).orElseThrow();
 		CompletableFuture<LockHandle> waiter = acquireAsync(waiterLock, waiting(key, kind));
 		String queue = ZooKeeperLockBackend.DEFAULT_ROOT + "/" + key;
@@ -67,6 +73,7 @@ class ZooKeeperKindSessionTests {
 		// Its node went with the session; its next attempt queues it again.
 		await().atMost(Duration.ofSeconds(20))
 			.until(() -> zooKeeper.children(queue).size() == 2 && waiterClient.getZookeeperClient().isConnected());
+		assertThat(lossReported.await(20, TimeUnit.SECONDS)).as("the session's loss, reported").isTrue();
 		held.close();
 
 		// Let in by the release, long before its wait time would end.
@@ -375,7 +382,10 @@ class ZooKeeperKindSessionTests {
 	}
 
 	private DefaultDistributeLock newLock(CuratorFramework client) {
-		ZooKeeperLockBackend backend = this.closeables.add(new ZooKeeperLockBackend(client));
+		return newLock(this.closeables.add(new ZooKeeperLockBackend(client)));
+	}
+
+	private DefaultDistributeLock newLock(ZooKeeperLockBackend backend) {
 		return this.closeables
 			.add(new DefaultDistributeLock(backend, Duration.ofSeconds(30), false, LockEventListener.NONE, null));
 	}

@@ -83,13 +83,12 @@ class ZooKeeperLockBackendFaultTests {
 		CuratorFramework holderClient = client(connectString(followers), FAILOVER_SESSION);
 		CuratorFramework otherClient = client(cluster.getConnectString(), FAILOVER_SESSION);
 		ZooKeeperLockBackend holderBackend = new ZooKeeperLockBackend(holderClient);
-		RecordingLossListener losses = new RecordingLossListener();
-		holderBackend.addLossListener(losses);
 		DefaultDistributeLock holder = lock(holderBackend, false);
 		DefaultDistributeLock other = lock(new ZooKeeperLockBackend(otherClient), false);
 		LockHandle held = holder.tryAcquire(KEY, Duration.ZERO, null).orElseThrow();
 		AtomicBoolean suspectWhileSuspended = new AtomicBoolean();
-		// Told after the lock service, which registered with the backend first.
+		// The listeners below are told in order, after the lock service, which registered
+		// with the backend first: what the last one records, the others have heard.
 		holderBackend.addLossListener(new LockLossListener() {
 
 			@Override
@@ -102,6 +101,8 @@ class ZooKeeperLockBackendFaultTests {
 			}
 
 		});
+		RecordingLossListener losses = new RecordingLossListener();
+		holderBackend.addLossListener(losses);
 		long session = holderClient.getZookeeperClient().getZooKeeper().getSessionId();
 		InstanceSpec before = cluster.findConnectionInstance(holderClient.getZookeeperClient().getZooKeeper());
 
@@ -112,7 +113,9 @@ class ZooKeeperLockBackendFaultTests {
 			.until(() -> holderClient.getZookeeperClient().isConnected() && !before
 				.equals(cluster.findConnectionInstance(holderClient.getZookeeperClient().getZooKeeper())));
 		assertThat(holderClient.getZookeeperClient().getZooKeeper().getSessionId()).isEqualTo(session);
-		assertThat(losses.atRisk).hasPositiveValue();
+		// Curator tells of the suspension on its own thread, which may come after the
+		// client is connected again.
+		await().atMost(Duration.ofSeconds(30)).until(() -> losses.atRisk.get() > 0);
 		assertThat(suspectWhileSuspended).isTrue();
 		await().atMost(Duration.ofSeconds(30)).until(() -> losses.safe.get() > 0);
 		assertThat(held.isSuspect()).isFalse();
