@@ -26,17 +26,21 @@ final class HeldLock extends ReleasableLock {
 
 	/*
 	 * The hold count and the state are fields set by compare-and-set rather than two
-	 * AtomicInteger objects: a HeldLock is made at every acquisition.
+	 * AtomicInteger objects, and the lost-lock listeners a list made by the first one: a
+	 * HeldLock is made at every acquisition, and few have a listener.
 	 */
 	private static final VarHandle HOLDS;
 
 	private static final VarHandle STATE;
+
+	private static final VarHandle LOST_LISTENERS;
 
 	static {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.lookup();
 			HOLDS = lookup.findVarHandle(HeldLock.class, "holds", int.class);
 			STATE = lookup.findVarHandle(HeldLock.class, "state", int.class);
+			LOST_LISTENERS = lookup.findVarHandle(HeldLock.class, "lostListeners", List.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -66,7 +70,7 @@ final class HeldLock extends ReleasableLock {
 
 	private volatile int state = HELD;
 
-	private final List<LostListener> lostListeners = new CopyOnWriteArrayList<>();
+	private volatile @Nullable List<LostListener> lostListeners;
 
 	HeldLock(Parts parts, LocalLocks.Slot slot, LockBackend.Claim claim, long fencingToken,
 			@Nullable Object reentrancyOwner, Lease lease, Duration minimumHold, LockTracker tracker,
@@ -189,7 +193,7 @@ final class HeldLock extends ReleasableLock {
 	}
 
 	void addLostListener(LockHandle handle, Consumer<LockHandle> listener) {
-		this.lostListeners.add(new LostListener(handle, listener));
+		lostListenersToAddTo().add(new LostListener(handle, listener));
 		if (this.state == LOST) {
 			notifyLost();
 		}
@@ -230,7 +234,10 @@ final class HeldLock extends ReleasableLock {
 	 * would otherwise keep those of every entry closed meanwhile.
 	 */
 	private CompletableFuture<Boolean> otherHoldsRemain(LockHandle closing) {
-		this.lostListeners.removeIf((lostListener) -> lostListener.handle == closing);
+		List<LostListener> listeners = this.lostListeners;
+		if (listeners != null) {
+			listeners.removeIf((lostListener) -> lostListener.handle == closing);
+		}
 		return CompletableFuture.completedFuture(true);
 	}
 
@@ -306,14 +313,19 @@ final class HeldLock extends ReleasableLock {
 	 * thread: the store's answer thread or the scheduler that keeps the other leases.
 	 */
 	private void notifyLost() {
-		if (!this.lostListeners.isEmpty()) {
+		List<LostListener> listeners = this.lostListeners;
+		if (listeners != null && !listeners.isEmpty()) {
 			this.parts.losses().tell(this::tellLostListeners);
 		}
 	}
 
 	private void tellLostListeners() {
-		for (LostListener lostListener : this.lostListeners) {
-			if (this.lostListeners.remove(lostListener)) {
+		List<LostListener> listeners = this.lostListeners;
+		if (listeners == null) {
+			return;
+		}
+		for (LostListener lostListener : listeners) {
+			if (listeners.remove(lostListener)) {
 				try {
 					lostListener.listener.accept(lostListener.handle);
 				}
@@ -329,6 +341,15 @@ final class HeldLock extends ReleasableLock {
 	 * The engine's parts a held lock works with.
 	 */
 	record Parts(StoreCalls store, Watchdog watchdog, Losses losses) {
+	}
+
+	private List<LostListener> lostListenersToAddTo() {
+		List<LostListener> listeners = this.lostListeners;
+		if (listeners == null) {
+			List<LostListener> made = new CopyOnWriteArrayList<>();
+			listeners = LOST_LISTENERS.compareAndSet(this, null, made) ? made : this.lostListeners;
+		}
+		return listeners;
 	}
 
 	private record LostListener(LockHandle handle, Consumer<LockHandle> listener) {
