@@ -24,7 +24,9 @@ import org.jspecify.annotations.Nullable;
  * leases by a release sent when it has passed.
  * <p>
  * A superclass rather than an object of its own: a held lock is made at every
- * acquisition, and its release is then no further allocation.
+ * acquisition, and its release is then no further allocation. Its hooks and
+ * {@link #release} are for {@link HeldLock} alone, which changes the hold's state before
+ * it calls them (Java has no narrower visibility for them in one package).
  */
 abstract sealed class ReleasableLock permits HeldLock {
 
