@@ -119,15 +119,19 @@ class LockableFutureOnTheLocksOwnThreadsTests {
 		try {
 			Set<String> calledOn = ConcurrentHashMap.newKeySet();
 			List<CompletableFuture<String>> flows = new ArrayList<>();
+			// Waits of whole seconds: the continuations below are attached before the
+			// scheduler ends the waits even when this thread is held up for a while, or
+			// they would run on this thread.
 			for (int i = 1; i <= 2; i++) {
-				flows.add(this.lock
-					.tryAcquireAsync(LockRequest.of("scheduler.busy").withWaitTime(Duration.ofMillis(200 * i)))
-					.thenCompose((none) -> {
-						calledOn.add(Thread.currentThread().getName());
-						return this.invoices.invoice();
-					}));
+				flows
+					.add(this.lock.tryAcquireAsync(LockRequest.of("scheduler.busy").withWaitTime(Duration.ofSeconds(i)))
+						.thenCompose((none) -> {
+							calledOn.add(Thread.currentThread().getName());
+							return this.invoices.invoice();
+						}));
 			}
-			// Each fails at its wait time (3 s), as this thread holds the lock.
+			// Each future method fails at its wait time (3 s), as this thread holds its
+			// lock.
 			assertEveryFlowEnds(flows);
 			assertThat(calledOn).containsOnly("distributelock-watchdog");
 		}

@@ -44,12 +44,18 @@ class BlockingCallDeadlineTests {
 		List<CompletableFuture<String>> stages = new ArrayList<>();
 		try {
 			// Each ends at the local gate on a thread of the scheduler (two of them), and
-			// the caller's stage then blocks that thread in an acquisition of its own.
+			// the caller's stage then blocks that thread in an acquisition of its own:
+			// the
+			// first from 1 s to 2.5 s, the second from 2 s, so that the first one's
+			// deadline comes while both are blocked. Whole seconds, so that the stages
+			// are
+			// attached before the scheduler ends the waits even when this thread is held
+			// up for a while, or they would run on this thread.
+			Duration blockedFor = Duration.ofMillis(1500);
 			for (int i = 1; i <= 2; i++) {
-				stages
-					.add(lock.tryAcquireAsync(LockRequest.of("deadline.busy").withWaitTime(Duration.ofMillis(200 * i)))
-						.thenApply((none) -> Thread.currentThread().getName() + " took the next key: "
-								+ takes(lock, LockRequest.of("deadline.next").withWaitTime(WAIT))));
+				stages.add(lock.tryAcquireAsync(LockRequest.of("deadline.busy").withWaitTime(Duration.ofSeconds(i)))
+					.thenApply((none) -> Thread.currentThread().getName() + " took the next key: "
+							+ takes(lock, LockRequest.of("deadline.next").withWaitTime(blockedFor))));
 			}
 			for (CompletableFuture<String> stage : stages) {
 				assertThat(stage.get(BOUND_SECONDS, TimeUnit.SECONDS))
